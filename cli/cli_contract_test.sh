@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The command's contract (DESIGN §3.4), end to end: exit codes, one-line errors that begin
+# "peverify: error:", and no output file when the command fails.
+set -u
+peverify=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+failures=0
+
+expect_exit() {  # expect_exit CODE DESCRIPTION ARGS...
+  local want=$1 what=$2
+  shift 2
+  local err
+  err=$("$peverify" "$@" 2>&1 >/dev/null)
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    echo "FAIL: $what: exit $got, want $want ($err)"
+    failures=$((failures + 1))
+  elif [ "$want" -eq 2 ]; then
+    if [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ] || [[ "$err" != "peverify: error: "* ]]; then
+      echo "FAIL: $what: error is not one 'peverify: error:' line: $err"
+      failures=$((failures + 1))
+    fi
+  fi
+}
+
+expect_no_file() {
+  if [ -e "$1" ] || ls "$dir"/.*.tmp-* >/dev/null 2>&1; then
+    echo "FAIL: $2: left a file behind"
+    failures=$((failures + 1))
+  fi
+}
+
+out=$dir/t.npy
+expect_exit 0 "help" --help
+expect_exit 0 "oracle help" oracle --help
+expect_exit 2 "no subcommand"
+expect_exit 2 "unknown subcommand" frobnicate
+expect_exit 2 "odd d" oracle --d-model 7 --positions 4 -o "$out"; expect_no_file "$out" "odd d"
+expect_exit 2 "d = 0" oracle --d-model 0 --positions 4 -o "$out"; expect_no_file "$out" "d = 0"
+expect_exit 2 "negative d" oracle --d-model -4 --positions 4 -o "$out"
+expect_exit 2 "negative positions" oracle --d-model 4 --positions -3 -o "$out"
+expect_exit 2 "zero positions" oracle --d-model 4 --positions 0 -o "$out"
+expect_exit 2 "overflowing positions" oracle --d-model 4 --positions 99999999999999999999999 -o "$out"
+expect_exit 2 "start beyond 2^53" oracle --d-model 4 --positions 2 --start 9007199254740993 -o "$out"
+expect_exit 2 "negative start" oracle --d-model 4 --positions 2 --start -1 -o "$out"
+expect_exit 2 "unknown dtype" oracle --d-model 4 --positions 4 --dtype float8 -o "$out"
+expect_exit 2 "unknown layout" oracle --d-model 4 --positions 4 --layout diagonal -o "$out"
+expect_exit 2 "unknown schedule" oracle --d-model 4 --positions 4 --schedule t5 -o "$out"
+expect_exit 2 "base <= 1" oracle --d-model 4 --positions 4 --base 1 -o "$out"
+expect_exit 2 "base not a number" oracle --d-model 4 --positions 4 --base ten -o "$out"
+expect_exit 2 "unknown engine" oracle --d-model 4 --positions 4 --engine abacus -o "$out"
+expect_exit 2 "missing output" oracle --d-model 4 --positions 4
+expect_exit 2 "unwritable output" oracle --d-model 4 --positions 4 -o /nonexistent/dir/t.npy
+expect_exit 2 "output is a directory" oracle --d-model 4 --positions 4 -o "$dir"
+expect_exit 2 "huge table" oracle --d-model 8192 --positions 9007199254740992 -o "$out"
+expect_no_file "$out" "bad arguments"
+
+expect_exit 0 "a valid table" oracle --d-model 4 --positions 11 -o "$out"
+[ -s "$out" ] || { echo "FAIL: valid table not written"; failures=$((failures + 1)); }
+expect_exit 0 "the last position" oracle --d-model 4 --positions 1 --start 9007199254740991 -o "$out"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures contract failure(s)"
+  exit 1
+fi
+echo "cli contract: all checks passed"

@@ -1,0 +1,50 @@
+// peverify: one main; each subcommand parses its options and calls the libraries.
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "cli/command.h"
+#include "tables/atomic_file.h"
+
+namespace {
+
+int fail(int code, const std::string& message) {
+  // One line, whatever the message held.
+  std::string line = message;
+  for (char& c : line)
+    if (c == '\n') c = ' ';
+  std::fprintf(stderr, "peverify: error: %s\n", line.c_str());
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace pev::cli;
+  CLI::App app{"peverify: accuracy and speed of sinusoidal positional-encoding tables, with proof"};
+  app.require_subcommand(1);
+  std::vector<Command> commands;
+  add_oracle_command(app, commands);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(kExitBadInput, e.what());
+  }
+  try {
+    for (const Command& c : commands)
+      if (c.app->parsed()) return c.run();
+  } catch (const UsageError& e) {
+    return fail(kExitBadInput, e.what());
+  } catch (const pev::FileError& e) {
+    return fail(kExitBadInput, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(kExitBadInput, "out of memory: the requested table is too large for this machine");
+  } catch (const std::exception& e) {
+    return fail(kExitInternalError, std::string("internal: ") + e.what());
+  }
+  return fail(kExitBadInput, "no subcommand given (see --help)");
+}

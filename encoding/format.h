@@ -1,0 +1,42 @@
+// The storage formats as bit patterns: their precision and exponent range, and the exact
+// encoding of values that are already representable. Rounding is not done here: the oracle
+// rounds with MPFR, core/ with Highway's conversions, and the two are checked against each other.
+#pragma once
+
+#include <cstdint>
+
+#include "encoding/spec.h"
+
+namespace pev {
+
+struct FormatTraits {
+  int precision;     // significand bits, hidden bit included
+  int min_exponent;  // smallest normal is 2^min_exponent
+  int storage_bits;  // 64, 32 or 16
+};
+
+constexpr FormatTraits traits_of(Dtype t) {
+  switch (t) {
+    case Dtype::kFloat64:
+      return {53, -1022, 64};
+    case Dtype::kFloat32:
+      return {24, -126, 32};
+    case Dtype::kFloat16:
+      return {11, -14, 16};
+    case Dtype::kBFloat16:
+      return {8, -126, 16};
+  }
+  return {0, 0, 0};
+}
+
+// Bit pattern of a value that the format represents exactly (finite, or +-Inf, or NaN).
+// A value that needs rounding is a caller's bug: checked with an assertion in debug builds.
+uint64_t encode_exact(double value, Dtype t);
+// The value a bit pattern holds, widened to double (always exact).
+double decode(uint64_t bits, Dtype t);
+
+// Distance between the format's neighbours around |x|: 2^(max(floor(log2|x|), emin) - p + 1),
+// so it bottoms out at the smallest subnormal. ulp_of(0) is the smallest subnormal.
+double ulp_of(double x, Dtype t);
+
+}  // namespace pev

@@ -1,0 +1,73 @@
+// The mathematical contract every part of peverify shares (DESIGN §1): what a positional-encoding
+// table is, independent of how anyone computes it. Both core/ and oracle/ depend on this header
+// and on nothing of each other.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace pev {
+
+// How the frequency of pair k falls with k.
+enum class Schedule {
+  kPaper,  // w_k = b^(-2k/d), the paper's formula.
+  kT2T,    // w_k = b^(-k/(d/2-1)), what tensor2tensor and fairseq compute.
+};
+
+// Where PE(pos, k)'s sin and cos land in a row.
+enum class Layout {
+  kInterleaved,  // [sin w_0, cos w_0, sin w_1, cos w_1, ...], width d.
+  kHalves,       // [sin w_0 .. sin w_{d/2-1}, cos w_0 .. cos w_{d/2-1}], width d.
+  kRopeCos,      // rotary cache cos[pos][k], width d/2.
+  kRopeSin,      // rotary cache sin[pos][k], width d/2.
+  kRopeCosDup,   // GPT-NeoX / Llama cos cache: the d/2 columns repeated, width d.
+  kRopeSinDup,   // GPT-NeoX / Llama sin cache, width d.
+};
+
+// The storage formats peverify reads and writes.
+enum class Dtype { kFloat64, kFloat32, kFloat16, kBFloat16 };
+
+// One table: rows are positions start .. start + count - 1 (count is given per request).
+struct TableSpec {
+  int d_model = 512;  // even, >= 2; for rotary caches the head dimension.
+  double base = 10000.0;
+  Schedule schedule = Schedule::kPaper;
+  Layout layout = Layout::kInterleaved;
+  uint64_t start = 0;  // first position.
+};
+
+// Largest position any part of peverify accepts: every integer up to it is a double.
+inline constexpr uint64_t kMaxPosition = uint64_t{1} << 53;
+
+// Which pair and which function a table column holds.
+struct Column {
+  int pair;     // k in [0, d/2)
+  bool is_sin;  // sin or cos
+};
+
+int table_width(const TableSpec& spec);
+Column column_at(const TableSpec& spec, int column);
+
+// The rational exponent e_k with w_k = b^e_k: numerator / denominator, both exact integers.
+struct FrequencyExponent {
+  int64_t numerator;    // -2k (paper) or -k (t2t)
+  int64_t denominator;  // d (paper) or d/2 - 1 (t2t)
+};
+FrequencyExponent frequency_exponent(const TableSpec& spec, int pair);
+
+// Empty when the spec is valid, else a one-line reason ("d_model must be even, got 7").
+std::optional<std::string> validate(const TableSpec& spec);
+// Also checks that positions start .. start + count - 1 stay within kMaxPosition.
+std::optional<std::string> validate_range(const TableSpec& spec, uint64_t count);
+
+// Names as the command line spells them; parse_* return nullopt for an unknown name.
+std::string_view name_of(Schedule s);
+std::string_view name_of(Layout l);
+std::string_view name_of(Dtype t);
+std::optional<Schedule> parse_schedule(std::string_view name);
+std::optional<Layout> parse_layout(std::string_view name);
+std::optional<Dtype> parse_dtype(std::string_view name);
+
+}  // namespace pev

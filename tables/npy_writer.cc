@@ -1,0 +1,53 @@
+#include "tables/npy_writer.h"
+
+#include <ostream>
+#include <string>
+
+#include "encoding/format.h"
+#include "tables/atomic_file.h"
+
+namespace pev {
+
+std::string npy_descr(Dtype t) {
+  switch (t) {
+    case Dtype::kFloat64:
+      return "<f8";
+    case Dtype::kFloat32:
+      return "<f4";
+    case Dtype::kFloat16:
+      return "<f2";
+    case Dtype::kBFloat16:
+      return "<u2";
+  }
+  return "";
+}
+
+void write_npy(const std::string& path, Dtype t, uint64_t rows, uint64_t cols,
+               const std::vector<uint64_t>& bits) {
+  std::string header = "{'descr': '" + npy_descr(t) + "', 'fortran_order': False, 'shape': (" +
+                       std::to_string(rows) + ", " + std::to_string(cols) + "), }";
+  // Magic (6) + version (2) + length (2) + header + '\n' is padded to a multiple of 64.
+  const size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header.push_back('\n');
+  const int bytes = traits_of(t).storage_bits / 8;
+  write_file_atomically(path, [&](std::ostream& out) {
+    out.write("\x93NUMPY\x01\x00", 8);
+    const char len[2] = {static_cast<char>(header.size() & 0xff),
+                         static_cast<char>(header.size() >> 8)};
+    out.write(len, 2);
+    out << header;
+    std::vector<char> buf;
+    buf.reserve(cols * bytes);
+    for (uint64_t r = 0; r < rows; ++r) {
+      buf.clear();
+      for (uint64_t c = 0; c < cols; ++c) {
+        const uint64_t b = bits[r * cols + c];
+        for (int i = 0; i < bytes; ++i) buf.push_back(static_cast<char>((b >> (8 * i)) & 0xff));
+      }
+      out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+    }
+  });
+}
+
+}  // namespace pev

@@ -1,0 +1,20 @@
+// Writes NumPy .npy files (format version 1.0, little-endian, C order).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "encoding/spec.h"
+
+namespace pev {
+
+// The .npy descr of a dtype as peverify stores it: bfloat16 has no NumPy type, so it is stored
+// as its uint16 bit patterns ('<u2').
+std::string npy_descr(Dtype t);
+
+// Writes rows x cols values, given as bit patterns of `t` (low bits used), atomically to path.
+void write_npy(const std::string& path, Dtype t, uint64_t rows, uint64_t cols,
+               const std::vector<uint64_t>& bits);
+
+}  // namespace pev
