@@ -60,6 +60,21 @@ expect_exit 0 "a valid table" oracle --d-model 4 --positions 11 -o "$out"
 [ -s "$out" ] || { echo "FAIL: valid table not written"; failures=$((failures + 1)); }
 expect_exit 0 "the last position" oracle --d-model 4 --positions 1 --start 9007199254740991 -o "$out"
 
+# list and generate
+expect_exit 0 "list" list
+expect_exit 0 "list --json" list --json
+if ! "$peverify" list --json | python3 -c 'import json,sys; e=json.load(sys.stdin); assert e and all("name" in x for x in e)'; then
+  echo "FAIL: list --json is not a JSON array of entries"; failures=$((failures + 1))
+fi
+first=$("$peverify" list | head -n 1 | cut -d' ' -f1)
+expect_exit 2 "generate unknown impl" generate --impl 'cpu/nope/f32>f32/glibc' --d-model 4 --positions 2 -o "$out"
+rm -f "$out"
+expect_exit 2 "generate odd d" generate --impl "$first" --d-model 5 --positions 2 -o "$out"
+expect_no_file "$out" "generate odd d"
+expect_exit 2 "generate missing impl" generate --d-model 4 --positions 2 -o "$out"
+expect_exit 0 "generate" generate --impl "$first" --d-model 8 --positions 16 --start 5 --layout halves -o "$out"
+[ -s "$out" ] || { echo "FAIL: generate wrote nothing"; failures=$((failures + 1)); }
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures contract failure(s)"
   exit 1

@@ -25,5 +25,7 @@ struct Command {
 };
 
 void add_oracle_command(CLI::App& root, std::vector<Command>& commands);
+void add_generate_command(CLI::App& root, std::vector<Command>& commands);
+void add_list_command(CLI::App& root, std::vector<Command>& commands);
 
 }  // namespace pev::cli

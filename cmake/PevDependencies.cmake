@@ -7,10 +7,14 @@ find_package(Boost 1.74 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
+find_package(hwy REQUIRED)
+pkg_check_modules(SLEEF REQUIRED IMPORTED_TARGET GLOBAL sleef)
+
+# The property suite is a library for other projects too: it always needs these.
+find_package(GTest REQUIRED)
+find_package(rapidcheck REQUIRED)
 
 if(PEV_BUILD_TESTS)
-  find_package(GTest REQUIRED)
-  find_package(rapidcheck REQUIRED)
   # Arb (FLINT) is the oracle's independent referee in tests.
   find_library(ARB_LIBRARY NAMES flint-arb arb REQUIRED)
   find_library(FLINT_LIBRARY NAMES flint REQUIRED)

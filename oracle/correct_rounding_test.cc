@@ -33,8 +33,9 @@ TEST(CorrectRounding, AgreesWithHardwareDoubleToFloatOnRandomDoubles) {
   std::uniform_int_distribution<int> exponent(-160, 1);
   int decided = 0;
   for (int i = 0; i < 200000; ++i) {
-    const double x = std::ldexp(std::uniform_real_distribution<double>(0.5, 1.0)(rng), exponent(rng)) *
-                     (rng() & 1 ? -1 : 1);
+    const double x =
+        std::ldexp(std::uniform_real_distribution<double>(0.5, 1.0)(rng), exponent(rng)) *
+        (rng() & 1 ? -1 : 1);
     Exact e(x);
     const auto r = round_if_decided(e.v, kTight, Dtype::kFloat32);
     if (!r) continue;  // only exact float midpoints, vanishingly rare here
@@ -50,8 +51,9 @@ TEST(CorrectRounding, AgreesWithFloat16ConversionOnRandomDoubles) {
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<int> exponent(-28, 1);
   for (int i = 0; i < 200000; ++i) {
-    const double x = std::ldexp(std::uniform_real_distribution<double>(0.5, 1.0)(rng), exponent(rng)) *
-                     (rng() & 1 ? -1 : 1);
+    const double x =
+        std::ldexp(std::uniform_real_distribution<double>(0.5, 1.0)(rng), exponent(rng)) *
+        (rng() & 1 ? -1 : 1);
     Exact e(x);
     const auto r = round_if_decided(e.v, kTight, Dtype::kFloat16);
     ASSERT_TRUE(r) << std::hexfloat << x;
@@ -83,7 +85,7 @@ TEST(CorrectRounding, AnIntervalAroundAMidpointIsUndecidedUntilTheBoundShrinks) 
   mpfr_t y;
   mpfr_init2(y, 128);
   mpfr_set_d(y, 1.0 + std::ldexp(1.0, -24), MPFR_RNDN);
-  mpfr_add_d(y, y, std::ldexp(1.0, -60), MPFR_RNDN);  // just above the midpoint
+  mpfr_add_d(y, y, std::ldexp(1.0, -60), MPFR_RNDN);       // just above the midpoint
   EXPECT_FALSE(round_if_decided(y, 40, Dtype::kFloat32));  // +-2^-39 straddles it
   const auto r = round_if_decided(y, 70, Dtype::kFloat32);
   ASSERT_TRUE(r);

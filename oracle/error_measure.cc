@@ -41,4 +41,18 @@ ElementError measure(double got, double exact, Dtype output, double ulp_floor) {
   return e;
 }
 
+double model_budget(double exact, double angle, double steps, Dtype output, double c, double u,
+                    double output_ulps) {
+  return output_ulps * ulp_of(exact, output) +
+         c * u * (std::fabs(exact) + std::fabs(angle) + steps);
+}
+
+bool is_faithful(const ElementError& e) {
+  return e.category == ErrorCategory::kFinite && e.ulp < 1;
+}
+
+bool is_correctly_rounded(const ElementError& e) {
+  return e.category == ErrorCategory::kFinite && e.ulp <= 0.5 + 0x1p-28;
+}
+
 }  // namespace pev::oracle

@@ -29,4 +29,17 @@ struct ElementError {
 // measure finite near the zeros of sin and cos (plain ulp error explodes there).
 ElementError measure(double got, double exact, Dtype output, double ulp_floor);
 
+// The honest-implementation budget of DESIGN §2 for one element:
+//   output_ulps * ulp_out(exact) + c * u * (|exact| + angle + steps)
+// with u the unit roundoff of the claimed compute precision, angle = pos * w_k, steps the
+// rotations since the last directly computed row (0 for direct computations), and output_ulps
+// 1/2 for a rounding output conversion (the default model).
+double model_budget(double exact, double angle, double steps, Dtype output, double c, double u,
+                    double output_ulps = 0.5);
+
+// Faithful: strictly less than one ulp of the output type at the exact value. Strict (correctly
+// rounded): at most half an ulp, plus the exact value's own rounding to double.
+bool is_faithful(const ElementError& e);
+bool is_correctly_rounded(const ElementError& e);
+
 }  // namespace pev::oracle

@@ -12,7 +12,8 @@ Frequencies::Frequencies(const TableSpec& spec)
     : spec_(spec),
       log2_error_factor_(static_cast<int>(std::ceil(std::log2(2.0 + 1.01 * std::log(spec.base))))),
       cache_(spec.d_model / 2) {
-  for (int k = 0; k < spec.d_model / 2; ++k) compute(k, kCachedPrecision, cache_[k].backend().data());
+  for (int k = 0; k < spec.d_model / 2; ++k)
+    compute(k, kCachedPrecision, cache_[k].backend().data());
 }
 
 void Frequencies::compute(int pair, mpfr_prec_t precision, mpfr_ptr out) const {

@@ -1,39 +1,19 @@
 #include "oracle/table.h"
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <mutex>
-#include <thread>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "support/parallel.h"
 
 namespace pev::oracle {
 
-void parallel_for(uint64_t n, int threads, const std::function<void(uint64_t)>& body) {
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(threads), n));
-  std::atomic<uint64_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-  auto worker = [&] {
-    for (uint64_t i; (i = next.fetch_add(1)) < n;) {
-      try {
-        body(i);
-      } catch (...) {
-        std::lock_guard lock(failure_mutex);
-        if (!failure) failure = std::current_exception();
-        next.store(n);  // stop handing out work
-      }
-    }
-  };
-  std::vector<std::jthread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  pool.clear();  // joins
-  if (failure) std::rethrow_exception(failure);
-}
-
-ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t count,
-                         int threads) {
+ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t count, int threads) {
   constexpr int kTileRows = 16;
   const int pairs = spec.d_model / 2;
   ExactTable table;
@@ -61,6 +41,47 @@ ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t c
     }
   });
   return table;
+}
+
+namespace {
+
+std::string cache_file(const std::string& dir, const TableSpec& spec, uint64_t count) {
+  char name[256];
+  std::snprintf(
+      name, sizeof name, "exact-d%d-b%a-%s-%s-p%llu-n%llu.f64", spec.d_model, spec.base,
+      std::string(name_of(spec.schedule)).c_str(), std::string(name_of(spec.layout)).c_str(),
+      static_cast<unsigned long long>(spec.start), static_cast<unsigned long long>(count));
+  return dir + "/" + name;
+}
+
+}  // namespace
+
+std::vector<double> exact_values(const TableSpec& spec, uint64_t count, int threads) {
+  const char* dir = std::getenv("PEV_ORACLE_CACHE");
+  const size_t n = count * static_cast<size_t>(table_width(spec));
+  std::string path;
+  if (dir && *dir) {
+    path = cache_file(dir, spec, count);
+    std::ifstream in(path, std::ios::binary);
+    std::vector<double> v(n);
+    if (in && in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(n * 8)) &&
+        in.peek() == std::char_traits<char>::eof())
+      return v;
+  }
+  const auto engine = make_mpfr_engine(spec, Dtype::kFloat64);
+  ExactTable t = compute_table(*engine, spec, count, threads);
+  if (!path.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+    {
+      std::ofstream out(tmp, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(t.exact.data()), static_cast<std::streamsize>(n * 8));
+    }
+    std::filesystem::rename(tmp, path, ec);  // atomic; a lost race leaves an identical file
+    if (ec) std::filesystem::remove(tmp, ec);
+  }
+  return std::move(t.exact);
 }
 
 }  // namespace pev::oracle

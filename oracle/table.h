@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "encoding/spec.h"
@@ -23,8 +22,10 @@ struct ExactTable {
 ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t count,
                          int threads = 0);
 
-// Runs body(i) for i in [0, n) on `threads` threads (<= 0: one per hardware thread), handing out
-// indices dynamically. The first exception thrown by a body is rethrown after all threads join.
-void parallel_for(uint64_t n, int threads, const std::function<void(uint64_t)>& body);
+// Just the exact values (correctly rounded to double), row-major in spec's layout: what error
+// measures need, whatever the output type. When the environment variable PEV_ORACLE_CACHE names
+// a directory, tables are kept there across processes (tests run one process per test, and many
+// ask for the same grid); a file is written atomically and read back only if its size matches.
+std::vector<double> exact_values(const TableSpec& spec, uint64_t count, int threads = 0);
 
 }  // namespace pev::oracle

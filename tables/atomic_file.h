@@ -16,6 +16,7 @@ struct FileError : std::runtime_error {
 
 // Calls write(stream) on a temporary file in path's directory, then renames it to path. On any
 // failure (including an exception from write) the temporary is removed and FileError thrown.
-void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+void write_file_atomically(const std::string& path,
+                           const std::function<void(std::ostream&)>& write);
 
 }  // namespace pev

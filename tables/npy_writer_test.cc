@@ -23,7 +23,8 @@ TEST(NpyWriter, WritesVersion1HeaderPaddedTo64AndLittleEndianData) {
   write_npy(path, Dtype::kFloat16, 2, 3, {0x3c00, 0x0001, 0x8000, 0x7bff, 0, 0xc000});
   const std::string s = slurp(path);
   ASSERT_EQ(s.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
-  const size_t header_len = static_cast<unsigned char>(s[8]) | static_cast<unsigned char>(s[9]) << 8;
+  const size_t header_len = static_cast<unsigned char>(s[8]) | static_cast<unsigned char>(s[9])
+                                                                   << 8;
   EXPECT_EQ((10 + header_len) % 64, 0u);
   const std::string header = s.substr(10, header_len);
   EXPECT_NE(header.find("'descr': '<f2'"), std::string::npos) << header;
@@ -48,7 +49,8 @@ TEST(AtomicFile, AFailedWriteLeavesNothingBehind) {
                                      }),
                FileError);
   EXPECT_TRUE(std::filesystem::is_empty(dir));
-  EXPECT_THROW(write_file_atomically(dir + "/no/such/dir/out.bin", [](std::ostream&) {}), FileError);
+  EXPECT_THROW(write_file_atomically(dir + "/no/such/dir/out.bin", [](std::ostream&) {}),
+               FileError);
   std::filesystem::remove_all(dir);
 }
 

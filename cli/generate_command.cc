@@ -1,0 +1,54 @@
+// peverify generate: one registry entry's table as .npy.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/command.h"
+#include "cli/table_options.h"
+#include "core/generate.h"
+#include "core/registry.h"
+#include "tables/npy_writer.h"
+
+namespace pev::cli {
+namespace {
+
+struct GenerateOptions {
+  TableOptions table;
+  std::string impl;
+  int threads = 0;
+};
+
+int run_generate(const GenerateOptions& o) {
+  const core::Implementation* impl = core::find_implementation(o.impl);
+  if (!impl) throw UsageError("unknown implementation '" + o.impl + "' (see peverify list)");
+  const TableSpec spec = table_spec_of(o.table);
+  if (impl->available && !impl->available())
+    throw UsageError(o.impl + " cannot run here: " + std::string(impl->unavailable_reason));
+  const uint64_t last = spec.start + o.table.positions - 1;
+  if (last > impl->max_position || spec.base > impl->max_base)
+    std::fprintf(stderr,
+                 "peverify generate: warning: %s claims its accuracy only for positions <= %llu "
+                 "and bases <= %g\n",
+                 impl->name.c_str(), static_cast<unsigned long long>(impl->max_position),
+                 impl->max_base);
+  const core::GeneratedTable t = core::generate(*impl, spec, o.table.positions, o.threads);
+  std::vector<uint64_t> bits(t.size());
+  for (size_t i = 0; i < bits.size(); ++i) bits[i] = t.bits(i);
+  write_npy(o.table.output, impl->output, t.rows, static_cast<uint64_t>(t.width), bits);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_generate_command(CLI::App& root, std::vector<Command>& commands) {
+  auto opts = std::make_shared<GenerateOptions>();
+  CLI::App* app =
+      root.add_subcommand("generate", "Write one implementation's table as .npy (see list)");
+  app->add_option("--impl", opts->impl, "registry entry, e.g. cpu/logspace/f32>f32/sleef-u10")
+      ->required();
+  add_table_options(*app, opts->table);
+  app->add_option("--threads", opts->threads, "worker threads (default: all cores)");
+  commands.push_back({app, [opts] { return run_generate(*opts); }});
+}
+
+}  // namespace pev::cli

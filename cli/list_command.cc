@@ -1,0 +1,84 @@
+// peverify list: the registry, one entry per line, name first; --json for tools.
+#include <bit>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/command.h"
+#include "core/registry.h"
+
+namespace pev::cli {
+namespace {
+
+std::string claim_text(const core::Implementation& e) {
+  char buf[96];
+  switch (e.claim.kind) {
+    case core::Claim::Kind::kFaithful:
+      return "faithful";
+    case core::Claim::Kind::kStrict:
+      return "strict";
+    case core::Claim::Kind::kModel:
+      std::snprintf(buf, sizeof buf, "model(C=%g%s)", e.claim.c,
+                    e.claim.output_ulps != 0.5 ? ",1ulp-out" : "");
+      return buf;
+  }
+  return "?";
+}
+
+nlohmann::json to_json(const core::Implementation& e) {
+  const bool available = !e.available || e.available();
+  return {
+      {"name", e.name},
+      {"device", core::name_of(e.device)},
+      {"strategy", core::name_of(e.strategy)},
+      {"compute", name_of(e.compute)},
+      {"output", name_of(e.output)},
+      {"conversion", e.conversion == core::Conversion::kTruncate ? "truncate" : "nearest-even"},
+      {"backend", core::name_of(e.backend)},
+      {"layouts",
+       {"interleaved", "halves", "rope-cos", "rope-sin", "rope-cos-dup", "rope-sin-dup"}},
+      {"claim", {{"kind", claim_text(e)}, {"c", e.claim.c}, {"output_ulps", e.claim.output_ulps}}},
+      {"max_position", e.max_position},
+      {"max_base", e.max_base},
+      {"anchor_interval", e.anchor_interval},
+      {"flags", e.flags},
+      {"available", available},
+      {"unavailable_reason", available ? "" : std::string(e.unavailable_reason)},
+      {"description", e.description}};
+}
+
+// 2^k when the limit is a power of two, the number otherwise.
+std::string position_text(uint64_t p) {
+  if (p && (p & (p - 1)) == 0) return "2^" + std::to_string(std::countr_zero(p));
+  return std::to_string(p);
+}
+
+int run_list(bool json) {
+  if (json) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const core::Implementation& e : core::registry()) all.push_back(to_json(e));
+    std::cout << all.dump(2) << "\n";
+    return kExitOk;
+  }
+  for (const core::Implementation& e : core::registry()) {
+    const bool available = !e.available || e.available();
+    std::printf(
+        "%-34s %-20s pos<=%-8s %s%s\n", e.name.c_str(), claim_text(e).c_str(),
+        position_text(e.max_position).c_str(), e.description.c_str(),
+        available ? "" : (" [unavailable: " + std::string(e.unavailable_reason) + "]").c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_list_command(CLI::App& root, std::vector<Command>& commands) {
+  auto json = std::make_shared<bool>(false);
+  CLI::App* app = root.add_subcommand("list", "List the registry's implementations");
+  app->add_flag("--json", *json, "machine-readable JSON");
+  commands.push_back({app, [json] { return run_list(*json); }});
+}
+
+}  // namespace pev::cli

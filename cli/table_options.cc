@@ -1,0 +1,63 @@
+#include "cli/table_options.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "cli/command.h"
+
+namespace pev::cli {
+namespace {
+
+template <typename T>
+T parsed_or_throw(std::optional<T> v, const char* what, const std::string& name) {
+  if (!v) throw UsageError(std::string("unknown ") + what + " '" + name + "'");
+  return *v;
+}
+
+void check_writable(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw UsageError("cannot write " + path + ": no such directory");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw UsageError("cannot write " + path + ": directory is not writable");
+  if (fs::is_directory(p, ec)) throw UsageError("cannot write " + path + ": is a directory");
+}
+
+}  // namespace
+
+void add_table_options(CLI::App& app, TableOptions& o) {
+  app.add_option("--d-model", o.d_model, "d_model (even, >= 2); the head dimension for rope-*")
+      ->required();
+  app.add_option("--positions", o.positions, "number of positions (rows)")->required();
+  app.add_option("--start", o.start, "first position (default 0)");
+  app.add_option("--base", o.base, "frequency base b (default 10000)");
+  app.add_option("--schedule", o.schedule, "paper: w_k = b^(-2k/d); t2t: b^(-k/(d/2-1))");
+  app.add_option("--layout", o.layout,
+                 "interleaved, halves, rope-cos, rope-sin, rope-cos-dup or rope-sin-dup");
+  app.add_option("-o,--output", o.output, "output .npy file")->required();
+}
+
+TableSpec table_spec_of(const TableOptions& o) {
+  TableSpec spec;
+  spec.d_model = o.d_model;
+  spec.base = o.base;
+  spec.start = o.start;
+  spec.schedule = parsed_or_throw(parse_schedule(o.schedule), "schedule", o.schedule);
+  spec.layout = parsed_or_throw(parse_layout(o.layout), "layout", o.layout);
+  if (auto err = validate_range(spec, o.positions)) throw UsageError(*err);
+  const uint64_t width = static_cast<uint64_t>(table_width(spec));
+  if (o.positions > (uint64_t{1} << 31) / width)
+    throw UsageError("a table of " + std::to_string(o.positions) + " x " + std::to_string(width) +
+                     " values is larger than the 2^31 values one call writes");
+  check_writable(o.output);
+  return spec;
+}
+
+Dtype dtype_of(const std::string& name) {
+  return parsed_or_throw(parse_dtype(name), "dtype", name);
+}
+
+}  // namespace pev::cli

@@ -1,0 +1,33 @@
+// The options that describe a table, shared by every subcommand that makes or reads one.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+#include "encoding/spec.h"
+
+namespace pev::cli {
+
+struct TableOptions {
+  int d_model = 0;
+  uint64_t positions = 0;
+  uint64_t start = 0;
+  double base = 10000.0;
+  std::string schedule = "paper";
+  std::string layout = "interleaved";
+  std::string output;
+};
+
+// --d-model, --positions, --start, --base, --schedule, --layout and -o.
+void add_table_options(CLI::App& app, TableOptions& o);
+
+// The validated spec (throws UsageError with the reason); also checks that the table fits in
+// memory limits and that the output's directory is writable, so that a long computation does
+// not end in an error.
+TableSpec table_spec_of(const TableOptions& o);
+
+// Throws UsageError unless `name` parses.
+Dtype dtype_of(const std::string& name);
+
+}  // namespace pev::cli

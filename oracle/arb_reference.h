@@ -1,0 +1,38 @@
+// An independent referee for the oracle, for tests only: the same exact values (DESIGN §1)
+// computed with Arb's ball arithmetic and rounded with Arb's arf rounding. Nothing here shares
+// code with the MPFR engine: not its frequencies, not its error bound, not its rounding test
+// (oracle/correct_rounding.cc), so an agreement between the two means something.
+//
+// Method: w_k = b^(num/den) with the exponent an exact rational (arb_pow_fmpq), the angle pos * w_k
+// with pos an exact integer, sin and cos by arb_sin_cos; the precision doubles until both ends of
+// each ball round to the same format value. Rounding to nearest is monotone, so the exact value,
+// which lies in the ball, rounds to it too. The exact value is never a tie (for pos > 0 it is
+// transcendental, by Lindemann-Weierstrass), so the tie rule of the endpoint rounding never
+// decides a result.
+#pragma once
+
+#include <cstdint>
+
+#include "encoding/spec.h"
+
+namespace pev::oracle {
+
+// sin and cos of a(pos, pair), each rounded once (nearest, ties to even, with subnormals and
+// signed zeros) to the target format and, separately, to float64.
+struct ArbReference {
+  uint64_t sin_bits = 0, cos_bits = 0;  // target-format encodings (pev::encode_exact)
+  double sin_value = 0, cos_value = 0;  // the same values widened to double
+  double sin_f64 = 0, cos_f64 = 0;      // the exact values rounded to float64
+  long precision = 0;                   // the Arb working precision that decided them
+};
+
+// Throws std::runtime_error if 2^16 bits do not decide (never seen for positions <= 2^53).
+ArbReference arb_reference(const TableSpec& spec, uint64_t pos, int pair, Dtype target);
+
+// Convenience forms of arb_reference for one function.
+uint64_t arb_reference_bits(const TableSpec& spec, uint64_t pos, int pair, bool is_sin,
+                            Dtype target);
+// The exact value rounded to float64.
+double arb_reference_value(const TableSpec& spec, uint64_t pos, int pair, bool is_sin);
+
+}  // namespace pev::oracle
