@@ -1,0 +1,30 @@
+// A table from one registry entry, held with its storage type: what tests, reports and
+// `peverify generate` all need.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/implementation.h"
+
+namespace pev::core {
+
+struct GeneratedTable {
+  Dtype output = Dtype::kFloat32;
+  uint64_t rows = 0;
+  int width = 0;
+  std::vector<uint16_t> halves;  // float16 / bfloat16 bit patterns
+  std::vector<float> floats;     // float32 values
+
+  double value(uint64_t i) const;   // element i (row-major), widened to double
+  uint64_t bits(uint64_t i) const;  // element i's bit pattern in `output`
+  size_t size() const { return rows * static_cast<size_t>(width); }
+};
+
+// Positions spec.start .. spec.start + count - 1. The caller validates the spec. With threads
+// != 1 the rows are split into blocks filled concurrently (<= 0: one thread per core); an
+// entry's values never depend on the split.
+GeneratedTable generate(const Implementation& impl, const TableSpec& spec, uint64_t count,
+                        int threads = 1);
+
+}  // namespace pev::core

@@ -1,0 +1,74 @@
+// One production implementation of the PE table, as the registry lists it (DESIGN §3.1): what
+// it computes, how, the accuracy it claims, and the function that fills a caller's buffer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "encoding/spec.h"
+
+namespace pev::core {
+
+enum class Device { kCpu, kCuda };
+enum class Strategy { kPow, kLogspace, kRecurrence, kAnchored, kPrecise };
+enum class Backend {
+  kGlibc,         // scalar libm (sin, cos, pow, exp and their f variants)
+  kSleefU10,      // SLEEF vector math, 1.0-ulp functions
+  kSleefU35,      // SLEEF vector math, 3.5-ulp functions (what PyTorch uses on CPU)
+  kHighway,       // Highway's contrib/math, dispatched at run time
+  kCudaAccurate,  // sinf, cosf, powf, expf on the device
+  kCudaFast,      // __sinf, __cosf, __powf, __expf (what -use_fast_math yields)
+};
+// How the output type is reached from the compute type.
+enum class Conversion { kNearestEven, kTruncate };
+
+std::string_view name_of(Device d);
+std::string_view name_of(Strategy s);
+std::string_view name_of(Backend b);
+
+// The accuracy an entry claims for every element (DESIGN §2). For kModel:
+//   |got - exact| <= output_ulps * ulp_out(exact) + C * u * (|exact| + a(pos,k) + steps(pos))
+// with u the unit roundoff of `compute`, and steps(pos) the number of rotations since the last
+// directly computed row (0 for direct strategies; see Implementation::steps_since_direct).
+struct Claim {
+  enum class Kind { kModel, kFaithful, kStrict } kind = Kind::kModel;
+  double c = 0;  // C, for kModel
+  // The output conversion's share, in ulps of the output: 1/2 when rounding to nearest, a whole
+  // ulp for a truncating conversion (which therefore claims a looser budget than the default).
+  double output_ulps = 0.5;
+};
+
+struct Implementation {
+  std::string name;  // device/strategy/compute>output/backend, e.g. cpu/logspace/f32>bf16/sleef-u10
+  Device device = Device::kCpu;
+  Strategy strategy = Strategy::kPow;
+  Dtype compute = Dtype::kFloat32;  // precision every operation is rounded to
+  Dtype output = Dtype::kFloat32;   // storage type of the table
+  Conversion conversion = Conversion::kNearestEven;
+  Backend backend = Backend::kGlibc;
+  Claim claim;
+  uint64_t max_position = kMaxPosition;  // the claim holds for positions <= this
+  double max_base = 1e300;       // and for bases <= this (native float16 overflows b^(2k/d) beyond)
+  uint64_t anchor_interval = 0;  // rows between directly computed rows (0: every row is direct)
+  std::string flags;             // compile flags and ISA: part of the entry's identity
+  std::string description;       // one line: what real code this mirrors
+  // Fills positions spec.start .. spec.start + count - 1, row-major, table_width(spec) wide.
+  // `out` holds float for float32 output, the uint16 bit patterns for float16 and bfloat16.
+  // Every layout is supported. Safe to call concurrently. `self` is this entry, so one function
+  // can serve every compute/output/conversion combination.
+  void (*fill)(const Implementation& self, const TableSpec& spec, uint64_t count,
+               void* out) = nullptr;
+  // False when the entry cannot run here (no GPU, CPU lacks the ISA); `unavailable_reason` says
+  // why.
+  bool (*available)() = nullptr;  // nullptr: always available
+  std::string_view unavailable_reason;
+
+  // Rotations applied since the last directly computed row at `pos` (for the claim's model).
+  uint64_t steps_since_direct(uint64_t pos) const {
+    if (strategy == Strategy::kRecurrence) return pos;
+    return anchor_interval ? pos % anchor_interval : 0;
+  }
+};
+
+}  // namespace pev::core

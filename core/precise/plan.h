@@ -1,0 +1,64 @@
+// What the precise strategy precomputes for one (d, base, schedule): the double-double
+// frequencies and the rotation table sin(j w_k), cos(j w_k) for j < kAnchorInterval. Plans are
+// cached (powq for every pair and a table of B x d/2 direct evaluations cost as much as
+// thousands of rows), and shared read-only between concurrent fills.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "encoding/spec.h"
+#include "hwy/aligned_allocator.h"
+
+namespace pev::core::precise {
+
+// Rows between directly computed anchor rows (positions that are multiples of it). The error of
+// a rotated row does not depend on it (one rotation from the anchor, by a tabulated angle); it
+// trades anchor cost (1/B of the rows, ~10% of the time at B = 64) against the rotation table's
+// chunk width (the table is read chunk by chunk from L1: B x chunk x 16 bytes = 32 KiB, so 32
+// pairs at B = 64, i.e. 256 bytes of an interleaved float32 row per store run).
+inline constexpr uint64_t kAnchorInterval = 64;
+inline constexpr size_t kTableChunkBytes = size_t{32} << 10;
+
+struct Plan {
+  int pairs = 0;      // d/2
+  size_t padded = 0;  // pairs rounded up to the vector length; padding lanes have w = 0
+  size_t chunk = 0;   // pairs per table chunk, a multiple of the vector length
+  hwy::AlignedFreeUniquePtr<double[]> w_hi, w_lo;  // [padded]
+  // sin(j w_k), cos(j w_k) for j < kAnchorInterval, laid out [chunk][j][pair in chunk]: each
+  // chunk contiguous.
+  hwy::AlignedFreeUniquePtr<double[]> table_sin, table_cos;
+
+  // Where lanes [i0, i0 + chunk) of row j start; i0 is a multiple of `chunk`.
+  size_t table_offset(uint64_t j, size_t i0) const {
+    return i0 * kAnchorInterval + j * std::min(chunk, padded - i0);
+  }
+};
+
+// The plan for (spec.d_model, spec.base, spec.schedule) at `lanes` doubles per vector. On a miss
+// it fills the frequencies and calls `build_table` for the rotation table. Keeps the few most
+// recently used plans. Thread-safe.
+class PlanCache {
+ public:
+  std::shared_ptr<const Plan> get(const TableSpec& spec, size_t lanes,
+                                  const std::function<void(Plan&)>& build_table);
+
+ private:
+  struct Entry {
+    int d_model;
+    double base;
+    Schedule schedule;
+    size_t lanes;
+    std::shared_ptr<const Plan> plan;
+  };
+  static constexpr size_t kCapacity = 8;
+  std::mutex mutex_;
+  std::vector<Entry> entries_;  // most recently used last
+};
+
+}  // namespace pev::core::precise

@@ -1,0 +1,39 @@
+// Registry entries of the precise strategy (ours): float64 arithmetic, one rounding to the
+// output, faithful below 2^24. See precise_fill.h for the design, direct-inl.h and
+// precise_fill.cc for the error bounds.
+#include "core/precise/precise_fill.h"
+#include "core/registry_modules.h"
+
+namespace pev::core {
+namespace {
+
+void fill_entry(const Implementation& self, const TableSpec& spec, uint64_t count, void* out) {
+  precise::fill(spec, count, self.output, self.conversion, out);
+}
+
+}  // namespace
+
+void add_precise_entries(std::vector<Implementation>& out) {
+  const std::string flags = "-ffp-contract=off (explicit FMA only); Highway dynamic dispatch (" +
+                            precise::compiled_targets() + ")";
+  for (Dtype output : {Dtype::kFloat32, Dtype::kFloat16, Dtype::kBFloat16}) {
+    Implementation e;
+    e.device = Device::kCpu;
+    e.strategy = Strategy::kPrecise;
+    e.compute = Dtype::kFloat64;
+    e.output = output;
+    e.conversion = Conversion::kNearestEven;
+    e.backend = Backend::kHighway;
+    e.claim = Claim{Claim::Kind::kFaithful};
+    e.max_position = (uint64_t{1} << 24) - 1;
+    e.anchor_interval = precise::kAnchorInterval;
+    e.flags = flags;
+    e.description =
+        "ours: double-double w, direct anchors every " + std::to_string(e.anchor_interval) +
+        " rows, one rotation between, small outputs recomputed; double rounded once to the output";
+    e.fill = fill_entry;
+    out.push_back(std::move(e));
+  }
+}
+
+}  // namespace pev::core

@@ -1,0 +1,261 @@
+// Rows of the precise strategy: an anchor row computed directly every kAnchorInterval positions,
+// the rows in between by one rotation, small outputs fixed up. Highway, one copy per target.
+//
+// Rotation bound. A row at pos = a + j (a the anchor, 0 <= j < B) is
+//   ys = S c_j + C s_j,  yc = C c_j - S s_j   (one FMA and one product each, or unfused),
+// with S, C the anchor's direct sin, cos (theta = a w) and s_j, c_j the table's (phi = j w), each
+// within 4u |value| + E of the exact value (direct-inl.h; E <= 2^-77 for pos < 2^24,
+// <= 2^-55 for pos < 2^45). First order in u, with |sin th cos ph| + |cos th sin ph| <= 1
+// (Cauchy-Schwarz) and |sin th| + |cos th| <= sqrt 2:
+//   |S c_j - sin th cos ph| + |C s_j - cos th sin ph| <= 8u (|sin th cos ph| + |cos th sin ph|)
+//                                                       + 2 (E_a + E_j) <= 8u + 2^-76,
+// plus the roundings: products u (|S c_j| + |C s_j|) <= u (1 + 9u), the sum u |y| <= u. So
+//   |y - v| <= 10.1u + 2^-76 <= 2^-49.6 =: E_rot   for every rotated output, any position < 2^24.
+//
+// Faithful rounding. Let v != 0 lie in the binade [2^e, 2^(e+1)) (or its negative), U =
+// ulp_f32(v) = 2^(e-23) > 2^-24 |v|. If |y - v| <= U/4, y is within U/4 of that binade, whose
+// floats are spaced U and include both ends, so the float nearest y is within U/2 of y, and
+// |RN_f32(y) - v| <= U/2 + U/4 < U. So |y - v| <= 2^-26 |v| suffices; float16 and bfloat16 (coarser
+// ulps, float16's clamped at 2^-24) are implied. v = 0 only at pos 0, an anchor: y = +0 exactly.
+// Rotated rows meet it when |v| >= E_rot 2^26 = 2^-23.6. A row whose min |y| over a pair is below
+// kFixupThreshold = 2^-22 has that pair recomputed directly; otherwise |v| >= 2^-22 - E_rot.
+// Direct values meet it when |v| >= 2^-51 (direct-inl.h).
+// The fraction fixed up is about (4/pi) 2^-22 per pair (sin or cos near zero), ~1e-4 rows at
+// d = 512; every pair of a huge base's low frequencies qualifies, and is then slower, not wrong.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "core/precise/precise_fill.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include <algorithm>
+
+#include "core/precise/direct-inl.h"
+#include "core/precise/plan.h"
+#include "core/precise/precise_fill.h"
+#include "core/precise/rotate-inl.h"
+#include "hwy/cache_control.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace pev::core::precise::HWY_NAMESPACE {
+namespace {
+
+// Non-temporal stores once a fill cannot stay in L2 anyway: they skip the read for ownership
+// (regular stores reached ~0.45 of them here, for 16 MiB as for 256 MiB tables) and do not evict
+// the caller's data.
+constexpr uint64_t kStreamBytes = uint64_t{4} << 20;
+// The tiled order writes a span of rows table chunk by table chunk, and reads the whole table
+// (kAnchorInterval x d/2 x 16 bytes) once per span: 2 kAnchorInterval / span of the bytes it
+// writes, so 1/8 for a span of 16 anchor intervals.
+constexpr uint64_t kSpanRows = 16 * kAnchorInterval;
+
+PlanCache& Cache() {
+  static PlanCache cache;  // one per target: tables are built by this target's code
+  return cache;
+}
+
+void BuildTable(Plan& plan) {
+  const DF64 d;
+  const size_t n = hn::Lanes(d);
+  for (uint64_t j = 0; j < kAnchorInterval; ++j) {
+    const V pos = hn::Set(d, static_cast<double>(j));
+    for (size_t i0 = 0; i0 < plan.padded; i0 += plan.chunk) {
+      const size_t i1 = std::min(i0 + plan.chunk, plan.padded);
+      double* ts = &plan.table_sin[plan.table_offset(j, i0)];
+      double* tc = &plan.table_cos[plan.table_offset(j, i0)];
+      for (size_t i = i0; i < i1; i += n) {
+        V s, c;
+        DirectSinCos(d, pos, hn::Load(d, &plan.w_hi[i]), hn::Load(d, &plan.w_lo[i]), false, s, c);
+        hn::Store(s, d, ts + (i - i0));
+        hn::Store(c, d, tc + (i - i0));
+      }
+    }
+  }
+}
+
+// Lanes [i0, i1) of the anchor row at `position`, computed directly.
+void Anchor(const Plan& plan, uint64_t position, size_t i0, size_t i1, double* sin_out,
+            double* cos_out) {
+  const DF64 d;
+  const V pos = hn::Set(d, static_cast<double>(position));
+  const bool huge = static_cast<double>(position) >= kHugePosition;
+  for (size_t i = i0; i < i1; i += hn::Lanes(d)) {
+    V s, c;
+    DirectSinCos(d, pos, hn::Load(d, &plan.w_hi[i]), hn::Load(d, &plan.w_lo[i]), huge, s, c);
+    hn::Store(s, d, sin_out + i);
+    hn::Store(c, d, cos_out + i);
+  }
+}
+
+// Lanes [i0, i1) of row `row` (position `position`, j rows past the anchor) again: pairs whose
+// rotated min(|sin|, |cos|) is below kFixupThreshold are recomputed directly.
+template <class Sink>
+HWY_NOINLINE void FixupRow(const Plan& plan, const double* anchor_sin, const double* anchor_cos,
+                           uint64_t j, uint64_t position, uint64_t row, size_t i0, size_t i1,
+                           Sink& sink) {
+  const DF64 d;
+  const V pos = hn::Set(d, static_cast<double>(position));
+  const bool huge = static_cast<double>(position) >= kHugePosition;
+  const V threshold = hn::Set(d, kFixupThreshold);
+  const double* ts = &plan.table_sin[plan.table_offset(j, i0)];
+  const double* tc = &plan.table_cos[plan.table_offset(j, i0)];
+  for (size_t i = i0; i < i1; i += hn::Lanes(d)) {
+    V ys, yc;
+    Rotate(d, anchor_sin + i, anchor_cos + i, ts + (i - i0), tc + (i - i0), ys, yc);
+    const auto small = hn::Lt(hn::Min(hn::Abs(ys), hn::Abs(yc)), threshold);
+    if (!hn::AllFalse(d, small)) {
+      V s, c;
+      DirectSinCos(d, pos, hn::Load(d, &plan.w_hi[i]), hn::Load(d, &plan.w_lo[i]), huge, s, c);
+      ys = hn::IfThenElse(small, s, ys);
+      yc = hn::IfThenElse(small, c, yc);
+    }
+    sink.Put(row, i, ys, yc);
+  }
+}
+
+// The float32 sinks: spans of rows, table chunk by table chunk, anchor interval by interval.
+// Each chunk of the table is then read from L1 for every anchor of the span.
+template <bool kStream, class Sink>
+void FillTiled(const Plan& plan, uint64_t start, uint64_t count, Sink& sink) {
+  constexpr uint64_t kB = kAnchorInterval;
+  const uint64_t span = kSpanRows;
+  auto anchor_sin = hwy::AllocateAligned<double>(plan.padded);
+  auto anchor_cos = hwy::AllocateAligned<double>(plan.padded);
+  const uint64_t end = start + count;
+  for (uint64_t s = start - start % kB; s < end; s += span) {
+    const uint64_t span_end = std::min(s + span, end);
+    for (size_t i0 = 0; i0 < plan.padded; i0 += plan.chunk) {
+      const size_t i1 = std::min(i0 + plan.chunk, plan.padded);
+      for (uint64_t a = s; a < span_end; a += kB) {
+        Anchor(plan, a, i0, i1, anchor_sin.get(), anchor_cos.get());
+        const uint64_t first = std::max(a, start);
+        const uint64_t last = std::min(a + kB, span_end);
+        const size_t offset = plan.table_offset(first - a, i0);
+        const Block block{first - start,
+                          last - first,
+                          i0,
+                          i1,
+                          anchor_sin.get(),
+                          anchor_cos.get(),
+                          &plan.table_sin[offset],
+                          &plan.table_cos[offset]};
+        if (HWY_UNLIKELY(sink.template Rows<kStream>(block))) {
+          if constexpr (kStream) hwy::FlushStream();  // order the rewrite after streamed rows
+          for (uint64_t pos = first; pos < last; ++pos)
+            FixupRow(plan, anchor_sin.get(), anchor_cos.get(), pos - a, pos, pos - start, i0, i1,
+                     sink);
+        }
+      }
+    }
+  }
+  if constexpr (kStream) hwy::FlushStream();
+}
+
+// Any output type and layout, row by row through DoubleRows.
+void FillWhole(const Plan& plan, uint64_t start, uint64_t count, DoubleRows& sink) {
+  auto anchor_sin = hwy::AllocateAligned<double>(plan.padded);
+  auto anchor_cos = hwy::AllocateAligned<double>(plan.padded);
+  const uint64_t end = start + count;
+  for (uint64_t a = start - start % kAnchorInterval; a < end; a += kAnchorInterval) {
+    Anchor(plan, a, 0, plan.padded, anchor_sin.get(), anchor_cos.get());
+    const uint64_t last = std::min(a + kAnchorInterval, end);
+    for (uint64_t pos = std::max(a, start); pos < last; ++pos) {
+      for (size_t i0 = 0; i0 < plan.padded; i0 += plan.chunk) {
+        const size_t offset = plan.table_offset(pos - a, i0);
+        sink.Rotated({pos - start, 1, i0, std::min(i0 + plan.chunk, plan.padded), anchor_sin.get(),
+                      anchor_cos.get(), &plan.table_sin[offset], &plan.table_cos[offset]});
+      }
+      if (HWY_UNLIKELY(sink.NeedsFixup())) {
+        for (size_t i0 = 0; i0 < plan.padded; i0 += plan.chunk)
+          FixupRow(plan, anchor_sin.get(), anchor_cos.get(), pos - a, pos, pos - start, i0,
+                   std::min(i0 + plan.chunk, plan.padded), sink);
+      }
+      sink.Write(pos - start);
+    }
+  }
+}
+
+template <class Sink>
+void FillTiledMaybeStreaming(const Plan& plan, uint64_t start, uint64_t count, bool stream,
+                             Sink& sink) {
+  if (stream) {
+    FillTiled<true>(plan, start, count, sink);
+  } else {
+    FillTiled<false>(plan, start, count, sink);
+  }
+}
+
+}  // namespace
+
+void FillPrecise(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion,
+                 void* out) {
+  if (count == 0) return;
+  const size_t n = hn::Lanes(DF64());
+  const std::shared_ptr<const Plan> plan = Cache().get(spec, n, BuildTable);
+  const auto width = static_cast<size_t>(table_width(spec));
+  const size_t row_bytes = width * sizeof(float);
+  const int half = spec.d_model / 2;
+  // The float32 sinks store whole vectors, so they need d/2 to be a multiple of N.
+  const bool fast = output == Dtype::kFloat32 && static_cast<size_t>(half) == plan->padded;
+  const auto address = reinterpret_cast<uintptr_t>(out);
+  const bool big = count * row_bytes >= kStreamBytes;
+#if HWY_TARGET != HWY_SCALAR
+  if (fast && spec.layout == Layout::kInterleaved) {
+    InterleavedF32 sink(static_cast<float*>(out), width);
+    FillTiledMaybeStreaming(*plan, spec.start, count, big && address % (8 * n) == 0, sink);
+    return;
+  }
+#endif
+  if (fast && spec.layout != Layout::kInterleaved) {
+    int s0 = -1, s1 = -1, c0 = -1, c1 = -1;
+    switch (spec.layout) {
+      case Layout::kInterleaved:  // handled above
+        break;
+      case Layout::kHalves:
+        s0 = 0, c0 = half;
+        break;
+      case Layout::kRopeCos:
+        c0 = 0;
+        break;
+      case Layout::kRopeSin:
+        s0 = 0;
+        break;
+      case Layout::kRopeCosDup:
+        c0 = 0, c1 = half;
+        break;
+      case Layout::kRopeSinDup:
+        s0 = 0, s1 = half;
+        break;
+    }
+    SplitF32 sink(static_cast<float*>(out), width, s0, s1, c0, c1);
+    FillTiledMaybeStreaming(*plan, spec.start, count, big && address % (4 * n) == 0, sink);
+    return;
+  }
+  DoubleRows sink(spec, plan->padded, output, conversion, out);
+  FillWhole(*plan, spec.start, count, sink);
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace pev::core::precise::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace pev::core::precise {
+
+HWY_EXPORT(FillPrecise);
+
+void fill(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion, void* out) {
+  HWY_DYNAMIC_DISPATCH(FillPrecise)(spec, count, output, conversion, out);
+}
+
+std::string compiled_targets() {
+  std::string names;
+  for (int64_t bits = HWY_TARGETS; bits != 0; bits &= bits - 1) {  // lower bits: better targets
+    if (!names.empty()) names += " ";
+    names += hwy::TargetName(bits & -bits);
+  }
+  return names;
+}
+
+}  // namespace pev::core::precise
+#endif  // HWY_ONCE

@@ -1,0 +1,27 @@
+// The precise strategy (ours): float64 arithmetic that rounds once to the output type, faithful
+// for every position below 2^24 (the derivation is in direct-inl.h and precise_fill.cc).
+//   - w_k in double-double (frequencies.h), anchors every kAnchorInterval rows computed directly;
+//   - rows in between by ONE rotation of the anchor by a tabulated angle j w_k (no accumulation);
+//   - outputs below kFixupThreshold recomputed directly (the rotation's error is absolute).
+// Vectorised with Highway, target chosen at run time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/implementation.h"
+#include "core/precise/plan.h"
+
+namespace pev::core::precise {
+
+// Rotated outputs smaller than this in magnitude are recomputed directly (see precise_fill.cc).
+inline constexpr double kFixupThreshold = 0x1p-22;
+
+// Fills positions spec.start .. spec.start + count - 1 (every layout) as `output`: float for
+// float32, uint16 bit patterns for float16 / bfloat16. Safe to call concurrently.
+void fill(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion, void* out);
+
+// The targets compiled in, best first, e.g. "AVX3 AVX2 SSE4 SSSE3 SCALAR".
+std::string compiled_targets();
+
+}  // namespace pev::core::precise

@@ -1,0 +1,283 @@
+// Per-target (Highway) code of the precise strategy: the rotation of an anchor row by a tabulated
+// angle, and the sinks that convert and store the rotated rows (the hot loops). Included once per
+// target by precise_fill.cc; the error bound of the rotation is derived there.
+
+#if defined(PEV_CORE_PRECISE_ROTATE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef PEV_CORE_PRECISE_ROTATE_INL_H_
+#undef PEV_CORE_PRECISE_ROTATE_INL_H_
+#else
+#define PEV_CORE_PRECISE_ROTATE_INL_H_
+#endif
+
+#include <cmath>
+#include <limits>
+
+#include "core/precise/plan.h"
+#include "core/precise/precise_fill.h"
+#include "core/row_writer.h"
+#include "hwy/aligned_allocator.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace pev::core::precise::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF64 = hn::ScalableTag<double>;
+using V = hn::Vec<DF64>;
+
+// (ys, yc) = the anchor (S, C) rotated by the table's (s_j, c_j): one FMA and one product each.
+HWY_INLINE void Rotate(V s_a, V c_a, V s_j, V c_j, V& ys, V& yc) {
+  ys = hn::MulAdd(s_a, c_j, hn::Mul(c_a, s_j));
+  yc = hn::MulSub(c_a, c_j, hn::Mul(s_a, s_j));
+}
+
+HWY_INLINE void Rotate(DF64 d, const double* anchor_sin, const double* anchor_cos,
+                       const double* table_sin, const double* table_cos, V& ys, V& yc) {
+  Rotate(hn::Load(d, anchor_sin), hn::Load(d, anchor_cos), hn::Load(d, table_sin),
+         hn::Load(d, table_cos), ys, yc);
+}
+
+// Vectors in a full table chunk (Plan::chunk / N): the hot loops keep that many anchor vectors
+// in registers.
+constexpr size_t kChunkVectors =
+    HWY_MAX(size_t{1}, kTableChunkBytes / (16 * kAnchorInterval) / hn::MaxLanes(DF64()));
+
+// min(|a|, |b|) lane by lane.
+template <class VT>
+HWY_INLINE VT MinMagnitude(VT a, VT b) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // Highway 1.0.3 has no min-magnitude op: AVX-512DQ's vrange does it in one instruction
+  // (imm 0b1010: the smaller magnitude, sign cleared).
+  if constexpr (sizeof(hn::TFromV<VT>) == 4) {
+    return VT{_mm512_range_ps(a.raw, b.raw, 0b1010)};
+  } else {
+    return VT{_mm512_range_pd(a.raw, b.raw, 0b1010)};
+  }
+#else
+  return hn::Min(hn::Abs(a), hn::Abs(b));
+#endif
+}
+
+// A block of rotated rows: rows row0 .. row0 + rows - 1 of the output, lanes [i0, i1) (one table
+// chunk), rotated from one anchor. The table pointers point at the block's first row in the chunk;
+// a chunk row is i1 - i0 doubles.
+struct Block {
+  uint64_t row0;
+  size_t rows, i0, i1;
+  const double *anchor_sin, *anchor_cos, *table_sin, *table_cos;
+};
+
+// Sinks of float32 rows. Rows<kStream>(block) rotates and stores a block (the hot loop, its state
+// in registers) and returns whether some pair in it may have min(|sin|, |cos|) <
+// kFixupThreshold: it may over-report (FixupRow applies the exact test), never miss. Put() stores
+// one vector of a row with plain stores, for the fix-up.
+
+#if HWY_TARGET != HWY_SCALAR  // one-lane vectors cannot be combined; DoubleRows serves them
+// [sin w_0, cos w_0, sin w_1, ...]: both halves demoted, then one lane permutation.
+class InterleavedF32 {
+ public:
+  using DF = hn::Repartition<float, DF64>;  // 2N floats
+  InterleavedF32(float* table, size_t width) : table_(table), width_(width) {
+    const size_t n = hn::Lanes(DF64());
+    for (size_t i = 0; i < n; ++i) {
+      idx_[2 * i] = static_cast<int32_t>(i);
+      idx_[2 * i + 1] = static_cast<int32_t>(n + i);
+    }
+  }
+  template <bool kStream>
+  HWY_INLINE bool Rows(const Block& block) const {
+    const Block b = block;  // a local copy: the stores below may not alias it
+    const DF64 d;
+    const DF df;
+    const size_t n = hn::Lanes(d);
+    const size_t chunk = b.i1 - b.i0;
+    const auto idx = hn::SetTableIndices(df, idx_);
+    auto min = hn::Set(df, std::numeric_limits<float>::infinity());
+    float* HWY_RESTRICT row = table_ + b.row0 * width_ + 2 * b.i0;
+    const auto put = [&](float* HWY_RESTRICT p, V ys, V yc) HWY_ATTR {
+      const auto v = Interleave(ys, yc, idx);
+      min = MinMagnitude(min, v);
+      if constexpr (kStream) {
+        hn::Stream(v, df, p);
+      } else {
+        hn::StoreU(v, df, p);
+      }
+    };
+    if (chunk == kChunkVectors * n) {  // anchors in registers, the loop over lanes unrolled
+      V s_a[kChunkVectors], c_a[kChunkVectors];
+      for (size_t k = 0; k < kChunkVectors; ++k) {
+        s_a[k] = hn::Load(d, b.anchor_sin + b.i0 + k * n);
+        c_a[k] = hn::Load(d, b.anchor_cos + b.i0 + k * n);
+      }
+      for (size_t r = 0; r < b.rows; ++r, row += width_) {
+        const double* ts = b.table_sin + r * chunk;
+        const double* tc = b.table_cos + r * chunk;
+        for (size_t k = 0; k < kChunkVectors; ++k) {
+          V ys, yc;
+          Rotate(s_a[k], c_a[k], hn::Load(d, ts + k * n), hn::Load(d, tc + k * n), ys, yc);
+          put(row + 2 * k * n, ys, yc);
+        }
+      }
+    } else {
+      for (size_t r = 0; r < b.rows; ++r, row += width_) {
+        for (size_t i = 0; i < chunk; i += n) {
+          V ys, yc;
+          Rotate(d, b.anchor_sin + b.i0 + i, b.anchor_cos + b.i0 + i, b.table_sin + r * chunk + i,
+                 b.table_cos + r * chunk + i, ys, yc);
+          put(row + 2 * i, ys, yc);
+        }
+      }
+    }
+    // |fl(y)| <= T whenever |y| < T (T is a float), so this never misses a pair to fix.
+    return hn::GetLane(hn::MinOfLanes(df, min)) <= static_cast<float>(kFixupThreshold);
+  }
+  void Put(uint64_t row, size_t i, V ys, V yc) const {
+    const DF df;
+    hn::StoreU(Interleave(ys, yc, hn::SetTableIndices(df, idx_)), df,
+               table_ + row * width_ + 2 * i);
+  }
+
+ private:
+  template <class Indices>
+  static HWY_INLINE hn::Vec<DF> Interleave(V ys, V yc, Indices idx) {
+    const DF df;
+    const hn::Rebind<float, DF64> dh;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // Highway 1.0.3 has no two-table lookup: one vpermt2ps instead of an insert and a vpermps.
+    (void)df;
+    (void)idx;
+    const __m512i both = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    return hn::Vec<DF>{_mm512_permutex2var_ps(_mm512_castps256_ps512(hn::DemoteTo(dh, ys).raw),
+                                              both,
+                                              _mm512_castps256_ps512(hn::DemoteTo(dh, yc).raw))};
+#else
+    return hn::TableLookupLanes(hn::Combine(df, hn::DemoteTo(dh, yc), hn::DemoteTo(dh, ys)), idx);
+#endif
+  }
+  float* table_;
+  size_t width_;
+  HWY_ALIGN int32_t idx_[hn::MaxLanes(DF())];
+};
+#endif  // HWY_TARGET != HWY_SCALAR
+
+// sin and cos each to zero, one or two places in the row (halves and rotary layouts).
+class SplitF32 {
+ public:
+  using DH = hn::Rebind<float, DF64>;  // N floats, half a vector
+  // Streaming a half vector is only safe when it is a whole native register (>= 16 bytes).
+  static constexpr bool kCanStream = HWY_MAX_BYTES / 2 >= 16;
+  SplitF32(float* table, size_t width, int sin0, int sin1, int cos0, int cos1)
+      : table_(table), width_(width), sin_{sin0, sin1}, cos_{cos0, cos1} {}
+  template <bool kStream>
+  HWY_INLINE bool Rows(const Block& block) const {
+    const Block b = block;  // a local copy: the stores below may not alias it
+    const DF64 d;
+    const size_t n = hn::Lanes(d);
+    const size_t chunk = b.i1 - b.i0;
+    V min = hn::Set(d, std::numeric_limits<double>::infinity());
+    float* HWY_RESTRICT row = table_ + b.row0 * width_ + b.i0;
+    const auto put = [&](float* HWY_RESTRICT p, V ys, V yc) HWY_ATTR {
+      min = MinMagnitude(min, MinMagnitude(ys, yc));
+      Store<kStream>(ys, yc, p);
+    };
+    if (chunk == kChunkVectors * n) {  // anchors in registers, the loop over lanes unrolled
+      V s_a[kChunkVectors], c_a[kChunkVectors];
+      for (size_t k = 0; k < kChunkVectors; ++k) {
+        s_a[k] = hn::Load(d, b.anchor_sin + b.i0 + k * n);
+        c_a[k] = hn::Load(d, b.anchor_cos + b.i0 + k * n);
+      }
+      for (size_t r = 0; r < b.rows; ++r, row += width_) {
+        const double* ts = b.table_sin + r * chunk;
+        const double* tc = b.table_cos + r * chunk;
+        for (size_t k = 0; k < kChunkVectors; ++k) {
+          V ys, yc;
+          Rotate(s_a[k], c_a[k], hn::Load(d, ts + k * n), hn::Load(d, tc + k * n), ys, yc);
+          put(row + k * n, ys, yc);
+        }
+      }
+    } else {
+      for (size_t r = 0; r < b.rows; ++r, row += width_) {
+        for (size_t i = 0; i < chunk; i += n) {
+          V ys, yc;
+          Rotate(d, b.anchor_sin + b.i0 + i, b.anchor_cos + b.i0 + i, b.table_sin + r * chunk + i,
+                 b.table_cos + r * chunk + i, ys, yc);
+          put(row + i, ys, yc);
+        }
+      }
+    }
+    return hn::GetLane(hn::MinOfLanes(d, min)) < kFixupThreshold;
+  }
+  void Put(uint64_t row, size_t i, V ys, V yc) const {
+    Store<false>(ys, yc, table_ + row * width_ + i);
+  }
+
+ private:
+  template <bool kStream>
+  HWY_INLINE void Store(V ys, V yc, float* HWY_RESTRICT p) const {
+    const DH dh;
+    const auto fs = hn::DemoteTo(dh, ys);
+    const auto fc = hn::DemoteTo(dh, yc);
+    for (int off : sin_) {
+      if (off < 0) continue;
+      if constexpr (kStream && kCanStream) {
+        hn::Stream(fs, dh, p + off);
+      } else {
+        hn::StoreU(fs, dh, p + off);
+      }
+    }
+    for (int off : cos_) {
+      if (off < 0) continue;
+      if constexpr (kStream && kCanStream) {
+        hn::Stream(fc, dh, p + off);
+      } else {
+        hn::StoreU(fc, dh, p + off);
+      }
+    }
+  }
+  float* table_;
+  size_t width_;
+  int sin_[2], cos_[2];
+};
+
+// Any output type and layout, one row at a time: the row's doubles go to scratch, then RowWriter
+// rounds each once to the output type.
+class DoubleRows {
+ public:
+  DoubleRows(const TableSpec& spec, size_t padded, Dtype output, Conversion conversion, void* out)
+      : writer_(spec, output, conversion),
+        out_(out),
+        sin_(hwy::AllocateAligned<double>(padded)),
+        cos_(hwy::AllocateAligned<double>(padded)),
+        pairs_(spec.d_model / 2) {}
+  // One row (b.rows == 1) of one chunk, into the scratch row.
+  void Rotated(const Block& b) {
+    const DF64 d;
+    for (size_t i = b.i0; i < b.i1; i += hn::Lanes(d)) {
+      V ys, yc;
+      Rotate(d, b.anchor_sin + i, b.anchor_cos + i, b.table_sin + (i - b.i0),
+             b.table_cos + (i - b.i0), ys, yc);
+      Put(b.row0, i, ys, yc);
+    }
+  }
+  bool NeedsFixup() const {
+    for (int k = 0; k < pairs_; ++k)
+      if (std::fmin(std::fabs(sin_[k]), std::fabs(cos_[k])) < kFixupThreshold) return true;
+    return false;
+  }
+  void Put(uint64_t, size_t i, V ys, V yc) {
+    hn::Store(ys, DF64(), sin_.get() + i);
+    hn::Store(yc, DF64(), cos_.get() + i);
+  }
+  void Write(uint64_t row) { writer_.write(sin_.get(), cos_.get(), out_, row); }
+
+ private:
+  RowWriter<double> writer_;
+  void* out_;
+  hwy::AlignedFreeUniquePtr<double[]> sin_, cos_;
+  int pairs_;
+};
+
+}  // namespace pev::core::precise::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // PEV_CORE_PRECISE_ROTATE_INL_H_

@@ -1,0 +1,20 @@
+// The registry: the one list of implementations. Tests, benchmarks, sweeps and reports iterate
+// it; adding an implementation is adding one entry in its module's add_*_entries().
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "core/implementation.h"
+
+namespace pev::core {
+
+const std::vector<Implementation>& registry();
+const Implementation* find_implementation(std::string_view name);
+
+// Unit roundoff of a compute type: 2^-53, 2^-24, 2^-11, 2^-8.
+double unit_roundoff(Dtype t);
+// "f64", "f32", "f16", "bf16" as entry names spell them.
+std::string_view short_name(Dtype t);
+
+}  // namespace pev::core
