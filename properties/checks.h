@@ -1,0 +1,79 @@
+// The properties of DESIGN §3.3, as plain functions over an implementation under test: the
+// gtest/RapidCheck suite, `peverify verify` and the reports all call these.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "encoding/spec.h"
+#include "properties/under_test.h"
+
+namespace pev::properties {
+
+// One element that broke (or came closest to breaking) a property.
+struct Finding {
+  uint64_t pos = 0;
+  int column = 0;
+  double got = 0;
+  double expected = 0;  // the exact value, or what an identity predicts
+  double error = 0;     // |got - expected|
+  double allowed = 0;   // the budget or tolerance it was held to
+  double ulp = 0;       // error in ulps of the output at `expected` (oracle checks)
+  std::string what;     // "nan", "out of [-1,1]", "sin^2+cos^2", "M_m", "M_m^T", ...
+};
+
+struct Verdict {
+  std::string property;  // bounded, unique, shift, growth, oracle
+  bool holds = true;
+  std::string summary;                    // one line: the key figures
+  std::vector<Finding> worst;             // the worst elements, worst first (at most kMaxFindings)
+  std::map<std::string, double> figures;  // named results (max_abs, fitted_c, horizon_1e-6, ...)
+  uint64_t checked = 0;                   // elements (or cases) looked at
+  static constexpr size_t kMaxFindings = 8;
+};
+
+// Every value finite and in [-1, 1]; sin^2 + cos^2 - 1 within the tolerance the budget implies.
+Verdict check_bounded(const UnderTest& ut, const TableSpec& spec, uint64_t count);
+
+// No two rows equal (found by hashing the bit patterns); reports the nearest distance between
+// neighbouring rows.
+Verdict check_unique(const UnderTest& ut, const TableSpec& spec, uint64_t count);
+
+// The shift identities on the implementation's own values, for cases (pos, m, pair):
+//   row(pos + m) = M_m row(pos) and row(pos) = M_m^T row(pos + m), M_m exact (the oracle);
+//   M_a M_b = M_{a+b} with M_x read from the implementation's own rows a, b and a + b.
+// Tolerances follow from the budget: a rotation keeps lengths, so an error e in the input pair
+// becomes at most |e| in the output pair.
+struct ShiftCase {
+  uint64_t pos;
+  uint64_t m;
+  int pair;
+};
+Verdict check_shift(const UnderTest& ut, const TableSpec& spec,
+                    const std::vector<ShiftCase>& cases);
+
+// Every element against the exact value, within the budget.
+Verdict check_oracle(const UnderTest& ut, const TableSpec& spec, uint64_t count);
+
+// Error versus position on sampled rows (log-spaced up to ut.max_position): the constant C of
+// the direct model |err| <= ulp/2 + C u (|exact| + a) fitted (the largest ratio seen), and the
+// horizon for each target: the largest sampled position up to which every row meets it. Holds
+// when the fitted C stays within the budget's C (model budgets) or every element is within the
+// budget (faithful, strict). A recurrence's drift shows here: its claim allows `steps`, the
+// direct model does not.
+Verdict check_growth(const UnderTest& ut, const TableSpec& spec_template,
+                     const std::vector<uint64_t>& positions);
+
+// Positions for check_growth: every power of two and a few between, up to max_position.
+std::vector<uint64_t> growth_positions(uint64_t max_position);
+
+// The accuracy targets horizons are reported for, with the names reports use.
+struct Target {
+  std::string name;  // "1e-6", "1e-4", "1e-2", "faithful"
+  double abs = 0;    // absolute error target; 0 means faithful (< 1 ulp)
+};
+const std::vector<Target>& horizon_targets();
+
+}  // namespace pev::properties

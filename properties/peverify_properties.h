@@ -1,0 +1,8 @@
+// The public header of the property suite: include this, link peverify::properties, and run the
+// whole suite on your own implementation (see examples/own_kernel).
+#pragma once
+
+#include "properties/budget.h"      // IWYU pragma: export
+#include "properties/checks.h"      // IWYU pragma: export
+#include "properties/suite.h"       // IWYU pragma: export
+#include "properties/under_test.h"  // IWYU pragma: export

@@ -1,0 +1,248 @@
+#include "properties/suite.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <sstream>
+
+#include "properties/checks.h"
+#include "properties/generators.h"
+
+namespace pev::properties {
+namespace {
+
+std::string describe(const Verdict& v) {
+  std::ostringstream out;
+  out << v.property << ": " << (v.holds ? "holds" : "FAILS") << " - " << v.summary;
+  for (const Finding& f : v.worst) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "\n  pos %llu dim %d: got %a, expected %a, error %.3g, allowed %.3g (%s)",
+                  static_cast<unsigned long long>(f.pos), f.column, f.got, f.expected, f.error,
+                  f.allowed, f.what.c_str());
+    out << buf;
+  }
+  return out.str();
+}
+
+// Folds several verdicts on different tables into one.
+Verdict merge(std::vector<Verdict> parts) {
+  Verdict v = parts.front();
+  for (size_t i = 1; i < parts.size(); ++i) {
+    v.holds = v.holds && parts[i].holds;
+    v.checked += parts[i].checked;
+    if (!parts[i].holds) {
+      v.summary = parts[i].summary;
+      v.worst = parts[i].worst;
+    }
+  }
+  return v;
+}
+
+void expect(const Verdict& v, const Expectation& e) {
+  if (e.holds) {
+    EXPECT_TRUE(v.holds) << describe(v);
+  } else {
+    EXPECT_FALSE(v.holds) << "expected to fail (" << e.reason << ") but it holds: " << describe(v);
+  }
+  testing::Test::RecordProperty("verdict", describe(v));
+  std::printf("%s\n", describe(v).c_str());
+}
+
+void expect_rc(bool passed, const std::string& property, const Expectation& e) {
+  if (e.holds)
+    EXPECT_TRUE(passed) << property << ": RapidCheck found a counterexample (see above; replay "
+                        << "with RC_PARAMS=\"reproduce=...\")";
+  else
+    EXPECT_FALSE(passed) << property << " was expected to fail (" << e.reason
+                         << ") but no counterexample was found";
+}
+
+TableSpec spec_of(int d, double base) {
+  TableSpec s;
+  s.d_model = d;
+  s.base = base;
+  return s;
+}
+
+// The shared state of one suite: the implementation, made once per test program.
+struct SuiteState {
+  Factory make;
+  Expectations expected;
+  std::unique_ptr<UnderTest> ut;
+  const UnderTest& get() {
+    if (!ut) ut = make();
+    return *ut;
+  }
+  Expectation expectation(const std::string& property) const {
+    auto it = expected.find(property);
+    return it == expected.end() ? Expectation{} : it->second;
+  }
+};
+
+void run_bounded(SuiteState& s) {
+  const UnderTest& ut = s.get();
+  std::vector<Verdict> parts;
+  if (auto fixed = ut.fixed_spec()) {
+    const uint64_t rows = ut.max_position(fixed->d_model) - fixed->start + 1;
+    parts.push_back(check_bounded(ut, *fixed, rows));
+  } else {
+    const TableSpec small = spec_of(64, 1e4);
+    parts.push_back(check_bounded(ut, small, std::min<uint64_t>(2048, ut.max_position(64) + 1)));
+    for (const uint64_t p : growth_positions(ut.max_position(512))) {
+      TableSpec big = spec_of(512, 1e4);
+      big.start = p;
+      if (ut.can_produce(big, 4)) parts.push_back(check_bounded(ut, big, 4));
+    }
+  }
+  expect(merge(parts), s.expectation("bounded"));
+}
+
+void run_unique(SuiteState& s) {
+  const UnderTest& ut = s.get();
+  if (auto fixed = ut.fixed_spec()) {
+    expect(check_unique(ut, *fixed, ut.max_position(fixed->d_model) - fixed->start + 1),
+           s.expectation("unique"));
+    return;
+  }
+  // 2^15 positions: far past where float16 (2048) and bfloat16 (256) positions collide.
+  const TableSpec spec = spec_of(64, 1e4);
+  expect(check_unique(ut, spec, std::min<uint64_t>(uint64_t{1} << 15, ut.max_position(64) + 1)),
+         s.expectation("unique"));
+}
+
+void run_growth(SuiteState& s) {
+  const UnderTest& ut = s.get();
+  TableSpec spec = ut.fixed_spec().value_or(spec_of(512, 1e4));
+  std::vector<uint64_t> positions;
+  for (uint64_t p : growth_positions(ut.max_position(spec.d_model)))
+    if (p >= spec.start) positions.push_back(p);
+  expect(check_growth(ut, spec, positions), s.expectation("growth"));
+}
+
+void run_oracle_exhaustive(SuiteState& s) {
+  const UnderTest& ut = s.get();
+  std::vector<Verdict> parts;
+  if (auto fixed = ut.fixed_spec()) {
+    const uint64_t width = static_cast<uint64_t>(table_width(*fixed));
+    const uint64_t rows = std::min<uint64_t>(ut.max_position(fixed->d_model) - fixed->start + 1,
+                                             std::max<uint64_t>(1, (uint64_t{1} << 20) / width));
+    parts.push_back(check_oracle(ut, *fixed, rows));
+  } else {
+    for (const int d : {8, 64})
+      for (const double base : {1e4, 5e5}) {
+        const TableSpec spec = spec_of(d, base);
+        const uint64_t rows = std::min<uint64_t>(512, ut.max_position(d) + 1);
+        if (ut.can_produce(spec, rows)) parts.push_back(check_oracle(ut, spec, rows));
+      }
+  }
+  if (parts.empty()) GTEST_SKIP() << "no small grid this implementation can produce";
+  expect(merge(parts), s.expectation("oracle"));
+}
+
+// A generated table spec (or the loaded table's) with a position it can produce.
+struct Case {
+  TableSpec spec;
+  uint64_t pos;
+  int pair;
+};
+
+Case generate_case(const UnderTest& ut, uint64_t margin) {
+  Case c;
+  if (auto fixed = ut.fixed_spec()) {
+    c.spec = *fixed;
+    const uint64_t last = ut.max_position(fixed->d_model);
+    RC_PRE(last >= fixed->start + margin);
+    c.pos = fixed->start + *gen::position(last - margin - fixed->start);
+  } else {
+    c.spec.d_model = *gen::d_model();
+    c.spec.base = *gen::base();
+    const uint64_t last = std::min<uint64_t>(ut.max_position(c.spec.d_model), uint64_t{1} << 40);
+    RC_PRE(last >= margin);
+    c.pos = *gen::position(last - margin);
+  }
+  c.pair = *gen::pair(c.spec.d_model / 2);
+  RC_CLASSIFY(c.pos < 4096, "pos < 4096");
+  RC_CLASSIFY(c.pos >= 4096 && c.pos < (1u << 24), "4096 <= pos < 2^24");
+  RC_CLASSIFY(c.pos >= (1u << 24), "pos >= 2^24");
+  RC_CLASSIFY(c.pair < 4, "high frequency");
+  RC_CLASSIFY(c.pair >= c.spec.d_model / 2 - 4, "low frequency");
+  return c;
+}
+
+void run_shift(SuiteState& s) {
+  const UnderTest& ut = s.get();
+  const bool passed = rc::check("shift identities M_m, M_m^T, M_a M_b = M_{a+b}", [&] {
+    const uint64_t m = *rc::gen::weightedOneOf<uint64_t>(
+        {{3, rc::gen::inRange<uint64_t>(1, 16)}, {1, rc::gen::inRange<uint64_t>(1, 100000)}});
+    const Case c = generate_case(ut, m);
+    RC_PRE(ut.can_produce(c.spec, 1));
+    TableSpec at_m = c.spec;
+    at_m.start = std::max(c.pos + m, m);
+    RC_PRE(ut.can_produce(at_m, 1));
+    const Verdict v = check_shift(ut, c.spec, {{c.pos, m, c.pair}});
+    RC_ASSERT(v.holds);
+  });
+  expect_rc(passed, "shift", s.expectation("shift"));
+}
+
+void run_oracle_sampled(SuiteState& s) {
+  const UnderTest& ut = s.get();
+  const bool passed = rc::check("every element within the budget (sampled)", [&] {
+    Case c = generate_case(ut, 0);
+    c.spec.start = c.pos;
+    RC_PRE(ut.can_produce(c.spec, 1));
+    const Verdict v = check_oracle(ut, c.spec, 1);
+    RC_ASSERT(v.holds);
+  });
+  expect_rc(passed, "oracle", s.expectation("oracle"));
+}
+
+}  // namespace
+
+std::string test_name_of(const std::string& name) {
+  std::string n = name;
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+}
+
+void register_suite(const std::string& suite_name, Factory make, Expectations expected) {
+  // The same cases on every run unless the caller asks for others (RC_PARAMS="seed=..." or
+  // "max_success=..."): a CI gate must not flip on a lucky draw.
+  setenv("RC_PARAMS", "seed=20261122", /*overwrite=*/0);
+  auto state = std::make_shared<SuiteState>();
+  state->make = std::move(make);
+  state->expected = std::move(expected);
+  const std::string suite = test_name_of(suite_name);
+  const struct {
+    const char* name;
+    void (*run)(SuiteState&);
+  } tests[] = {{"Bounded", run_bounded},
+               {"Unique", run_unique},
+               {"ShiftIdentities", run_shift},
+               {"Growth", run_growth},
+               {"OracleAgreementExhaustive", run_oracle_exhaustive},
+               {"OracleAgreementSampled", run_oracle_sampled}};
+  for (const auto& t : tests) {
+    auto run = t.run;
+    testing::RegisterTest(suite.c_str(), t.name, nullptr, nullptr, __FILE__, __LINE__,
+                          [state, run]() -> testing::Test* {
+                            struct Body : testing::Test {
+                              std::shared_ptr<SuiteState> state;
+                              void (*run)(SuiteState&);
+                              void TestBody() override { run(*state); }
+                            };
+                            auto* b = new Body;
+                            b->state = state;
+                            b->run = run;
+                            return b;
+                          });
+  }
+}
+
+}  // namespace pev::properties
