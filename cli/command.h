@@ -27,5 +27,6 @@ struct Command {
 void add_oracle_command(CLI::App& root, std::vector<Command>& commands);
 void add_generate_command(CLI::App& root, std::vector<Command>& commands);
 void add_list_command(CLI::App& root, std::vector<Command>& commands);
+void add_bench_command(CLI::App& root, std::vector<Command>& commands);
 
 }  // namespace pev::cli

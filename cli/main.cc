@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   add_list_command(app, commands);
   add_oracle_command(app, commands);
   add_generate_command(app, commands);
+  add_bench_command(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

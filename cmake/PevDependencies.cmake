@@ -24,6 +24,5 @@ if(PEV_BUILD_TESTS)
                                           PkgConfig::GMP)
   target_include_directories(pev_arb INTERFACE ${ARB_INCLUDE_DIR} ${ARB_INCLUDE_DIR}/flint)
 endif()
-if(PEV_BUILD_BENCHMARKS)
-  find_package(benchmark REQUIRED)
-endif()
+# `peverify bench` runs Google Benchmark, so it is always needed.
+find_package(benchmark REQUIRED)

@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "core/convert.h"
+#include "core/row_writer.h"
 #include "support/parallel.h"
 
 namespace pev::core {
@@ -24,29 +25,34 @@ uint64_t GeneratedTable::bits(uint64_t i) const {
   return std::bit_cast<uint32_t>(floats[i]);
 }
 
+void fill_rows(const Implementation& impl, const TableSpec& spec, uint64_t count, void* out,
+               int threads) {
+  const size_t row_bytes = static_cast<size_t>(table_width(spec)) * element_size(impl.output);
+  const uint64_t parts = std::min<uint64_t>(static_cast<uint64_t>(resolve_threads(threads)),
+                                            std::max<uint64_t>(1, count / 64));
+  const uint64_t rows_per_part = (count + parts - 1) / parts;
+  parallel_for(parts, static_cast<int>(parts), [&](uint64_t p) {
+    TableSpec part = spec;
+    part.start = spec.start + p * rows_per_part;
+    if (p * rows_per_part >= count) return;
+    const uint64_t n = std::min(rows_per_part, count - p * rows_per_part);
+    impl.fill(impl, part, n, static_cast<char*>(out) + p * rows_per_part * row_bytes);
+  });
+}
+
 GeneratedTable generate(const Implementation& impl, const TableSpec& spec, uint64_t count,
                         int threads) {
   GeneratedTable t;
   t.output = impl.output;
   t.rows = count;
   t.width = table_width(spec);
-  const bool narrow = impl.output == Dtype::kFloat16 || impl.output == Dtype::kBFloat16;
-  if (narrow)
+  if (impl.output == Dtype::kFloat16 || impl.output == Dtype::kBFloat16) {
     t.halves.resize(t.size());
-  else
+    fill_rows(impl, spec, count, t.halves.data(), threads);
+  } else {
     t.floats.resize(t.size());
-  char* base =
-      narrow ? reinterpret_cast<char*>(t.halves.data()) : reinterpret_cast<char*>(t.floats.data());
-  const size_t row_bytes = static_cast<size_t>(t.width) * (narrow ? 2 : 4);
-  constexpr uint64_t kBlockRows = 1024;
-  const uint64_t blocks = threads == 1 ? 1 : (count + kBlockRows - 1) / kBlockRows;
-  const uint64_t rows_per_block = threads == 1 ? count : kBlockRows;
-  parallel_for(blocks, threads, [&](uint64_t b) {
-    TableSpec part = spec;
-    part.start = spec.start + b * rows_per_block;
-    const uint64_t n = std::min(rows_per_block, count - b * rows_per_block);
-    impl.fill(impl, part, n, base + b * rows_per_block * row_bytes);
-  });
+    fill_rows(impl, spec, count, t.floats.data(), threads);
+  }
   return t;
 }
 

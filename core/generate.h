@@ -21,6 +21,12 @@ struct GeneratedTable {
   size_t size() const { return rows * static_cast<size_t>(width); }
 };
 
+// Fills `out` (count rows of table_width(spec) elements of impl.output: float, or uint16 bit
+// patterns) with `threads` threads (<= 0: one per core), each a contiguous share of the rows, so
+// a recurrence pays for its prefix once per thread, not once per block.
+void fill_rows(const Implementation& impl, const TableSpec& spec, uint64_t count, void* out,
+               int threads = 1);
+
 // Positions spec.start .. spec.start + count - 1. The caller validates the spec. With threads
 // != 1 the rows are split into blocks filled concurrently (<= 0: one thread per core); an
 // entry's values never depend on the split.

@@ -162,3 +162,38 @@ TEST(Mutation, EveryBrokenImplementationIsCaught) {
 
 }  // namespace
 }  // namespace pev::properties
+
+namespace pev::properties {
+namespace {
+
+// The default budget's C (DESIGN §2): the seeds' float32 tables pass it, and an error of 1e-4 on
+// a low-frequency element (|exact| ~ 1, a ~ 1e-2) does not: a constant floor such as C u would
+// hide it, the (|exact| + a) scaling does not.
+TEST(DefaultBudget, PassesTheSeedsFloat32TablesAndCatchesA1e4ErrorAtLowFrequency) {
+  TableSpec spec;
+  spec.d_model = 512;
+  const Budget model = Budget::model(Dtype::kFloat32);
+  for (const char* seed_way : {"cpu/pow/f32>f32/glibc", "cpu/logspace/f32>f32/glibc",
+                               "cpu/logspace/f32>f32/sleef-u10", "cpu/pow/f64>f32/glibc"}) {
+    const core::Implementation& impl = *core::find_implementation(seed_way);
+    const auto ut = callable(seed_way, Dtype::kFloat32, model, [&](const TableSpec& s, uint64_t n,
+                                                                    double* out) {
+      const std::vector<double> t = registry_entry(impl)->rows(s, n);
+      std::copy(t.begin(), t.end(), out);
+    });
+    EXPECT_TRUE(check_oracle(*ut, spec, 512).holds) << seed_way;
+  }
+  const auto off = callable("low-frequency 1e-4 off", Dtype::kFloat32, model,
+                            [](const TableSpec& s, uint64_t n, double* out) {
+                              const std::vector<double> t = good_rows(s, n);
+                              std::copy(t.begin(), t.end(), out);
+                              // The cosine of the lowest frequency at position 100.
+                              if (s.start <= 100 && s.start + n > 100)
+                                out[(100 - s.start) * table_width(s) + s.d_model - 1] += 1e-4;
+                            });
+  const Verdict v = check_oracle(*off, spec, 512);
+  EXPECT_FALSE(v.holds) << v.summary;
+}
+
+}  // namespace
+}  // namespace pev::properties

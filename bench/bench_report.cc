@@ -1,0 +1,192 @@
+#include "bench/bench_report.h"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <map>
+
+#include "core/convert.h"
+#include "core/highway/highway_dispatch.h"
+#include "core/sleef/sleef_dispatch.h"
+#include "oracle/engine.h"
+#include "oracle/table.h"
+#include "support/parallel.h"
+
+namespace pev::bench {
+namespace {
+
+// Collects every repetition's time per iteration, by benchmark name.
+class Collector : public benchmark::BenchmarkReporter {
+ public:
+  explicit Collector(const std::function<void(const std::string&)>& progress)
+      : progress_(progress) {}
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) {
+      if (r.run_type != Run::RT_Iteration) continue;
+      if (r.error_occurred) {
+        progress_(r.run_name.function_name + ": error: " + r.error_message);
+        continue;
+      }
+      seconds_[r.run_name.function_name].push_back(r.real_accumulated_time /
+                                                   static_cast<double>(r.iterations));
+      if (r.repetition_index + 1 == r.repetitions || r.repetitions <= 1)
+        progress_(r.run_name.function_name);
+    }
+  }
+  const std::map<std::string, std::vector<double>>& seconds() const { return seconds_; }
+
+ private:
+  std::function<void(const std::string&)> progress_;
+  std::map<std::string, std::vector<double>> seconds_;
+};
+
+// amount / time for each repetition, reduced to median and range.
+Figure rate(double amount, std::vector<double> seconds) {
+  std::vector<double> r;
+  for (double s : seconds) r.push_back(amount / s);
+  std::sort(r.begin(), r.end());
+  Figure f;
+  if (r.empty()) return f;
+  f.min = r.front();
+  f.max = r.back();
+  const size_t n = r.size();
+  f.median = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+  return f;
+}
+
+nlohmann::json figure_json(const Figure& f) {
+  return {{"median", f.median}, {"min", f.min}, {"max", f.max}};
+}
+
+}  // namespace
+
+Machine describe_machine() {
+  Machine m;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("model name", 0) == 0) {
+      m.cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  m.threads = resolve_threads(0);
+  m.dispatch = {{"sleef", std::string(core::sleef_isa())},
+                {"highway", std::string(core::highway_target())},
+                {"conversions", std::string(core::convert_target())}};
+  return m;
+}
+
+Report run(const Config& config, const std::function<void(const std::string&)>& progress) {
+  int argc = 1;
+  char arg0[] = "peverify-bench";
+  char* argv[] = {arg0, nullptr};
+  benchmark::Initialize(&argc, argv);
+  const std::map<std::string, Measured> measured = register_table_benchmarks(config);
+  Collector collector(progress);
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  benchmark::ClearRegisteredBenchmarks();
+
+  Report report;
+  report.machine = describe_machine();
+  std::map<std::pair<std::string, int>, size_t> roofline_of;  // (table, threads) -> index
+  for (const auto& [name, m] : measured) {
+    if (!m.roofline) continue;
+    const auto key = std::make_pair(m.table, m.threads);
+    if (!roofline_of.count(key)) {
+      roofline_of[key] = report.rooflines.size();
+      report.rooflines.push_back({m.table, m.threads, "", {}, {}, {}});
+    }
+    Roofline& r = report.rooflines[roofline_of[key]];
+    const auto it = collector.seconds().find(name);
+    if (it == collector.seconds().end()) continue;
+    const Figure f = rate(static_cast<double>(m.bytes), it->second);
+    if (m.impl == "memcpy") {
+      r.memcpy_bytes_per_s = f;
+      continue;
+    }
+    r.fills.emplace_back(m.impl, f);
+    if (f.median > r.bytes_per_s.median) {
+      r.bytes_per_s = f;
+      r.best = m.impl;
+    }
+  }
+  for (const auto& [name, m] : measured) {
+    if (m.roofline) continue;
+    const auto it = collector.seconds().find(name);
+    if (it == collector.seconds().end()) continue;
+    Result res;
+    res.impl = m.impl;
+    res.table = m.table;
+    res.d_model = m.d_model;
+    res.positions = m.positions;
+    res.threads = m.threads;
+    res.values_per_s = rate(static_cast<double>(m.values), it->second);
+    res.bytes_per_s = rate(static_cast<double>(m.bytes), it->second);
+    const Roofline& r = report.rooflines[roofline_of.at({m.table, m.threads})];
+    res.roofline_ratio = r.bytes_per_s.median > 0 ? res.bytes_per_s.median / r.bytes_per_s.median : 0;
+    report.results.push_back(res);
+  }
+  return report;
+}
+
+OracleThroughput measure_oracle(double seconds) {
+  TableSpec spec;
+  spec.d_model = 512;
+  spec.start = 1000000;
+  OracleThroughput o;
+  const auto engine = oracle::make_mpfr_engine(spec, Dtype::kFloat32);
+  oracle::TileValues values;
+  uint64_t elements = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  double elapsed = 0;
+  for (uint64_t row = 0; elapsed < seconds; row += 16) {
+    engine->evaluate({spec.start + row, 16, 0, 256}, values);
+    elements += 2 * 16 * 256;  // a sin and a cos per pair
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  o.values_per_s.emplace_back("mpfr", static_cast<double>(elements) / elapsed);
+  return o;
+}
+
+nlohmann::json to_json(const Report& report) {
+  nlohmann::json j;
+  nlohmann::json dispatch = nlohmann::json::object();
+  for (const auto& [module, isa] : report.machine.dispatch) dispatch[module] = isa;
+  j["machine"] = {{"cpu", report.machine.cpu},
+                  {"threads", report.machine.threads},
+                  {"dispatch", dispatch}};
+  j["roofline"] = nlohmann::json::array();
+  for (const Roofline& r : report.rooflines) {
+    nlohmann::json fills = nlohmann::json::object();
+    for (const auto& [kind, f] : r.fills) fills[kind] = figure_json(f);
+    j["roofline"].push_back({{"table", r.table},
+                             {"threads", r.threads},
+                             {"best", r.best},
+                             {"bytes_per_s", figure_json(r.bytes_per_s)},
+                             {"memcpy_bytes_per_s", figure_json(r.memcpy_bytes_per_s)},
+                             {"fills", fills}});
+  }
+  j["results"] = nlohmann::json::array();
+  for (const Result& r : report.results)
+    j["results"].push_back({{"impl", r.impl},
+                            {"table", r.table},
+                            {"d_model", r.d_model},
+                            {"positions", r.positions},
+                            {"threads", r.threads},
+                            {"values_per_s", r.values_per_s.median},
+                            {"bytes_per_s", r.bytes_per_s.median},
+                            {"roofline_ratio", r.roofline_ratio},
+                            {"spread", {{"values_per_s", figure_json(r.values_per_s)}}}});
+  if (report.oracle) {
+    nlohmann::json engines = nlohmann::json::object();
+    for (const auto& [name, v] : report.oracle->values_per_s) engines[name] = {{"values_per_s", v}};
+    j["oracle"] = {{"engines", engines}};
+    if (report.oracle->speedup) j["oracle"]["speedup"] = *report.oracle->speedup;
+    if (report.oracle->handoff_rate) j["oracle"]["handoff_rate"] = *report.oracle->handoff_rate;
+  }
+  return j;
+}
+
+}  // namespace pev::bench

@@ -1,0 +1,69 @@
+// `peverify bench`: runs the table benchmarks and reduces them to what DESIGN §3.4 promises:
+// per implementation, values/s and bytes/s (medians of the repetitions, with their spread) and
+// the ratio to the best store fill of the same buffer with the same threads, measured in the
+// same run.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/table_benchmarks.h"
+
+namespace pev::bench {
+
+struct Figure {
+  double median = 0, min = 0, max = 0;  // over the repetitions
+};
+
+struct Result {
+  std::string impl, table;
+  int d_model = 0;
+  uint64_t positions = 0;
+  int threads = 1;
+  Figure values_per_s, bytes_per_s;
+  double roofline_ratio = 0;  // median bytes/s over the roofline's median bytes/s
+};
+
+struct Roofline {
+  std::string table;
+  int threads = 1;
+  std::string best;            // the store fill that was fastest
+  Figure bytes_per_s;          // of the best store fill
+  Figure memcpy_bytes_per_s;   // copying the same number of bytes, for reference
+  std::vector<std::pair<std::string, Figure>> fills;  // every store fill measured
+};
+
+struct Machine {
+  std::string cpu;
+  int threads = 1;
+  std::vector<std::pair<std::string, std::string>> dispatch;  // module -> ISA chosen at run time
+};
+
+struct OracleThroughput {
+  std::vector<std::pair<std::string, double>> values_per_s;  // engine -> values/s (one thread)
+  std::optional<double> speedup;       // fast over mpfr, same cases, same run
+  std::optional<double> handoff_rate;  // fraction of elements the fast engine passed to MPFR
+};
+
+struct Report {
+  Machine machine;
+  std::vector<Roofline> rooflines;
+  std::vector<Result> results;
+  std::optional<OracleThroughput> oracle;
+};
+
+Machine describe_machine();
+
+// Runs the benchmarks the config selects; `progress` gets one line per finished benchmark.
+Report run(const Config& config, const std::function<void(const std::string&)>& progress);
+
+// Measures the oracle engines' throughput (values per second, one thread).
+OracleThroughput measure_oracle(double seconds);
+
+nlohmann::json to_json(const Report& report);
+
+}  // namespace pev::bench

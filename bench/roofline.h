@@ -1,0 +1,23 @@
+// What the hardware allows for writing a table: the best of several store fills of the same
+// buffer (a non-zero value: a zero fill is special-cased by some hardware and runs 2-3x faster in
+// DRAM, so it is no roofline), and memcpy for reference.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace pev::bench {
+
+enum class Fill {
+  kMemsetNonZero,  // glibc memset with 0x3f: rep stosb or wide stores, the usual best in DRAM
+  kStreaming,      // non-temporal 16-byte stores: no read-for-ownership
+  kPlainLoop,      // a plain loop of float stores (pays read-for-ownership in DRAM)
+  kMemcpy,         // copy from a second buffer of the same size (reported, not a roofline)
+};
+std::string_view name_of(Fill f);
+inline constexpr Fill kStoreFills[] = {Fill::kMemsetNonZero, Fill::kStreaming, Fill::kPlainLoop};
+
+// Writes `bytes` (a multiple of 64) at `dst`, 64-byte aligned. `src` is used by kMemcpy only.
+void fill(Fill f, void* dst, const void* src, size_t bytes);
+
+}  // namespace pev::bench

@@ -1,0 +1,129 @@
+#include "bench/table_benchmarks.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <regex>
+#include <thread>
+
+#include "bench/roofline.h"
+#include "core/generate.h"
+#include "core/registry.h"
+#include "core/row_writer.h"
+#include "support/parallel.h"
+
+namespace pev::bench {
+namespace {
+
+// One buffer per table case, the largest any output type needs, touched once up front so that
+// no benchmark pays the page faults.
+struct Buffer {
+  size_t bytes;
+  std::unique_ptr<char, decltype(&std::free)> data{nullptr, &std::free};
+  std::unique_ptr<char, decltype(&std::free)> source{nullptr, &std::free};
+  explicit Buffer(size_t n) : bytes(n) {
+    data.reset(static_cast<char*>(std::aligned_alloc(64, n)));
+    std::memset(data.get(), 1, n);
+  }
+  const char* memcpy_source() {
+    if (!source) {
+      source.reset(static_cast<char*>(std::aligned_alloc(64, bytes)));
+      std::memset(source.get(), 2, bytes);
+    }
+    return source.get();
+  }
+};
+
+std::map<std::string, std::shared_ptr<Buffer>>& buffers() {
+  static std::map<std::string, std::shared_ptr<Buffer>> b;
+  return b;
+}
+
+// Splits [0, bytes) into `threads` 64-byte aligned parts and runs body on each.
+template <typename F>
+void split(size_t bytes, int threads, F body) {
+  const size_t part = (bytes / threads) & ~size_t{63};
+  parallel_for(static_cast<uint64_t>(threads), threads, [&](uint64_t t) {
+    const size_t begin = t * part;
+    const size_t end = t + 1 == static_cast<uint64_t>(threads) ? bytes : begin + part;
+    body(begin, end - begin);
+  });
+}
+
+std::string threads_suffix(int threads) { return "/threads:" + std::to_string(threads); }
+
+}  // namespace
+
+std::vector<TableCase> table_cases(bool quick) {
+  std::vector<TableCase> c = {{"8192x512", 512, 8192}};
+  // 256 MiB of float32: far beyond any last-level cache these machines have.
+  if (!quick) c.push_back({"131072x512", 512, 131072});
+  return c;
+}
+
+std::vector<int> thread_counts(bool quick) {
+  const int all = resolve_threads(0);
+  if (quick || all == 1) return {1};
+  return {1, all};
+}
+
+std::map<std::string, Measured> register_table_benchmarks(const Config& config) {
+  std::map<std::string, Measured> measured;
+  const std::regex filter(config.filter.empty() ? ".*" : config.filter);
+  for (const TableCase& tc : table_cases(config.quick)) {
+    const size_t bytes = tc.positions * static_cast<size_t>(tc.d_model) * sizeof(float);
+    auto& buffer = buffers()[tc.label];
+    if (!buffer) buffer = std::make_shared<Buffer>(bytes);
+    std::shared_ptr<Buffer> buf = buffer;
+    for (const int threads : thread_counts(config.quick)) {
+      // Rooflines first, so that each group of results reads baseline then candidates.
+      for (const Fill f : {Fill::kMemsetNonZero, Fill::kStreaming, Fill::kPlainLoop, Fill::kMemcpy}) {
+        const std::string name =
+            "roofline/" + std::string(name_of(f)) + "/" + tc.label + threads_suffix(threads);
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [buf, f, threads](benchmark::State& state) {
+                                       const char* src =
+                                           f == Fill::kMemcpy ? buf->memcpy_source() : nullptr;
+                                       for (auto _ : state)
+                                         split(buf->bytes, threads, [&](size_t at, size_t n) {
+                                           fill(f, buf->data.get() + at, src ? src + at : nullptr,
+                                                n);
+                                         });
+                                       benchmark::ClobberMemory();
+                                     })
+            ->UseRealTime()
+            ->Repetitions(config.repetitions)
+            ->MinTime(config.min_time);
+        measured[name] = {std::string(name_of(f)), true, tc.label, tc.d_model, tc.positions,
+                          threads, tc.positions * tc.d_model, bytes};
+      }
+      for (const core::Implementation& impl : core::registry()) {
+        if (impl.device != core::Device::kCpu) continue;
+        if (impl.available && !impl.available()) continue;
+        if (!std::regex_search(impl.name, filter)) continue;
+        TableSpec spec;
+        spec.d_model = tc.d_model;
+        const uint64_t count = tc.positions;
+        const std::string name = impl.name + "/" + tc.label + threads_suffix(threads);
+        const core::Implementation* p = &impl;
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [buf, p, spec, count, threads](benchmark::State& state) {
+                                       for (auto _ : state)
+                                         core::fill_rows(*p, spec, count, buf->data.get(), threads);
+                                       benchmark::ClobberMemory();
+                                     })
+            ->UseRealTime()
+            ->Repetitions(config.repetitions)
+            ->MinTime(config.min_time);
+        measured[name] = {impl.name,   false,   tc.label,
+                          tc.d_model,  tc.positions, threads,
+                          count * tc.d_model, count * tc.d_model * core::element_size(impl.output)};
+      }
+    }
+  }
+  return measured;
+}
+
+}  // namespace pev::bench

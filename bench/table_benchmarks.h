@@ -1,0 +1,47 @@
+// The registry's implementations under Google Benchmark, each beside the store roofline of the
+// same buffer, measured in the same run. Used by the bench/registry_benchmark binary and by
+// `peverify bench` (which adds medians, spreads and roofline ratios, see bench_report.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pev::bench {
+
+// A table shape to time: one that stays in the last-level cache, one that must go to DRAM.
+struct TableCase {
+  std::string label;  // "8192x512", "131072x512"
+  int d_model;
+  uint64_t positions;
+};
+
+struct Config {
+  bool quick = false;          // the cache-sized table only, one thread, short runs
+  std::string filter;          // ECMAScript regex over implementation names ("" = all)
+  int repetitions = 5;         // figures are medians over these
+  double min_time = 0.1;       // seconds per repetition (Google Benchmark's MinTime)
+};
+
+// What one registered benchmark measures, keyed by its Google Benchmark name.
+struct Measured {
+  std::string impl;  // registry name, or the roofline's kind ("store-fill", "memcpy", ...)
+  bool roofline = false;
+  std::string table;  // TableCase label
+  int d_model = 0;
+  uint64_t positions = 0;
+  int threads = 1;
+  uint64_t values = 0;  // per iteration
+  uint64_t bytes = 0;   // written per iteration
+};
+
+std::vector<TableCase> table_cases(bool quick);
+std::vector<int> thread_counts(bool quick);
+
+// Registers every CPU registry entry matching the filter (and available here) on every table
+// case and thread count, and the rooflines for each (table, threads). Returns what each
+// benchmark measures.
+std::map<std::string, Measured> register_table_benchmarks(const Config& config);
+
+}  // namespace pev::bench

@@ -1,0 +1,68 @@
+// peverify bench: every CPU implementation beside the store roofline, medians of repetitions.
+#include <cstdio>
+#include <memory>
+#include <regex>
+#include <string>
+
+#include "bench/bench_report.h"
+#include "cli/command.h"
+#include "tables/atomic_file.h"
+
+namespace pev::cli {
+namespace {
+
+struct BenchOptions {
+  bool quick = false;
+  std::string filter;
+  bool oracle = false;
+  std::string json;
+  int repetitions = 0;
+};
+
+int run_bench(const BenchOptions& o) {
+  try {
+    (void)std::regex(o.filter);
+  } catch (const std::regex_error& e) {
+    throw UsageError("--filter is not a valid regular expression: " + std::string(e.what()));
+  }
+  bench::Config config;
+  config.quick = o.quick;
+  config.filter = o.filter;
+  config.repetitions = o.repetitions > 0 ? o.repetitions : (o.quick ? 3 : 5);
+  config.min_time = o.quick ? 0.02 : 0.1;
+  bench::Report report = bench::run(config, [](const std::string& line) {
+    std::fprintf(stderr, "bench: %s\n", line.c_str());
+  });
+  if (o.oracle) report.oracle = bench::measure_oracle(o.quick ? 0.3 : 1.0);
+  const nlohmann::json j = bench::to_json(report);
+  write_file_atomically(o.json, [&](std::ostream& out) { out << j.dump(2) << "\n"; });
+
+  std::printf("%-36s %-11s %3s %14s %9s\n", "implementation", "table", "thr", "values/s",
+              "roofline");
+  for (const bench::Roofline& r : report.rooflines)
+    std::printf("%-36s %-11s %3d %14.3g %9s\n", ("roofline (" + r.best + ")").c_str(),
+                r.table.c_str(), r.threads, r.bytes_per_s.median / 4, "1");
+  for (const bench::Result& r : report.results)
+    std::printf("%-36s %-11s %3d %14.3g %9.3f\n", r.impl.c_str(), r.table.c_str(), r.threads,
+                r.values_per_s.median, r.roofline_ratio);
+  if (report.oracle)
+    for (const auto& [engine, v] : report.oracle->values_per_s)
+      std::printf("oracle engine %-22s %14.3g values/s\n", engine.c_str(), v);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& root, std::vector<Command>& commands) {
+  auto opts = std::make_shared<BenchOptions>();
+  CLI::App* app = root.add_subcommand(
+      "bench", "Time every CPU implementation beside the store roofline of the same buffer");
+  app->add_flag("--quick", opts->quick, "the cache-sized table only, one thread, short runs");
+  app->add_option("--filter", opts->filter, "regular expression over implementation names");
+  app->add_flag("--oracle", opts->oracle, "also measure the oracle engines");
+  app->add_option("--repetitions", opts->repetitions, "repetitions per figure (default 5, quick 3)");
+  app->add_option("--json", opts->json, "write the results as JSON here")->required();
+  commands.push_back({app, [opts] { return run_bench(*opts); }});
+}
+
+}  // namespace pev::cli
