@@ -30,9 +30,8 @@ int run_bench(const BenchOptions& o) {
   config.filter = o.filter;
   config.repetitions = o.repetitions > 0 ? o.repetitions : (o.quick ? 3 : 5);
   config.min_time = o.quick ? 0.02 : 0.1;
-  bench::Report report = bench::run(config, [](const std::string& line) {
-    std::fprintf(stderr, "bench: %s\n", line.c_str());
-  });
+  bench::Report report = bench::run(
+      config, [](const std::string& line) { std::fprintf(stderr, "bench: %s\n", line.c_str()); });
   if (o.oracle) report.oracle = bench::measure_oracle(o.quick ? 0.3 : 1.0);
   const nlohmann::json j = bench::to_json(report);
   write_file_atomically(o.json, [&](std::ostream& out) { out << j.dump(2) << "\n"; });
@@ -60,7 +59,8 @@ void add_bench_command(CLI::App& root, std::vector<Command>& commands) {
   app->add_flag("--quick", opts->quick, "the cache-sized table only, one thread, short runs");
   app->add_option("--filter", opts->filter, "regular expression over implementation names");
   app->add_flag("--oracle", opts->oracle, "also measure the oracle engines");
-  app->add_option("--repetitions", opts->repetitions, "repetitions per figure (default 5, quick 3)");
+  app->add_option("--repetitions", opts->repetitions,
+                  "repetitions per figure (default 5, quick 3)");
   app->add_option("--json", opts->json, "write the results as JSON here")->required();
   commands.push_back({app, [opts] { return run_bench(*opts); }});
 }

@@ -75,6 +75,35 @@ expect_exit 2 "generate missing impl" generate --d-model 4 --positions 2 -o "$ou
 expect_exit 0 "generate" generate --impl "$first" --d-model 8 --positions 16 --start 5 --layout halves -o "$out"
 [ -s "$out" ] || { echo "FAIL: generate wrote nothing"; failures=$((failures + 1)); }
 
+# verify: an honest table passes, a defective one fails with exit 1, bad files and flags exit 2.
+honest=$dir/honest.npy
+"$peverify" oracle --d-model 64 --positions 300 --dtype float32 -o "$honest" 2>/dev/null
+expect_exit 0 "verify an exact table" verify "$honest"
+expect_exit 0 "verify with --json" verify "$honest" --json "$dir/v.json"
+[ -s "$dir/v.json" ] || { echo "FAIL: verify --json wrote nothing"; failures=$((failures + 1)); }
+"$peverify" generate --impl 'cpu/recurrence/f32>f32/glibc' --d-model 64 --positions 20000 -o "$dir/drift.npy" 2>/dev/null
+expect_exit 1 "verify a drifting recurrence" verify "$dir/drift.npy"
+expect_exit 2 "verify a missing file" verify "$dir/nope.npy"
+head -c 100 "$honest" > "$dir/truncated.npy"
+expect_exit 2 "verify a truncated file" verify "$dir/truncated.npy"
+head -c 4096 /dev/urandom > "$dir/random.npy"
+expect_exit 2 "verify a random file" verify "$dir/random.npy"
+: > "$dir/empty.npy"
+expect_exit 2 "verify an empty file" verify "$dir/empty.npy"
+expect_exit 2 "verify with a width that disagrees" verify "$honest" --d-model 128
+expect_exit 2 "verify with an unknown budget" verify "$honest" --budget tight
+expect_exit 2 "verify with an unknown layout" verify "$honest" --layout diagonal
+expect_exit 2 "verify into an unwritable json" verify "$honest" --json "$honest/v.json"
+
+# check: a malformed budget file is bad input; recommend and bench reject bad flags.
+echo '{"version": 1}' > "$dir/budgets.json"
+expect_exit 2 "check a malformed budget file" check --budgets "$dir/budgets.json"
+expect_exit 2 "check a missing budget file" check --budgets "$dir/none.json"
+expect_exit 2 "recommend an unknown dtype" recommend --dtype float8 --positions 100
+expect_exit 2 "recommend an unknown target" recommend --dtype float32 --positions 100 --target 1e-9
+expect_exit 2 "bench with a bad regex" bench --filter '(' --json "$dir/b.json"
+expect_exit 2 "report into an unwritable place" report --out "$honest/r"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures contract failure(s)"
   exit 1

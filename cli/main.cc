@@ -24,10 +24,14 @@ int main(int argc, char** argv) {
   CLI::App app{"peverify: accuracy and speed of sinusoidal positional-encoding tables, with proof"};
   app.require_subcommand(1);
   std::vector<Command> commands;
+  add_report_command(app, commands);
   add_list_command(app, commands);
   add_oracle_command(app, commands);
   add_generate_command(app, commands);
+  add_verify_command(app, commands);
+  add_check_command(app, commands);
   add_bench_command(app, commands);
+  add_recommend_command(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

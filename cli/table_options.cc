@@ -15,6 +15,8 @@ T parsed_or_throw(std::optional<T> v, const char* what, const std::string& name)
   return *v;
 }
 
+}  // namespace
+
 void check_writable(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path p(path);
@@ -25,8 +27,6 @@ void check_writable(const std::string& path) {
     throw UsageError("cannot write " + path + ": directory is not writable");
   if (fs::is_directory(p, ec)) throw UsageError("cannot write " + path + ": is a directory");
 }
-
-}  // namespace
 
 void add_table_options(CLI::App& app, TableOptions& o) {
   app.add_option("--d-model", o.d_model, "d_model (even, >= 2); the head dimension for rope-*")
@@ -45,8 +45,8 @@ TableSpec table_spec_of(const TableOptions& o) {
   spec.d_model = o.d_model;
   spec.base = o.base;
   spec.start = o.start;
-  spec.schedule = parsed_or_throw(parse_schedule(o.schedule), "schedule", o.schedule);
-  spec.layout = parsed_or_throw(parse_layout(o.layout), "layout", o.layout);
+  spec.schedule = schedule_of(o.schedule);
+  spec.layout = layout_of(o.layout);
   if (auto err = validate_range(spec, o.positions)) throw UsageError(*err);
   const uint64_t width = static_cast<uint64_t>(table_width(spec));
   if (o.positions > (uint64_t{1} << 31) / width)
@@ -58,6 +58,14 @@ TableSpec table_spec_of(const TableOptions& o) {
 
 Dtype dtype_of(const std::string& name) {
   return parsed_or_throw(parse_dtype(name), "dtype", name);
+}
+
+Schedule schedule_of(const std::string& name) {
+  return parsed_or_throw(parse_schedule(name), "schedule", name);
+}
+
+Layout layout_of(const std::string& name) {
+  return parsed_or_throw(parse_layout(name), "layout", name);
 }
 
 }  // namespace pev::cli

@@ -27,7 +27,12 @@ void add_table_options(CLI::App& app, TableOptions& o);
 // not end in an error.
 TableSpec table_spec_of(const TableOptions& o);
 
-// Throws UsageError unless `name` parses.
+// Throw UsageError unless `name` parses.
 Dtype dtype_of(const std::string& name);
+Schedule schedule_of(const std::string& name);
+Layout layout_of(const std::string& name);
+
+// Throws UsageError unless `path` can be created (its directory exists and is writable).
+void check_writable(const std::string& path);
 
 }  // namespace pev::cli

@@ -66,6 +66,11 @@ Verdict check_oracle(const UnderTest& ut, const TableSpec& spec, uint64_t count)
 Verdict check_growth(const UnderTest& ut, const TableSpec& spec_template,
                      const std::vector<uint64_t>& positions);
 
+// One verdict from verdicts of the same property on different tables: holds if all hold,
+// counts and sums add up, maxima stay maxima, the worst findings are kept, and the summary is
+// that of the first failing part (else of the first).
+Verdict merge(const std::vector<Verdict>& parts);
+
 // Positions for check_growth: every power of two and a few between, up to max_position.
 std::vector<uint64_t> growth_positions(uint64_t max_position);
 

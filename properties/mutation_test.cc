@@ -176,11 +176,11 @@ TEST(DefaultBudget, PassesTheSeedsFloat32TablesAndCatchesA1e4ErrorAtLowFrequency
   for (const char* seed_way : {"cpu/pow/f32>f32/glibc", "cpu/logspace/f32>f32/glibc",
                                "cpu/logspace/f32>f32/sleef-u10", "cpu/pow/f64>f32/glibc"}) {
     const core::Implementation& impl = *core::find_implementation(seed_way);
-    const auto ut = callable(seed_way, Dtype::kFloat32, model, [&](const TableSpec& s, uint64_t n,
-                                                                    double* out) {
-      const std::vector<double> t = registry_entry(impl)->rows(s, n);
-      std::copy(t.begin(), t.end(), out);
-    });
+    const auto ut = callable(seed_way, Dtype::kFloat32, model,
+                             [&](const TableSpec& s, uint64_t n, double* out) {
+                               const std::vector<double> t = registry_entry(impl)->rows(s, n);
+                               std::copy(t.begin(), t.end(), out);
+                             });
     EXPECT_TRUE(check_oracle(*ut, spec, 512).holds) << seed_way;
   }
   const auto off = callable("low-frequency 1e-4 off", Dtype::kFloat32, model,

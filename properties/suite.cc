@@ -29,20 +29,6 @@ std::string describe(const Verdict& v) {
   return out.str();
 }
 
-// Folds several verdicts on different tables into one.
-Verdict merge(std::vector<Verdict> parts) {
-  Verdict v = parts.front();
-  for (size_t i = 1; i < parts.size(); ++i) {
-    v.holds = v.holds && parts[i].holds;
-    v.checked += parts[i].checked;
-    if (!parts[i].holds) {
-      v.summary = parts[i].summary;
-      v.worst = parts[i].worst;
-    }
-  }
-  return v;
-}
-
 void expect(const Verdict& v, const Expectation& e) {
   if (e.holds) {
     EXPECT_TRUE(v.holds) << describe(v);

@@ -1,0 +1,27 @@
+// The report's outputs (DESIGN §3.4): report.json (canonical, versioned schema in
+// reports/report.schema.json), report.md, index.html (self-contained, plots inline) and CSV.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "reports/study.h"
+
+namespace pev::reports {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+nlohmann::json to_json(const StudyResult& study);
+// The renderers work from the canonical JSON, so a report can be re-rendered from report.json.
+std::string to_markdown(const nlohmann::json& report);
+std::string entries_csv(const nlohmann::json& report);
+std::string bands_csv(const nlohmann::json& report);
+std::string recommendations_csv(const nlohmann::json& report);
+// `plots_svg` maps plot names to SVG documents (see plots.h); missing plots are noted.
+std::string to_html(const nlohmann::json& report,
+                    const std::vector<std::pair<std::string, std::string>>& plots_svg);
+
+// Writes every output into `dir` (created if needed), each file atomically; returns the files.
+std::vector<std::string> write_report(const nlohmann::json& report, const std::string& dir);
+
+}  // namespace pev::reports

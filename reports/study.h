@@ -1,0 +1,82 @@
+// The comparison study behind `peverify report`: every registry entry's accuracy against the
+// exact values (per position band), its property verdicts, fitted growth constant and horizons,
+// and its speed beside the roofline; then the recommendation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/bench_report.h"
+#include "properties/checks.h"
+
+namespace pev::reports {
+
+struct StudyConfig {
+  std::vector<int> d_models = {512, 4096};
+  std::vector<double> bases = {1e4, 5e5};
+  uint64_t exhaustive_positions = 8192;            // every row below this ...
+  uint64_t exhaustive_values = uint64_t{1} << 23;  // ... as long as rows x d stays below this
+  uint64_t max_position = uint64_t{1} << 24;       // blocks sampled on a log scale up to here
+  int sampled_blocks = 40;                         // of kSampleRows rows each
+  std::string filter;                              // regex over implementation names
+  bool bench = true;                               // quick benchmark of every entry
+  int threads = 0;                                 // <= 0: all cores
+};
+
+// Reads a study config (JSON with any of the fields above); throws FileError when malformed.
+StudyConfig read_study_config(const std::string& path);
+
+struct Band {
+  uint64_t first = 0, last = 0;  // positions [first, last]
+  double max_abs = 0, sum_abs = 0, max_ulp = 0;
+  uint64_t elements = 0, nan_inf = 0, over_claim = 0;
+};
+
+struct EntryResult {
+  std::string name, strategy, compute, output, backend, claim, description;
+  uint64_t max_position = 0;
+  bool available = true;
+  std::string unavailable_reason;
+  std::vector<Band> bands;
+  double max_abs = 0, mean_abs = 0, max_ulp = 0;
+  uint64_t elements = 0;
+  std::vector<properties::Verdict> verdicts;  // bounded, unique, shift, growth, claim
+  double fitted_c = 0;
+  std::map<std::string, uint64_t> horizons;              // target -> largest position meeting it
+  std::vector<std::pair<uint64_t, double>> error_curve;  // (position, max abs), d 512 base 1e4
+  std::optional<double> values_per_s, roofline_ratio;
+};
+
+struct Recommendation {
+  std::string dtype;  // float32, float16, bfloat16
+  uint64_t context = 0;
+  std::string target;
+  std::string entry;  // empty: nothing meets it
+  std::string evidence;
+};
+
+struct StudyResult {
+  StudyConfig config;
+  std::vector<EntryResult> entries;
+  std::optional<bench::Report> bench;
+  std::vector<Recommendation> recommendations;
+  double seconds = 0;
+};
+
+// The bands accuracy is reported in.
+std::vector<std::pair<uint64_t, uint64_t>> report_bands(uint64_t max_position);
+
+StudyResult run_study(const StudyConfig& config,
+                      const std::function<void(const std::string&, double)>& progress);
+
+// For each output dtype, context length and target: the fastest entry whose horizon reaches it.
+std::vector<Recommendation> recommend(const std::vector<EntryResult>& entries,
+                                      const std::vector<std::string>& dtypes,
+                                      const std::vector<uint64_t>& contexts,
+                                      const std::vector<std::string>& targets);
+
+}  // namespace pev::reports

@@ -1,0 +1,218 @@
+#include "tables/table_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#include "encoding/format.h"
+#include "tables/npy_reader.h"
+#include "tables/safetensors_reader.h"
+
+namespace pev {
+
+uint64_t LoadedTable::bits(uint64_t i) const {
+  const int size = traits_of(dtype).storage_bits / 8;
+  const unsigned char* p = &raw[i * size];
+  uint64_t b = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(&b, p, size);
+  } else {
+    for (int k = 0; k < size; ++k) b |= uint64_t{p[k]} << (8 * k);
+  }
+  return b;
+}
+
+void ByteSource::fail(const std::string& reason) const { throw FileError(name() + ": " + reason); }
+
+MemorySource::MemorySource(std::string_view bytes, const std::string& name)
+    : bytes_(bytes), name_(printable(name, 160)) {}
+
+void MemorySource::read(uint64_t offset, uint64_t n, unsigned char* out) const {
+  if (offset > bytes_.size() || n > bytes_.size() - offset) fail("read beyond the end of the data");
+  std::memcpy(out, bytes_.data() + offset, n);
+}
+
+FileSource::FileSource(const std::string& path) : name_(printable(path, 160)) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) fail(std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fail(std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fail(S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+  }
+  size_ = static_cast<uint64_t>(st.st_size);
+}
+
+FileSource::~FileSource() { ::close(fd_); }
+
+void FileSource::read(uint64_t offset, uint64_t n, unsigned char* out) const {
+  if (offset > size_ || n > size_ - offset) fail("read beyond the end of the file");
+  while (n > 0) {
+    const ssize_t got =
+        ::pread(fd_, out, std::min<uint64_t>(n, uint64_t{1} << 30), static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) fail(std::string("read error: ") + std::strerror(errno));
+    if (got == 0) fail("the file shrank while it was being read");
+    out += got;
+    offset += static_cast<uint64_t>(got);
+    n -= static_cast<uint64_t>(got);
+  }
+}
+
+namespace {
+
+// values[i] = the value of encoding i, with the type's width known to the compiler.
+template <typename Bits>
+void widen_as(LoadedTable& t) {
+  const unsigned char* p = t.raw.data();
+  for (size_t i = 0; i < t.values.size(); ++i, p += sizeof(Bits)) {
+    Bits b;
+    std::memcpy(&b, p, sizeof b);
+    t.values[i] = decode(b, t.dtype);
+  }
+}
+
+void widen(LoadedTable& t) {
+  if constexpr (std::endian::native != std::endian::little) {
+    for (size_t i = 0; i < t.values.size(); ++i) t.values[i] = decode(t.bits(i), t.dtype);
+  } else if (t.dtype == Dtype::kFloat64) {
+    widen_as<uint64_t>(t);
+  } else if (t.dtype == Dtype::kFloat32) {
+    widen_as<uint32_t>(t);
+  } else {
+    widen_as<uint16_t>(t);
+  }
+}
+
+}  // namespace
+
+LoadedTable load_elements(const ByteSource& src, const ElementLayout& layout,
+                          std::string description) {
+  const int size = traits_of(layout.dtype).storage_bits / 8;
+  const auto count = checked_mul(layout.rows, layout.width);
+  const auto bytes = count ? checked_mul(*count, size) : std::nullopt;
+  if (!bytes || layout.offset > src.size() || *bytes > src.size() - layout.offset)
+    src.fail("the data is shorter than the header claims");
+  LoadedTable t;
+  t.rows = layout.rows;
+  t.width = layout.width;
+  t.dtype = layout.dtype;
+  t.description = std::move(description);
+  try {
+    t.values.resize(*count);
+    t.raw.resize(*bytes);
+  } catch (const std::bad_alloc&) {
+    src.fail("not enough memory for a table of " + std::to_string(*count) + " values");
+  }
+  if (!layout.column_major) {
+    src.read(layout.offset, *bytes, t.raw.data());
+  } else {
+    // Fortran order: element k of the file is (k % rows, k / rows).
+    std::vector<unsigned char> file_order(*bytes);
+    src.read(layout.offset, *bytes, file_order.data());
+    for (uint64_t k = 0; k < *count; ++k) {
+      const uint64_t at = (k % layout.rows) * layout.width + k / layout.rows;
+      std::memcpy(&t.raw[at * size], &file_order[k * size], size);
+    }
+  }
+  if (layout.big_endian)
+    for (uint64_t at = 0; at < *bytes; at += size)
+      std::reverse(t.raw.begin() + static_cast<std::ptrdiff_t>(at),
+                   t.raw.begin() + static_cast<std::ptrdiff_t>(at + size));
+  widen(t);
+  return t;
+}
+
+std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b) {
+  uint64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+std::string shape_string(const std::vector<uint64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    if (i == 8) return s += "...]";
+    s += std::to_string(shape[i]);
+  }
+  return s += "]";
+}
+
+std::string printable(std::string_view s, size_t max_len) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char ch : s) {
+    if (out.size() >= max_len) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c < 0x7f) {
+      out.push_back(ch);
+    } else {
+      out += "\\x";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+enum class Kind { kNpy, kSafetensors, kUnknown };
+
+Kind sniff(const ByteSource& src, const std::string& path) {
+  unsigned char head[9] = {};
+  const uint64_t n = std::min<uint64_t>(src.size(), sizeof head);
+  src.read(0, n, head);
+  if (n >= 6 && std::memcmp(head, "\x93NUMPY", 6) == 0) return Kind::kNpy;
+  if (n == 9 && head[8] == '{') {
+    uint64_t len = 0;
+    for (int i = 0; i < 8; ++i) len |= uint64_t{head[i]} << (8 * i);
+    if (len <= src.size() - 8) return Kind::kSafetensors;
+  }
+  if (n >= 4 && std::memcmp(head, "PK\x03\x04", 4) == 0)
+    src.fail("is a zip archive (.npz?): extract the .npy file from it first");
+  const auto ends_with = [&](std::string_view ext) {
+    if (path.size() < ext.size()) return false;
+    return std::equal(
+        ext.begin(), ext.end(), path.end() - static_cast<std::ptrdiff_t>(ext.size()),
+        [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
+  };
+  if (ends_with(".npy")) return Kind::kNpy;
+  if (ends_with(".safetensors")) return Kind::kSafetensors;
+  return Kind::kUnknown;
+}
+
+}  // namespace
+
+LoadedTable read_table(const std::string& path, const ReadOptions& opts) {
+  const FileSource src(path);
+  if (src.size() == 0) src.fail("the file is empty");
+  switch (sniff(src, path)) {
+    case Kind::kNpy:
+      if (opts.tensor) src.fail("--tensor applies to .safetensors files only");
+      return read_npy(src, opts);
+    case Kind::kSafetensors:
+      return read_safetensors(src, opts);
+    case Kind::kUnknown:
+      break;
+  }
+  src.fail("is neither a .npy nor a .safetensors file (unrecognised content)");
+}
+
+}  // namespace pev
