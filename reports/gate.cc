@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -27,12 +28,17 @@ double json_number(const nlohmann::json& j) {
 
 nlohmann::json number_json(double x) { return std::isfinite(x) ? nlohmann::json(x) : "inf"; }
 
-// Two significant digits, rounded up: never below the measured value.
+// Two significant digits, rounded up: never below the measured value, and short in the file.
 double round_up_2(double x) {
   if (!(x > 0) || !std::isfinite(x)) return x;
-  const double scale = std::pow(10.0, std::floor(std::log10(x)) - 1);
-  double r = std::ceil(x / scale) * scale;
-  while (r < x) r = std::nextafter(r, INFINITY);
+  const double step = std::pow(10.0, std::floor(std::log10(x)) - 1);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1e", std::ceil(x / step) * step);
+  double r = std::strtod(buf, nullptr);
+  while (r < x) {
+    std::snprintf(buf, sizeof buf, "%.1e", r + step);
+    r = std::strtod(buf, nullptr);
+  }
   return r;
 }
 
