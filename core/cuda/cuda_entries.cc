@@ -1,0 +1,254 @@
+// The CUDA registry entries: every strategy on the device, accurate and fast math, float32 and
+// native float16 / bfloat16 compute. Unavailable (and never filled) without a CUDA device; their
+// accuracy is then modelled on the host (device_model.h), not measured.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/cuda/launch.h"
+#include "core/cuda/modelled_bounds.h"
+#include "core/precise/frequencies.h"
+#include "core/registry_modules.h"
+#include "core/row_writer.h"
+
+#ifndef PEV_CUDA_FLAGS
+#define PEV_CUDA_FLAGS "nvcc"
+#endif
+
+namespace pev::core {
+namespace cuda {
+namespace {
+
+// A device the kernels run on: compute capability 8.0 or newer (they are built for sm_80 and
+// sm_90, with sm_90 PTX for later GPUs). No driver, no device or an older one: "no CUDA device".
+bool device_present() {
+  static const bool present = [] {
+    int n = 0, major = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0 &&
+           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess &&
+           major >= 8;
+  }();
+  return present;
+}
+
+void check(cudaError_t e, const Implementation& self, const char* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(self.name + ": " + what + ": " + cudaGetErrorString(e));
+}
+
+// Device memory, freed on every path.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(size_t bytes, const Implementation& self) {
+    check(cudaMalloc(&p_, std::max<size_t>(bytes, 1)), self, "cudaMalloc");
+  }
+  ~DeviceBuffer() { cudaFree(p_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return p_; }
+
+ private:
+  void* p_ = nullptr;
+};
+
+// Rows per launch: at most 256 MiB of table, and (anchored) at most 65534 anchor intervals, so
+// that the segments, one more when the start is not on an anchor, fit the grid's y limit 65535.
+constexpr size_t kChunkBytes = size_t{256} << 20;
+
+void fill(const Implementation& self, const TableSpec& spec, uint64_t count, void* out) {
+  if (!device_present()) throw std::runtime_error(self.name + ": no CUDA device");
+  if (count == 0) return;
+  const int half = spec.d_model / 2;
+  const size_t row_bytes = static_cast<size_t>(table_width(spec)) * element_size(self.output);
+  uint64_t chunk = std::max<uint64_t>(1, kChunkBytes / row_bytes);
+  if (self.strategy == Strategy::kAnchored) chunk = std::min(chunk, 65534 * self.anchor_interval);
+  chunk = std::min(chunk, count);
+
+  Request r;
+  r.strategy = self.strategy;
+  r.compute = self.compute;
+  r.output = self.output;
+  r.d_model = spec.d_model;
+  r.width = table_width(spec);
+  r.schedule = spec.schedule;
+  r.layout = spec.layout;
+  r.base = spec.base;
+  r.step = -std::log(spec.base) / static_cast<double>(frequency_exponent(spec, 1).denominator);
+  r.anchor_interval = self.anchor_interval;
+
+  DeviceBuffer table(chunk * row_bytes, self);
+  DeviceBuffer scratch(3 * static_cast<size_t>(half) * sizeof(double), self);
+  r.table = table.get();
+  r.scratch = static_cast<float*>(scratch.get());
+  if (self.strategy == Strategy::kPrecise) {
+    const std::vector<precise::DoubleDouble> w = precise::double_double_frequencies(spec);
+    std::vector<double> hi(half), lo(half);
+    for (int k = 0; k < half; ++k) {
+      hi[k] = w[k].hi;
+      lo[k] = w[k].lo;
+    }
+    double* d = static_cast<double*>(scratch.get());
+    check(cudaMemcpy(d, hi.data(), half * sizeof(double), cudaMemcpyHostToDevice), self,
+          "cudaMemcpy");
+    check(cudaMemcpy(d + half, lo.data(), half * sizeof(double), cudaMemcpyHostToDevice), self,
+          "cudaMemcpy");
+    r.w_hi = d;
+    r.w_lo = d + half;
+  }
+  for (uint64_t done = 0; done < count; done += r.count) {
+    r.start = spec.start + done;
+    r.count = std::min(chunk, count - done);
+    const int e = self.strategy == Strategy::kPrecise  ? run_precise(r)
+                  : self.backend == Backend::kCudaFast ? run_fast(r)
+                                                       : run_accurate(r);
+    check(static_cast<cudaError_t>(e), self, "kernel launch");
+    check(cudaMemcpy(static_cast<char*>(out) + done * row_bytes, r.table, r.count * row_bytes,
+                     cudaMemcpyDeviceToHost),
+          self, "kernel");
+  }
+}
+
+// The claims' constants (DESIGN §2), from the documented bounds of device_model.h, for bases up
+// to kMaxBase. In units of u of the compute type, the angle's relative error is at most:
+//   logspace, accurate: c = fl(-ln b / d) and fl(2k c) cost 2u, which exp amplifies by
+//     |2k c| <= ln b; expf 2 ulp (4u); pos * w u: 2 ln b + 5 = 32.7 at b = 1e6;
+//   pow, accurate: fl(2k/d) costs u |2k/d ln b| <= u ln b; powf 4 ulp (8u); pos / den u:
+//     ln b + 9 = 22.9;
+// and sincosf adds 2 ulp <= 4u |value|. So C = 36.
+//   fast: __expf 2 + floor(1.173 |x|) = 18 ulp (36u) for |x| <= ln b: 2 ln b + 37 = 64.6;
+//   __powf: __log2f 2 ulp (4u of log2 b), the product and the exponent (u each): 6u ln b;
+//     exp2f 2 ulp (4u), __fdividef 2 ulp (4u): 6 ln b + 8 = 90.9; so C = 96.
+// __sinf and __cosf are documented only absolutely (2^-21.41, 2^-21.19 on [-pi, pi]): the fast
+// claims take them to keep a relative error near zero and beyond pi as well, which the
+// documentation does not give. core/cuda/device_model_test.cc checks, on the host model, that
+// the accurate and precise entries meet their claims and the fast ones meet theirs plus that
+// absolute floor over the documented range; a device run decides the rest.
+// The rotations add about 2u per step plus the error of sin w, cos w, inside the same C via the
+// claim's `steps` term.
+constexpr double kAccurateC = 36;
+constexpr double kFastC = 96;
+constexpr double kMaxBase = 1e6;
+constexpr uint64_t kAnchorInterval = 64;
+// As on the CPU (core/glibc/glibc_strategies.cc): the naive recurrence is affordable to 2^20;
+// float16 / bfloat16 rotations grow like (1 + u)^pos, so their linear model stops earlier; float16
+// positions stop at 65503 (65520 rounds to Inf), and its frequencies go subnormal beyond base
+// 16384.
+constexpr uint64_t kRecurrenceMaxPosition = uint64_t{1} << 20;
+constexpr uint64_t kFloat16RecurrenceMaxPosition = 8192;
+constexpr uint64_t kBFloat16RecurrenceMaxPosition = 1024;
+constexpr uint64_t kPreciseMaxPosition = (uint64_t{1} << 24) - 1;
+
+const char* mirrors(Strategy s) {
+  switch (s) {
+    case Strategy::kPow:
+      return "pos / pow(b, 2k/d)";
+    case Strategy::kLogspace:
+      return "PyTorch: pos * exp(2k * (-ln b / d))";
+    case Strategy::kRecurrence:
+      return "PE_{p+1} = M_1 PE_p from PE_0";
+    case Strategy::kAnchored:
+      return "direct row every 64 positions, M_1 rotations between";
+    case Strategy::kPrecise:
+      return "ours: double-double w, every element direct in double, rounded once";
+  }
+  return "";
+}
+
+std::string describe(const Implementation& e) {
+  std::string d = mirrors(e.strategy);
+  if (e.strategy != Strategy::kPrecise) {
+    d += e.compute == Dtype::kFloat32   ? " in float32"
+         : e.compute == Dtype::kFloat16 ? " with every op rounded to float16"
+                                        : " with every op rounded to bfloat16";
+    const bool fast = e.backend == Backend::kCudaFast;
+    if (e.strategy == Strategy::kPow)
+      d += fast ? " (__sincosf, __powf, __fdividef)" : " (sincosf, powf)";
+    else
+      d += fast ? " (__sincosf, __expf)" : " (sincosf, expf)";
+  }
+  return d + " on the device; " + modelled_text(e);
+}
+
+}  // namespace
+}  // namespace cuda
+
+void add_cuda_entries(std::vector<Implementation>& out) {
+  struct Combination {
+    Strategy strategy;
+    Dtype compute, output;
+  };
+  const Combination direct_and_rotation[] = {
+      {Strategy::kPow, Dtype::kFloat32, Dtype::kFloat32},
+      {Strategy::kPow, Dtype::kFloat32, Dtype::kFloat16},
+      {Strategy::kPow, Dtype::kFloat32, Dtype::kBFloat16},
+      {Strategy::kPow, Dtype::kFloat16, Dtype::kFloat16},
+      {Strategy::kPow, Dtype::kBFloat16, Dtype::kBFloat16},
+      {Strategy::kLogspace, Dtype::kFloat32, Dtype::kFloat32},
+      {Strategy::kLogspace, Dtype::kFloat32, Dtype::kFloat16},
+      {Strategy::kLogspace, Dtype::kFloat32, Dtype::kBFloat16},
+      {Strategy::kLogspace, Dtype::kFloat16, Dtype::kFloat16},
+      {Strategy::kLogspace, Dtype::kBFloat16, Dtype::kBFloat16},
+      {Strategy::kRecurrence, Dtype::kFloat32, Dtype::kFloat32},
+      {Strategy::kRecurrence, Dtype::kFloat32, Dtype::kFloat16},
+      {Strategy::kRecurrence, Dtype::kFloat32, Dtype::kBFloat16},
+      {Strategy::kRecurrence, Dtype::kFloat16, Dtype::kFloat16},
+      {Strategy::kRecurrence, Dtype::kBFloat16, Dtype::kBFloat16},
+      {Strategy::kAnchored, Dtype::kFloat32, Dtype::kFloat32},
+      {Strategy::kAnchored, Dtype::kFloat32, Dtype::kFloat16},
+      {Strategy::kAnchored, Dtype::kFloat32, Dtype::kBFloat16},
+  };
+  std::vector<Implementation> added;
+  for (Backend backend : {Backend::kCudaAccurate, Backend::kCudaFast}) {
+    for (const Combination& c : direct_and_rotation) {
+      Implementation e;
+      e.device = Device::kCuda;
+      e.strategy = c.strategy;
+      e.compute = c.compute;
+      e.output = c.output;
+      e.backend = backend;
+      e.claim = {Claim::Kind::kModel,
+                 backend == Backend::kCudaFast ? cuda::kFastC : cuda::kAccurateC};
+      e.max_base = cuda::kMaxBase;
+      if (c.strategy == Strategy::kAnchored) e.anchor_interval = cuda::kAnchorInterval;
+      if (c.strategy == Strategy::kRecurrence)
+        e.max_position = c.compute == Dtype::kBFloat16  ? cuda::kBFloat16RecurrenceMaxPosition
+                         : c.compute == Dtype::kFloat16 ? cuda::kFloat16RecurrenceMaxPosition
+                                                        : cuda::kRecurrenceMaxPosition;
+      if (c.compute == Dtype::kFloat16) {
+        e.max_position = std::min<uint64_t>(e.max_position, 65503);
+        e.max_base = 16384;
+      }
+      added.push_back(e);
+    }
+  }
+  for (Dtype output : {Dtype::kFloat32, Dtype::kFloat16, Dtype::kBFloat16}) {
+    Implementation e;
+    e.device = Device::kCuda;
+    e.strategy = Strategy::kPrecise;
+    e.compute = Dtype::kFloat64;
+    e.output = output;
+    e.backend = Backend::kCudaAccurate;
+    e.claim = Claim{Claim::Kind::kFaithful};
+    e.max_position = cuda::kPreciseMaxPosition;
+    added.push_back(e);
+  }
+  for (Implementation& e : added) {
+    e.name = entry_name(e);  // the description's recorded model is looked up by name
+    e.flags = std::string(PEV_CUDA_FLAGS) +
+              (e.strategy == Strategy::kPrecise ? "; double, explicit FMA only"
+               : e.backend == Backend::kCudaFast
+                   ? "; intrinsics __sincosf/__expf/__powf/__fdividef called explicitly"
+                   : "; CUDA math library sincosf/expf/powf, correctly rounded division");
+    e.description = cuda::describe(e);
+    e.fill = cuda::fill;
+    e.available = cuda::device_present;
+    e.unavailable_reason = "no CUDA device";
+    out.push_back(std::move(e));
+  }
+}
+
+}  // namespace pev::core
