@@ -1,6 +1,7 @@
-// Throughput of the oracle's MPFR engine, with its baseline beside it: raw mpfr_sin_cos at a fixed
-// 128 bits on the same angles (DESIGN §5: ~1.0 M values/s per core). One value is one output
-// element, a sin or a cos; values_per_s is per thread unless the name says otherwise.
+// Throughput of the oracle's engines, with their baseline beside them: raw mpfr_sin_cos at a fixed
+// 128 bits on the same angles (DESIGN §5: ~1.0 M values/s per core), the MPFR engine and the fast
+// engine on the same tiles, and the two compared in one run (speedup, hand-off rate). One value is
+// one output element, a sin or a cos; values_per_s is per thread unless the name says otherwise.
 #include <benchmark/benchmark.h>
 #include <mpfr.h>
 
@@ -11,6 +12,7 @@
 
 #include "encoding/spec.h"
 #include "oracle/engine.h"
+#include "oracle/engine_benchmark.h"
 #include "oracle/frequencies.h"
 #include "oracle/table.h"
 
@@ -79,10 +81,11 @@ void BM_RawMpfrSinCos128(benchmark::State& state, uint64_t start) {
   for (auto& v : w) mpfr_clear(&v);
 }
 
-void BM_OracleMpfrEngine(benchmark::State& state, uint64_t start, Dtype dtype) {
+// The MPFR and the fast engine on the same tiles.
+void BM_OracleEngine(benchmark::State& state, EngineKind kind, uint64_t start, Dtype dtype) {
   const TableSpec spec = bench_spec();
   const int pairs = spec.d_model / 2;
-  const auto engine = make_mpfr_engine(spec, dtype);
+  const auto engine = make_engine(kind, spec, dtype);
   TileValues values;
   uint64_t iteration = 0;
   for (auto _ : state) {
@@ -91,20 +94,36 @@ void BM_OracleMpfrEngine(benchmark::State& state, uint64_t start, Dtype dtype) {
     benchmark::ClobberMemory();
   }
   report_values(state, iteration * kTilePositions * pairs * 2);
+  if (kind == EngineKind::kFast)
+    state.counters["handed_off"] = static_cast<double>(engine->stats().handed_off.load());
+}
+
+// Both engines in one run (oracle/engine_benchmark.h), alternating on this thread: the speedup is
+// a ratio of medians measured under the same conditions. Runs once; its own budget is 1 s of CPU.
+void BM_OracleSpeedup(benchmark::State& state, uint64_t start, Dtype dtype) {
+  TableSpec spec = bench_spec();
+  spec.start = start;
+  for (auto _ : state) {
+    const EngineComparison c = compare_engines(spec, dtype, kRegionTiles * kTilePositions, 1.0);
+    state.counters["mpfr_values_per_s"] = c.mpfr_values_per_s;
+    state.counters["fast_values_per_s"] = c.fast_values_per_s;
+    state.counters["speedup"] = c.speedup;
+    state.counters["handoff_rate"] = c.handoff_rate;
+  }
 }
 
 // compute_table's own threads do the work, so the benchmark must be timed in real time.
-void BM_OracleComputeTable(benchmark::State& state, uint64_t start, Dtype dtype) {
-  constexpr uint64_t kRows = uint64_t{8} * kTilePositions;
+void BM_OracleComputeTable(benchmark::State& state, EngineKind kind, uint64_t start, Dtype dtype) {
+  const uint64_t rows = uint64_t{8} * kTilePositions * (kind == EngineKind::kFast ? 64 : 1);
   const int threads = static_cast<int>(state.range(0));
   TableSpec spec = bench_spec();
   spec.start = start;
-  const auto engine = make_mpfr_engine(spec, dtype);
+  const auto engine = make_engine(kind, spec, dtype);
   for (auto _ : state) {
-    const ExactTable table = compute_table(*engine, spec, kRows, threads);
+    const ExactTable table = compute_table(*engine, spec, rows, threads);
     benchmark::DoNotOptimize(table.rounded.data());
   }
-  const uint64_t values = state.iterations() * kRows * table_width(spec);
+  const uint64_t values = state.iterations() * rows * table_width(spec);
   state.counters["values_per_s_all_threads"] =
       benchmark::Counter(static_cast<double>(values), benchmark::Counter::kIsRate);
   report_values(state, values / threads);
@@ -119,17 +138,29 @@ const bool registered = [] {
     benchmark::RegisterBenchmark(("BM_RawMpfrSinCos128/" + label).c_str(), BM_RawMpfrSinCos128,
                                  region.start);
     for (Dtype dtype : {Dtype::kFloat32, Dtype::kFloat16, Dtype::kBFloat16}) {
-      const std::string name = "BM_OracleMpfrEngine/" + label + "/" + std::string(name_of(dtype));
-      benchmark::RegisterBenchmark(name.c_str(), BM_OracleMpfrEngine, region.start, dtype);
+      const std::string suffix = label + "/" + std::string(name_of(dtype));
+      for (EngineKind kind : {EngineKind::kMpfr, EngineKind::kFast}) {
+        const std::string name = std::string(kind == EngineKind::kFast ? "BM_OracleFastEngine/"
+                                                                       : "BM_OracleMpfrEngine/") +
+                                 suffix;
+        benchmark::RegisterBenchmark(name.c_str(), BM_OracleEngine, kind, region.start, dtype);
+      }
     }
+    benchmark::RegisterBenchmark(("BM_OracleSpeedup/" + label + "/float32").c_str(),
+                                 BM_OracleSpeedup, region.start, Dtype::kFloat32)
+        ->Iterations(1);
   }
   // One thread is the baseline for the two-thread run.
-  benchmark::RegisterBenchmark("BM_OracleComputeTable/pos2^20/float32", BM_OracleComputeTable,
-                               kRegions[1].start, Dtype::kFloat32)
-      ->ArgName("threads")
-      ->Arg(1)
-      ->Arg(2)
-      ->UseRealTime();
+  for (EngineKind kind : {EngineKind::kMpfr, EngineKind::kFast}) {
+    const std::string name =
+        "BM_OracleComputeTable/" + std::string(name_of(kind)) + "/pos2^20/float32";
+    benchmark::RegisterBenchmark(name.c_str(), BM_OracleComputeTable, kind, kRegions[1].start,
+                                 Dtype::kFloat32)
+        ->ArgName("threads")
+        ->Arg(1)
+        ->Arg(2)
+        ->UseRealTime();
+  }
   return true;
 }();
 

@@ -1,0 +1,174 @@
+// The fast engine's error bound (fast_engine.md) checked where it can fail: the kernel's
+// double-double sin and cos against MPFR at 600 bits, on random elements over the whole domain
+// and on positions that put the angle a hair from a multiple of pi/2.
+#include <gtest/gtest.h>
+#include <mpfr.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "oracle/fast_engine_kernel.h"
+#include "oracle/frequencies.h"
+
+namespace pev::oracle {
+namespace {
+
+// What the engine stores for a pair: t = w 2/pi split into three doubles (fast_engine.md, R0).
+struct Words {
+  double t0, t1, t2;
+};
+
+Words words_of(const Frequencies& f, int pair) {
+  mpfr_t t, pi;
+  mpfr_inits2(448, t, pi, static_cast<mpfr_ptr>(nullptr));
+  mpfr_const_pi(pi, MPFR_RNDN);
+  mpfr_ui_div(pi, 2, pi, MPFR_RNDN);
+  mpfr_mul(t, f.cached(pair), pi, MPFR_RNDN);
+  double w[3];
+  for (double& x : w) {
+    x = mpfr_get_d(t, MPFR_RNDN);
+    mpfr_sub_d(t, t, x, MPFR_RNDN);
+  }
+  mpfr_clears(t, pi, static_cast<mpfr_ptr>(nullptr));
+  return {w[0], w[1], w[2]};
+}
+
+struct Worst {
+  double error_over_bound = 0;   // must stay below 1
+  double log2_relative = -1100;  // the kernel's largest relative error seen
+  std::string where;
+  int elements = 0;
+};
+
+// Checks one element's sin and cos against MPFR at 600 bits (error <= 2^-500 here).
+void check(const TableSpec& spec, const Frequencies& f, int pair, uint64_t pos, Worst& worst) {
+  const Words w = words_of(f, pair);
+  const fast::Detail got = fast::evaluate_detail(static_cast<double>(pos), w.t0, w.t1, w.t2);
+  mpfr_t angle, s, c, diff;
+  mpfr_inits2(600, angle, s, c, diff, static_cast<mpfr_ptr>(nullptr));
+  f.compute(pair, 600, angle);
+  mpfr_mul_ui(angle, angle, static_cast<unsigned long>(pos), MPFR_RNDN);
+  mpfr_sin_cos(s, c, angle, MPFR_RNDN);
+  const auto one = [&](const char* what, mpfr_srcptr exact, double hi, double lo, double bound) {
+    mpfr_sub_d(diff, exact, hi, MPFR_RNDN);
+    mpfr_sub_d(diff, diff, lo, MPFR_RNDN);
+    const double error = std::fabs(mpfr_get_d(diff, MPFR_RNDU));
+    const double ratio = error / bound;
+    char buf[240];
+    std::snprintf(buf, sizeof buf,
+                  "d=%d base=%a pair=%d pos=%llu %s: hi %a lo %a error %a bound %a", spec.d_model,
+                  spec.base, pair, static_cast<unsigned long long>(pos), what, hi, lo, error,
+                  bound);
+    EXPECT_LE(error, bound) << buf;
+    if (ratio > worst.error_over_bound) {
+      worst.error_over_bound = ratio;
+      worst.where = buf;
+    }
+    if (error > 0)
+      worst.log2_relative = std::max(worst.log2_relative, std::log2(error / std::fabs(hi)));
+  };
+  one("sin", s, got.sin_hi, got.sin_lo, got.sin_bound);
+  one("cos", c, got.cos_hi, got.cos_lo, got.cos_bound);
+  ++worst.elements;
+  mpfr_clears(angle, s, c, diff, static_cast<mpfr_ptr>(nullptr));
+}
+
+void report(const Worst& w) {
+  std::printf("%d elements: largest error/bound %.3g, largest relative error 2^%.1f\n  at %s\n",
+              w.elements, w.error_over_bound, w.log2_relative, w.where.c_str());
+  testing::Test::RecordProperty("max_error_over_bound", std::to_string(w.error_over_bound));
+}
+
+TEST(FastEngineBound, HoldsOnRandomElements) {
+  std::mt19937_64 rng(4242);
+  const auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1p-53; };
+  Worst worst;
+  for (int s = 0; s < 200; ++s) {
+    TableSpec spec;
+    spec.d_model = 2 * static_cast<int>(1 + rng() % 2048);
+    spec.base = std::exp2(1.0 + 40.0 * unit());
+    spec.schedule = rng() % 2 && spec.d_model >= 4 ? Schedule::kT2T : Schedule::kPaper;
+    const Frequencies f(spec);
+    for (int i = 0; i < 60; ++i) {
+      const int pair = static_cast<int>(rng() % static_cast<uint64_t>(spec.d_model / 2));
+      const uint64_t pos = 1 + static_cast<uint64_t>(std::exp2(53.0 * unit()) - 1.0);
+      check(spec, f, pair, pos, worst);
+    }
+  }
+  report(worst);
+}
+
+// pos p with p w close to a multiple of pi/2: the convergents of the continued fraction of
+// pi/(2w) for w = 1 and w = 10000^(-2/512). The reduced angle is then as small as 2^-55, where
+// the reduction's error is largest relative to the value.
+TEST(FastEngineBound, HoldsNextToMultiplesOfHalfPi) {
+  Worst worst;
+  for (const int pair : {0, 1}) {
+    TableSpec spec;
+    spec.d_model = 512;
+    const Frequencies f(spec);
+    // Continued fraction of pi/(2w) from MPFR at 600 bits; the numerators are the positions.
+    mpfr_t x, frac;
+    mpfr_inits2(600, x, frac, static_cast<mpfr_ptr>(nullptr));
+    mpfr_const_pi(x, MPFR_RNDN);
+    f.compute(pair, 600, frac);
+    mpfr_div(x, x, frac, MPFR_RNDN);
+    mpfr_div_2ui(x, x, 1, MPFR_RNDN);
+    long double p_prev = 1, p = 0;  // numerators p_{-1}, p_{-2}
+    for (int n = 0; n < 60; ++n) {
+      mpfr_floor(frac, x);
+      const double a = mpfr_get_d(frac, MPFR_RNDN);
+      const long double next = a * p_prev + p;
+      if (next > 0x1p53L) break;
+      p = p_prev;
+      p_prev = next;
+      for (const uint64_t delta : {0, 1})
+        check(spec, f, pair, static_cast<uint64_t>(next) + delta, worst);
+      mpfr_sub(x, x, frac, MPFR_RNDN);
+      if (mpfr_zero_p(x)) break;
+      mpfr_ui_div(x, 1, x, MPFR_RNDN);
+    }
+    mpfr_clears(x, frac, static_cast<mpfr_ptr>(nullptr));
+  }
+  report(worst);
+}
+
+// The constants of the kernel and the sin/cos table, against MPFR.
+TEST(FastEngineBound, ConstantsAndTableAreWithinTheirStatedErrors) {
+  mpfr_t x, err;
+  mpfr_inits2(300, x, err, static_cast<mpfr_ptr>(nullptr));
+  const auto log2_relative_error = [&](double hi, double lo) {  // log2 |x - hi - lo| / |x|
+    mpfr_sub_d(err, x, hi, MPFR_RNDN);
+    mpfr_sub_d(err, err, lo, MPFR_RNDN);
+    mpfr_div(err, err, x, MPFR_RNDN);
+    return mpfr_zero_p(err) ? -1000.0 : std::log2(std::fabs(mpfr_get_d(err, MPFR_RNDN)));
+  };
+  mpfr_const_pi(x, MPFR_RNDN);
+  mpfr_div_2ui(x, x, 1, MPFR_RNDN);
+  EXPECT_LT(log2_relative_error(fast::kHalfPiHi, fast::kHalfPiLo), -108.6);
+  mpfr_set_si(x, -1, MPFR_RNDN);
+  mpfr_div_ui(x, x, 6, MPFR_RNDN);
+  EXPECT_LT(log2_relative_error(fast::kMinusSixthHi, fast::kMinusSixthLo), -106.0);
+  const double* table = fast::sincos_table();
+  for (int j = 1; j < fast::kTableEntries; ++j) {
+    for (const bool is_sin : {true, false}) {
+      mpfr_const_pi(x, MPFR_RNDN);
+      mpfr_mul_si(x, x, j, MPFR_RNDN);
+      mpfr_div_2ui(x, x, 10, MPFR_RNDN);  // j/512 quarter turns
+      is_sin ? mpfr_sin(x, x, MPFR_RNDN) : mpfr_cos(x, x, MPFR_RNDN);
+      const int at = 4 * j + (is_sin ? 0 : 2);
+      ASSERT_LT(log2_relative_error(table[at], table[at + 1]), -105.9) << j << " " << is_sin;
+    }
+  }
+  EXPECT_EQ(table[0], 0.0);
+  EXPECT_EQ(table[1], 0.0);
+  EXPECT_EQ(table[2], 1.0);
+  EXPECT_EQ(table[3], 0.0);
+  mpfr_clears(x, err, static_cast<mpfr_ptr>(nullptr));
+}
+
+}  // namespace
+}  // namespace pev::oracle

@@ -1,0 +1,66 @@
+// The fast engine's arithmetic (oracle/fast_engine.md): one row of elements (one position, a run of
+// pairs) evaluated in double-double with a proven error bound per element, then rounded to the
+// target format and to float64 where the bound decides it. What the bound cannot decide is left to
+// the caller (fast_engine.cc hands it to the MPFR engine). SIMD with Highway's dynamic dispatch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "encoding/spec.h"
+
+namespace pev::oracle::fast {
+
+// The quarter-turn [0, 1/2] is cut into kTableSteps steps; sin and cos of each step are tabulated.
+inline constexpr int kTableSteps = 256;  // steps of 1/512 quarter turn; N = 512 in the doc
+inline constexpr int kTableEntries = kTableSteps + 1;
+// Per-pair arrays are readable this far past their last pair, so a row never needs a scalar tail.
+inline constexpr size_t kPad = 64;
+
+// pi/2 and -1/6 as double-doubles (checked against MPFR by the tests): |pi/2 - hi - lo| < 2^-108.
+inline constexpr double kHalfPiHi = 0x1.921fb54442d18p+0;
+inline constexpr double kHalfPiLo = 0x1.1a62633145c07p-54;
+inline constexpr double kMinusSixthHi = -0x1.5555555555555p-3;
+inline constexpr double kMinusSixthLo = -0x1.5555555555555p-57;
+
+// sin and cos of j * (pi/2) / 512 for j = 0 .. 256, each as a double-double from MPFR:
+// table[4j .. 4j+3] = {sin_hi, sin_lo, cos_hi, cos_lo}, each |value - hi - lo| <= 2^-105.9 |value|.
+const double* sincos_table();
+
+// t_k = w_k * 2/pi, quarter turns per position, as t0 + t1 + t2 (fast_engine.md, section R).
+// A pair whose t0 is NaN is never decided (its lanes are always handed off).
+struct PairArrays {
+  const double* t0;
+  const double* t1;
+  const double* t2;
+};
+
+struct Row {
+  double position;   // an integer in [1, 2^53], exact
+  PairArrays pairs;  // at the row's first pair; readable for count + kPad entries
+  size_t count;
+  // count entries each: the values rounded to the target, and to float64.
+  double* sin_rounded;
+  double* cos_rounded;
+  double* sin_exact;
+  double* cos_exact;
+  // Receives the indices (0 .. count-1) of the elements the bound did not decide; their outputs
+  // are unspecified. Room for count entries.
+  uint32_t* undecided;
+};
+
+// Evaluates a row; returns how many indices it wrote to row.undecided.
+size_t evaluate_row(const Row& row, Dtype target);
+
+// One element before rounding, for the tests of the bound: sin and cos of position * t as
+// double-doubles, and the bound on |hi + lo - exact| that the rounding test uses.
+struct Detail {
+  double sin_hi, sin_lo, sin_bound;
+  double cos_hi, cos_lo, cos_bound;
+};
+Detail evaluate_detail(double position, double t0, double t1, double t2);
+
+// The Highway target that evaluate_row dispatches to on this CPU, e.g. "AVX3".
+const char* dispatched_target();
+
+}  // namespace pev::oracle::fast
