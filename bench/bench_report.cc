@@ -11,6 +11,7 @@
 #include "core/highway/highway_dispatch.h"
 #include "core/sleef/sleef_dispatch.h"
 #include "oracle/engine.h"
+#include "oracle/engine_benchmark.h"
 #include "oracle/table.h"
 #include "support/parallel.h"
 
@@ -125,7 +126,8 @@ Report run(const Config& config, const std::function<void(const std::string&)>& 
     res.values_per_s = rate(static_cast<double>(m.values), it->second);
     res.bytes_per_s = rate(static_cast<double>(m.bytes), it->second);
     const Roofline& r = report.rooflines[roofline_of.at({m.table, m.threads})];
-    res.roofline_ratio = r.bytes_per_s.median > 0 ? res.bytes_per_s.median / r.bytes_per_s.median : 0;
+    res.roofline_ratio =
+        r.bytes_per_s.median > 0 ? res.bytes_per_s.median / r.bytes_per_s.median : 0;
     report.results.push_back(res);
   }
   return report;
@@ -135,18 +137,12 @@ OracleThroughput measure_oracle(double seconds) {
   TableSpec spec;
   spec.d_model = 512;
   spec.start = 1000000;
+  // Both engines on the same cases in the same run, one thread each.
+  const oracle::EngineComparison c = oracle::compare_engines(spec, Dtype::kFloat32, 1024, seconds);
   OracleThroughput o;
-  const auto engine = oracle::make_mpfr_engine(spec, Dtype::kFloat32);
-  oracle::TileValues values;
-  uint64_t elements = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  double elapsed = 0;
-  for (uint64_t row = 0; elapsed < seconds; row += 16) {
-    engine->evaluate({spec.start + row, 16, 0, 256}, values);
-    elements += 2 * 16 * 256;  // a sin and a cos per pair
-    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-  o.values_per_s.emplace_back("mpfr", static_cast<double>(elements) / elapsed);
+  o.values_per_s = {{"mpfr", c.mpfr_values_per_s}, {"fast", c.fast_values_per_s}};
+  o.speedup = c.speedup;
+  o.handoff_rate = c.handoff_rate;
   return o;
 }
 
@@ -154,9 +150,8 @@ nlohmann::json to_json(const Report& report) {
   nlohmann::json j;
   nlohmann::json dispatch = nlohmann::json::object();
   for (const auto& [module, isa] : report.machine.dispatch) dispatch[module] = isa;
-  j["machine"] = {{"cpu", report.machine.cpu},
-                  {"threads", report.machine.threads},
-                  {"dispatch", dispatch}};
+  j["machine"] = {
+      {"cpu", report.machine.cpu}, {"threads", report.machine.threads}, {"dispatch", dispatch}};
   j["roofline"] = nlohmann::json::array();
   for (const Roofline& r : report.rooflines) {
     nlohmann::json fills = nlohmann::json::object();

@@ -31,9 +31,9 @@ struct Result {
 struct Roofline {
   std::string table;
   int threads = 1;
-  std::string best;            // the store fill that was fastest
-  Figure bytes_per_s;          // of the best store fill
-  Figure memcpy_bytes_per_s;   // copying the same number of bytes, for reference
+  std::string best;           // the store fill that was fastest
+  Figure bytes_per_s;         // of the best store fill
+  Figure memcpy_bytes_per_s;  // copying the same number of bytes, for reference
   std::vector<std::pair<std::string, Figure>> fills;  // every store fill measured
 };
 
@@ -45,7 +45,7 @@ struct Machine {
 
 struct OracleThroughput {
   std::vector<std::pair<std::string, double>> values_per_s;  // engine -> values/s (one thread)
-  std::optional<double> speedup;       // fast over mpfr, same cases, same run
+  std::optional<double> speedup;                             // fast over mpfr, same cases, same run
   std::optional<double> handoff_rate;  // fraction of elements the fast engine passed to MPFR
 };
 

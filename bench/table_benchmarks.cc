@@ -79,25 +79,26 @@ std::map<std::string, Measured> register_table_benchmarks(const Config& config) 
     std::shared_ptr<Buffer> buf = buffer;
     for (const int threads : thread_counts(config.quick)) {
       // Rooflines first, so that each group of results reads baseline then candidates.
-      for (const Fill f : {Fill::kMemsetNonZero, Fill::kStreaming, Fill::kPlainLoop, Fill::kMemcpy}) {
+      for (const Fill f :
+           {Fill::kMemsetNonZero, Fill::kStreaming, Fill::kPlainLoop, Fill::kMemcpy}) {
         const std::string name =
             "roofline/" + std::string(name_of(f)) + "/" + tc.label + threads_suffix(threads);
-        benchmark::RegisterBenchmark(name.c_str(),
-                                     [buf, f, threads](benchmark::State& state) {
-                                       const char* src =
-                                           f == Fill::kMemcpy ? buf->memcpy_source() : nullptr;
-                                       for (auto _ : state)
-                                         split(buf->bytes, threads, [&](size_t at, size_t n) {
-                                           fill(f, buf->data.get() + at, src ? src + at : nullptr,
-                                                n);
-                                         });
-                                       benchmark::ClobberMemory();
-                                     })
+        benchmark::RegisterBenchmark(
+            name.c_str(),
+            [buf, f, threads](benchmark::State& state) {
+              const char* src = f == Fill::kMemcpy ? buf->memcpy_source() : nullptr;
+              for (auto _ : state)
+                split(buf->bytes, threads, [&](size_t at, size_t n) {
+                  fill(f, buf->data.get() + at, src ? src + at : nullptr, n);
+                });
+              benchmark::ClobberMemory();
+            })
             ->UseRealTime()
             ->Repetitions(config.repetitions)
             ->MinTime(config.min_time);
-        measured[name] = {std::string(name_of(f)), true, tc.label, tc.d_model, tc.positions,
-                          threads, tc.positions * tc.d_model, bytes};
+        measured[name] = {
+            std::string(name_of(f)),   true, tc.label, tc.d_model, tc.positions, threads,
+            tc.positions * tc.d_model, bytes};
       }
       for (const core::Implementation& impl : core::registry()) {
         if (impl.device != core::Device::kCpu) continue;
@@ -117,8 +118,9 @@ std::map<std::string, Measured> register_table_benchmarks(const Config& config) 
             ->UseRealTime()
             ->Repetitions(config.repetitions)
             ->MinTime(config.min_time);
-        measured[name] = {impl.name,   false,   tc.label,
-                          tc.d_model,  tc.positions, threads,
+        measured[name] = {impl.name,          false,
+                          tc.label,           tc.d_model,
+                          tc.positions,       threads,
                           count * tc.d_model, count * tc.d_model * core::element_size(impl.output)};
       }
     }

@@ -18,10 +18,10 @@ struct TableCase {
 };
 
 struct Config {
-  bool quick = false;          // the cache-sized table only, one thread, short runs
-  std::string filter;          // ECMAScript regex over implementation names ("" = all)
-  int repetitions = 5;         // figures are medians over these
-  double min_time = 0.1;       // seconds per repetition (Google Benchmark's MinTime)
+  bool quick = false;     // the cache-sized table only, one thread, short runs
+  std::string filter;     // ECMAScript regex over implementation names ("" = all)
+  int repetitions = 5;    // figures are medians over these
+  double min_time = 0.1;  // seconds per repetition (Google Benchmark's MinTime)
 };
 
 // What one registered benchmark measures, keyed by its Google Benchmark name.

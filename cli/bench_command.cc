@@ -44,9 +44,13 @@ int run_bench(const BenchOptions& o) {
   for (const bench::Result& r : report.results)
     std::printf("%-36s %-11s %3d %14.3g %9.3f\n", r.impl.c_str(), r.table.c_str(), r.threads,
                 r.values_per_s.median, r.roofline_ratio);
-  if (report.oracle)
+  if (report.oracle) {
     for (const auto& [engine, v] : report.oracle->values_per_s)
-      std::printf("oracle engine %-22s %14.3g values/s\n", engine.c_str(), v);
+      std::printf("oracle engine %-22s %14.3g values/s (one thread)\n", engine.c_str(), v);
+    if (report.oracle->speedup)
+      std::printf("oracle speedup fast/mpfr %.0fx, hand-off rate %.2g\n", *report.oracle->speedup,
+                  report.oracle->handoff_rate.value_or(0));
+  }
   return kExitOk;
 }
 

@@ -60,6 +60,13 @@ expect_exit 0 "a valid table" oracle --d-model 4 --positions 11 -o "$out"
 [ -s "$out" ] || { echo "FAIL: valid table not written"; failures=$((failures + 1)); }
 expect_exit 0 "the last position" oracle --d-model 4 --positions 1 --start 9007199254740991 -o "$out"
 
+# The fast and the MPFR oracle engines write byte-identical tables.
+for dtype in float32 float16 bfloat16 float64; do
+  "$peverify" oracle --d-model 64 --positions 64 --start 16777000 --dtype $dtype --engine fast -o "$dir/f.npy" 2>/dev/null
+  "$peverify" oracle --d-model 64 --positions 64 --start 16777000 --dtype $dtype --engine mpfr -o "$dir/m.npy" 2>/dev/null
+  cmp -s "$dir/f.npy" "$dir/m.npy" || { echo "FAIL: fast and mpfr engines differ ($dtype)"; failures=$((failures + 1)); }
+done
+
 # list and generate
 expect_exit 0 "list" list
 expect_exit 0 "list --json" list --json

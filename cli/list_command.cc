@@ -7,25 +7,11 @@
 #include <string>
 
 #include "cli/command.h"
+#include "core/cuda/modelled_bounds.h"
 #include "core/registry.h"
 
 namespace pev::cli {
 namespace {
-
-std::string claim_text(const core::Implementation& e) {
-  char buf[96];
-  switch (e.claim.kind) {
-    case core::Claim::Kind::kFaithful:
-      return "faithful";
-    case core::Claim::Kind::kStrict:
-      return "strict";
-    case core::Claim::Kind::kModel:
-      std::snprintf(buf, sizeof buf, "model(C=%g%s)", e.claim.c,
-                    e.claim.output_ulps != 0.5 ? ",1ulp-out" : "");
-      return buf;
-  }
-  return "?";
-}
 
 nlohmann::json to_json(const core::Implementation& e) {
   const bool available = !e.available || e.available();
@@ -39,14 +25,16 @@ nlohmann::json to_json(const core::Implementation& e) {
       {"backend", core::name_of(e.backend)},
       {"layouts",
        {"interleaved", "halves", "rope-cos", "rope-sin", "rope-cos-dup", "rope-sin-dup"}},
-      {"claim", {{"kind", claim_text(e)}, {"c", e.claim.c}, {"output_ulps", e.claim.output_ulps}}},
+      {"claim",
+       {{"kind", core::describe_claim(e)}, {"c", e.claim.c}, {"output_ulps", e.claim.output_ulps}}},
       {"max_position", e.max_position},
       {"max_base", e.max_base},
       {"anchor_interval", e.anchor_interval},
       {"flags", e.flags},
       {"available", available},
       {"unavailable_reason", available ? "" : std::string(e.unavailable_reason)},
-      {"description", e.description}};
+      {"description", e.description},
+      {"modelled", e.device == core::Device::kCuda ? core::cuda::modelled_text(e) : std::string()}};
 }
 
 // 2^k when the limit is a power of two, the number otherwise.
@@ -65,7 +53,7 @@ int run_list(bool json) {
   for (const core::Implementation& e : core::registry()) {
     const bool available = !e.available || e.available();
     std::printf(
-        "%-34s %-20s pos<=%-8s %s%s\n", e.name.c_str(), claim_text(e).c_str(),
+        "%-34s %-20s pos<=%-8s %s%s\n", e.name.c_str(), core::describe_claim(e).c_str(),
         position_text(e.max_position).c_str(), e.description.c_str(),
         available ? "" : (" [unavailable: " + std::string(e.unavailable_reason) + "]").c_str());
   }

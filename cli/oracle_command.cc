@@ -17,17 +17,18 @@ namespace {
 struct OracleOptions {
   TableOptions table;
   std::string dtype = "float32";
-  std::string engine = "mpfr";
+  std::string engine = "fast";
   int threads = 0;
 };
 
 int run_oracle(const OracleOptions& o) {
   const TableSpec spec = table_spec_of(o.table);
   const Dtype dtype = dtype_of(o.dtype);
-  if (o.engine != "mpfr") throw UsageError("unknown engine '" + o.engine + "' (available: mpfr)");
+  const auto kind = oracle::parse_engine_kind(o.engine);
+  if (!kind) throw UsageError("unknown engine '" + o.engine + "' (available: fast, mpfr)");
 
   const auto t0 = std::chrono::steady_clock::now();
-  const auto engine = oracle::make_mpfr_engine(spec, dtype);
+  const auto engine = oracle::make_engine(*kind, spec, dtype);
   const oracle::ExactTable table =
       oracle::compute_table(*engine, spec, o.table.positions, o.threads);
   std::vector<uint64_t> bits(table.rounded.size());
@@ -43,9 +44,10 @@ int run_oracle(const OracleOptions& o) {
       rungs += " " + std::to_string(r) + ":" + std::to_string(n);
   std::fprintf(stderr,
                "peverify oracle: wrote %s: %llu x %d %s (%s engine, %.2f s; pairs decided per "
-               "rung:%s)\n",
+               "rung:%s; handed to MPFR: %llu)\n",
                o.table.output.c_str(), static_cast<unsigned long long>(table.rows), table.width,
-               o.dtype.c_str(), std::string(engine->name()).c_str(), seconds, rungs.c_str());
+               o.dtype.c_str(), std::string(engine->name()).c_str(), seconds, rungs.c_str(),
+               static_cast<unsigned long long>(s.handed_off.load()));
   return kExitOk;
 }
 
@@ -58,7 +60,9 @@ void add_oracle_command(CLI::App& root, std::vector<Command>& commands) {
   add_table_options(*app, opts->table);
   app->add_option("--dtype", opts->dtype,
                   "float32, float16, bfloat16 (stored as uint16 bits) or float64");
-  app->add_option("--engine", opts->engine, "oracle engine (mpfr)");
+  app->add_option("--engine", opts->engine,
+                  "fast (default: double-double with a proven bound, MPFR where it cannot decide) "
+                  "or mpfr; both give the same bits");
   app->add_option("--threads", opts->threads, "worker threads (default: all cores)");
   commands.push_back({app, [opts] { return run_oracle(*opts); }});
 }

@@ -1,5 +1,7 @@
 #include "core/registry.h"
 
+#include <cstdio>
+
 #include "core/registry_modules.h"
 
 namespace pev::core {
@@ -68,6 +70,21 @@ double unit_roundoff(Dtype t) {
   return 0;
 }
 
+std::string describe_claim(const Implementation& e) {
+  switch (e.claim.kind) {
+    case Claim::Kind::kFaithful:
+      return "faithful";
+    case Claim::Kind::kStrict:
+      return "strict";
+    case Claim::Kind::kModel:
+      break;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "model(C=%g%s)", e.claim.c,
+                e.claim.output_ulps != 0.5 ? ", 1 ulp out" : "");
+  return buf;
+}
+
 std::string entry_name(const Implementation& e) {
   std::string out(short_name(e.output));
   if (e.conversion == Conversion::kTruncate) out += "t";
@@ -82,6 +99,7 @@ const std::vector<Implementation>& registry() {
     add_sleef_entries(v);
     add_highway_entries(v);
     add_precise_entries(v);
+    add_cuda_entries(v);
     for (Implementation& e : v) e.name = entry_name(e);
     return v;
   }();

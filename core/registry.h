@@ -2,6 +2,7 @@
 // it; adding an implementation is adding one entry in its module's add_*_entries().
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,6 +15,9 @@ const Implementation* find_implementation(std::string_view name);
 
 // Unit roundoff of a compute type: 2^-53, 2^-24, 2^-11, 2^-8.
 double unit_roundoff(Dtype t);
+// The claim in a few words: "faithful", "strict", "model(C=32)", "model(C=32, 1 ulp out)".
+std::string describe_claim(const Implementation& e);
+
 // "f64", "f32", "f16", "bf16" as entry names spell them.
 std::string_view short_name(Dtype t);
 

@@ -134,23 +134,27 @@ TEST(Registry, EveryStrategyIsImplementedOnTheCpu) {
 TEST(Registry, LayoutsAndStartsAgreeForEveryEntry) {
   for (const Implementation& impl : registry()) {
     if (impl.available && !impl.available()) continue;
-    TableSpec a;
-    a.d_model = 16;
-    a.base = 1e4;
-    const GeneratedTable ta = generate(impl, a, 40);
-    for (Layout l : {Layout::kHalves, Layout::kRopeCos, Layout::kRopeSin, Layout::kRopeCosDup,
-                     Layout::kRopeSinDup}) {
-      TableSpec b = a;
-      b.layout = l;
-      b.start = 17;
-      const GeneratedTable tb = generate(impl, b, 23);
-      for (uint64_t r = 0; r < 23; ++r)
-        for (int c = 0; c < tb.width; ++c) {
-          const Column col = column_at(b, c);
-          const uint64_t ia = (r + 17) * 16 + 2 * col.pair + (col.is_sin ? 0 : 1);
-          ASSERT_EQ(tb.bits(r * tb.width + c), ta.bits(ia))
-              << impl.name << " layout " << name_of(l) << " row " << r << " col " << c;
-        }
+    // 512 exercises the full-width vector paths, 16 the tails.
+    for (const int d : {16, 512}) {
+      TableSpec a;
+      a.d_model = d;
+      a.base = 1e4;
+      const GeneratedTable ta = generate(impl, a, 40);
+      for (Layout l : {Layout::kHalves, Layout::kRopeCos, Layout::kRopeSin, Layout::kRopeCosDup,
+                       Layout::kRopeSinDup}) {
+        TableSpec b = a;
+        b.layout = l;
+        b.start = 17;
+        const GeneratedTable tb = generate(impl, b, 23);
+        for (uint64_t r = 0; r < 23; ++r)
+          for (int c = 0; c < tb.width; ++c) {
+            const Column col = column_at(b, c);
+            const uint64_t ia = (r + 17) * d + 2 * col.pair + (col.is_sin ? 0 : 1);
+            ASSERT_EQ(tb.bits(r * tb.width + c), ta.bits(ia))
+                << impl.name << " d " << d << " layout " << name_of(l) << " row " << r << " col "
+                << c;
+          }
+      }
     }
   }
 }

@@ -198,7 +198,7 @@ Verdict check_shift(const UnderTest& ut, const TableSpec& spec,
   v.property = "shift";
   const std::vector<PairColumns> cols = pair_columns(spec);
   const Budget budget = ut.budget();
-  const auto engine = oracle::make_mpfr_engine(spec, ut.output());
+  const auto engine = oracle::make_engine(oracle::EngineKind::kFast, spec, ut.output());
   uint64_t bad = 0;
   double worst_fraction = 0;
   const auto row_of = [&](uint64_t pos) {
@@ -369,7 +369,7 @@ Verdict check_growth(const UnderTest& ut, const TableSpec& spec_template,
   v.property = "growth";
   const Budget budget = ut.budget();
   const Dtype out = ut.output();
-  const auto engine = oracle::make_mpfr_engine(spec_template, out);
+  const auto engine = oracle::make_engine(oracle::EngineKind::kFast, spec_template, out);
   const int width = table_width(spec_template);
   std::vector<double> w(spec_template.d_model / 2);
   for (int k = 0; k < spec_template.d_model / 2; ++k) w[k] = frequency(spec_template, k);

@@ -89,6 +89,8 @@ nlohmann::json to_json(const StudyResult& s) {
     x["max_position"] = e.max_position;
     x["available"] = e.available;
     if (!e.available) x["unavailable_reason"] = e.unavailable_reason;
+    if (!e.modelled.empty())
+      x["modelled"] = {{"label", "modelled, not measured"}, {"text", e.modelled}};
     x["accuracy"] = {{"max_abs", number(e.max_abs)},
                      {"mean_abs", number(e.mean_abs)},
                      {"max_ulp", number(e.max_ulp)},
@@ -157,7 +159,9 @@ std::string to_markdown(const nlohmann::json& r) {
   for (const auto& e : r["implementations"]) {
     if (!e["available"].get<bool>()) {
       md << "| `" << e["name"].get<std::string>() << "` | " << e["claim"].get<std::string>()
-         << " | unavailable here: " << e["unavailable_reason"].get<std::string>() << " |||||||||\n";
+         << " | unavailable here: " << e["unavailable_reason"].get<std::string>()
+         << (e.contains("modelled") ? "; " + e["modelled"]["text"].get<std::string>() : "")
+         << " |||||||||\n";
       continue;
     }
     md << "| `" << e["name"].get<std::string>() << "` | " << e["claim"].get<std::string>() << " | "
@@ -276,7 +280,11 @@ std::string to_html(const nlohmann::json& r,
       << html_escape(e["claim"].get<std::string>()) << "</td>";
     if (!e["available"].get<bool>()) {
       h << "<td colspan=\"10\">unavailable here: "
-        << html_escape(e["unavailable_reason"].get<std::string>()) << "</td></tr>\n";
+        << html_escape(e["unavailable_reason"].get<std::string>())
+        << (e.contains("modelled")
+                ? "; <em>" + html_escape(e["modelled"]["text"].get<std::string>()) + "</em>"
+                : "")
+        << "</td></tr>\n";
       continue;
     }
     h << "<td>" << g3(e["accuracy"]["max_abs"]) << "</td><td>" << g3(e["accuracy"]["max_ulp"])

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "core/cuda/modelled_bounds.h"
 #include "core/generate.h"
 #include "core/registry.h"
 #include "oracle/error_measure.h"
@@ -34,21 +35,6 @@ struct Grid {
   double base;
   std::vector<Block> blocks;  // the exhaustive head, then the sampled blocks
 };
-
-std::string claim_text(const core::Implementation& e) {
-  switch (e.claim.kind) {
-    case core::Claim::Kind::kFaithful:
-      return "faithful";
-    case core::Claim::Kind::kStrict:
-      return "strict";
-    case core::Claim::Kind::kModel:
-      break;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "model C=%g%s", e.claim.c,
-                e.claim.output_ulps != 0.5 ? " (1 ulp output)" : "");
-  return buf;
-}
 
 double frequency(const TableSpec& spec, int pair) {
   const FrequencyExponent e = frequency_exponent(spec, pair);
@@ -93,11 +79,12 @@ EntryResult describe_entry(const core::Implementation& e, uint64_t max_position)
   r.compute = core::short_name(e.compute);
   r.output = name_of(e.output);
   r.backend = core::name_of(e.backend);
-  r.claim = claim_text(e);
+  r.claim = core::describe_claim(e);
   r.description = e.description;
   r.max_position = e.max_position;
   r.available = !e.available || e.available();
   r.unavailable_reason = r.available ? "" : std::string(e.unavailable_reason);
+  if (e.device == core::Device::kCuda) r.modelled = core::cuda::modelled_text(e);
   for (const auto& [first, last] : report_bands(max_position)) {
     Band b;
     b.first = first;
@@ -279,7 +266,7 @@ StudyResult run_study(const StudyConfig& config,
   parallel_for(impls.size(), config.threads, [&](uint64_t i) {
     const core::Implementation& impl = *impls[i];
     EntryResult r = describe_entry(impl, config.max_position);
-    if (r.available) evaluate_entry(impl, grids, r);
+    if (r.available && impl.device == core::Device::kCpu) evaluate_entry(impl, grids, r);
     result.entries[i] = std::move(r);
     std::lock_guard lock(progress_mutex);
     progress(impl.name, 0.3 + 0.5 * static_cast<double>(++finished) / impls.size());

@@ -41,6 +41,7 @@ struct EntryResult {
   uint64_t max_position = 0;
   bool available = true;
   std::string unavailable_reason;
+  std::string modelled;  // CUDA entries: the host device-model's bound (modelled, not measured)
   std::vector<Band> bands;
   double max_abs = 0, mean_abs = 0, max_ulp = 0;
   uint64_t elements = 0;

@@ -149,29 +149,5 @@ TEST(HighwayTargets, TargetsWithTheSameArithmeticGiveTheSameBits) {
 #endif
 }
 
-TEST(HighwayLayouts, StartsAndLayoutsAgreeBitForBit) {
-  for (const Implementation* impl : highway_entries())
-    for (const int d : {64, 512}) {
-      TableSpec whole;
-      whole.d_model = d;
-      const GeneratedTable t0 = generate(*impl, whole, 300);
-      for (Layout l : {Layout::kInterleaved, Layout::kHalves, Layout::kRopeCos, Layout::kRopeSin,
-                       Layout::kRopeCosDup, Layout::kRopeSinDup}) {
-        TableSpec part = whole;
-        part.layout = l;
-        part.start = 137;
-        const GeneratedTable t = generate(*impl, part, 100);
-        for (uint64_t r = 0; r < t.rows; ++r)
-          for (int c = 0; c < t.width; ++c) {
-            const Column col = column_at(part, c);
-            const uint64_t i0 = testutil::interleaved_index(r + part.start, d, col);
-            ASSERT_EQ(t.bits(r * t.width + c), t0.bits(i0))
-                << impl->name << " layout=" << name_of(l) << " d=" << d << " row=" << r
-                << " column=" << c;
-          }
-      }
-    }
-}
-
 }  // namespace
 }  // namespace pev::core

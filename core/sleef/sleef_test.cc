@@ -194,30 +194,5 @@ TEST(SleefIsas, Avx512fAndAvx2GiveTheSameBitsWhereTheirLanesTakeTheSameReduction
   }
 }
 
-// A table at start s is rows s.. of the table at start 0, and layouts select the same numbers.
-TEST(SleefLayouts, StartsAndLayoutsAgreeBitForBit) {
-  for (const Implementation* impl : sleef_entries())
-    for (const int d : {64, 512}) {
-      TableSpec whole;
-      whole.d_model = d;
-      const GeneratedTable t0 = generate(*impl, whole, 300);
-      for (Layout l : {Layout::kInterleaved, Layout::kHalves, Layout::kRopeCos, Layout::kRopeSin,
-                       Layout::kRopeCosDup, Layout::kRopeSinDup}) {
-        TableSpec part = whole;
-        part.layout = l;
-        part.start = 137;
-        const GeneratedTable t = generate(*impl, part, 100);
-        for (uint64_t r = 0; r < t.rows; ++r)
-          for (int c = 0; c < t.width; ++c) {
-            const Column col = column_at(part, c);
-            const uint64_t i0 = testutil::interleaved_index(r + part.start, d, col);
-            ASSERT_EQ(t.bits(r * t.width + c), t0.bits(i0))
-                << impl->name << " layout=" << name_of(l) << " d=" << d << " row=" << r
-                << " column=" << c;
-          }
-      }
-    }
-}
-
 }  // namespace
 }  // namespace pev::core
