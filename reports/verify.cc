@@ -153,6 +153,12 @@ std::string to_text(const VerifyResult& r) {
     if (v.holds || v.worst.empty()) continue;
     out << "worst elements (" << v.property << "):\n";
     for (const properties::Finding& f : v.worst) {
+      if (v.property == "unique") {  // a repeated row has no numeric error to show
+        std::snprintf(buf, sizeof buf, "  pos %llu: %s\n", static_cast<unsigned long long>(f.pos),
+                      f.what.c_str());
+        out << buf;
+        continue;
+      }
       std::snprintf(buf, sizeof buf,
                     "  pos %llu dim %d: got %.9g, exact %.9g, abs error %.3g, %.3g ulp, budget "
                     "%.3g (%s)\n",
