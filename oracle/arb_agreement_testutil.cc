@@ -10,20 +10,12 @@
 
 #include "encoding/format.h"
 #include "oracle/arb_reference.h"
+#include "oracle/test_rng.h"
 
 namespace pev::oracle::agreement {
 namespace {
 
-// mt19937_64's sequence is fixed by the standard; the std:: distributions are not.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : engine_(seed) {}
-  uint64_t below(uint64_t n) { return engine_() % n; }  // bias < n / 2^64: negligible here
-  double unit() { return static_cast<double>(engine_() >> 11) * 0x1p-53; }
-
- private:
-  std::mt19937_64 engine_;
-};
+using Rng = TestRng;
 
 TableSpec sample_spec(Rng& rng) {
   TableSpec spec;
