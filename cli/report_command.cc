@@ -1,6 +1,7 @@
 // peverify report: the accuracy and performance comparison report (the main job).
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -9,17 +10,51 @@
 #include "cli/table_options.h"
 #include "reports/render.h"
 #include "reports/study.h"
+#include "tables/atomic_file.h"
 
 namespace pev::cli {
 namespace {
 
 struct ReportOptions {
   std::string config;
+  std::string from;  // a sweep directory: render its merged result instead of running the study
   std::string out = "peverify-report";
   bool quiet = false;
 };
 
+// The merged result `peverify sweep` left in its directory, rendered again into o.out.
+int render_sweep(const ReportOptions& o) {
+  if (!o.config.empty()) throw UsageError("--from and --config exclude each other");
+  const std::string path = o.from + "/report.json";
+  std::ifstream in(path);
+  if (!in)
+    throw FileError(o.from +
+                    " holds no merged sweep (no report.json); finish it with "
+                    "peverify sweep --out " +
+                    o.from);
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(path + ": malformed: " + e.what());
+  }
+  if (!json.is_object() || !json.contains("implementations"))
+    throw FileError(path + " is not a peverify report");
+  std::error_code ec;
+  std::filesystem::create_directories(o.out, ec);
+  if (ec) throw UsageError("cannot create the output directory " + o.out + ": " + ec.message());
+  check_writable(o.out + "/report.json");
+  const auto files = reports::write_report(json, o.out);
+  if (!o.quiet) {
+    std::fprintf(stderr, "peverify report: rendered the sweep in %s; wrote", o.from.c_str());
+    for (const std::string& f : files) std::fprintf(stderr, " %s", f.c_str());
+    std::fprintf(stderr, "\n");
+  }
+  return kExitOk;
+}
+
 int run_report(const ReportOptions& o) {
+  if (!o.from.empty()) return render_sweep(o);
   const reports::StudyConfig config =
       o.config.empty() ? reports::StudyConfig{} : reports::read_study_config(o.config);
   std::error_code ec;
@@ -50,6 +85,7 @@ void add_report_command(CLI::App& root, std::vector<Command>& commands) {
   CLI::App* app = root.add_subcommand(
       "report", "The accuracy and performance comparison of every implementation (the main job)");
   app->add_option("--config", o->config, "a study config (JSON; default: the default study)");
+  app->add_option("--from", o->from, "render a sweep's merged result (peverify sweep --out DIR)");
   app->add_option("--out", o->out, "output directory (default peverify-report)");
   app->add_flag("--quiet", o->quiet, "no progress on stderr");
   commands.push_back({app, [o] { return run_report(*o); }});

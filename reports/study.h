@@ -6,12 +6,17 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/bench_report.h"
 #include "properties/checks.h"
+
+namespace pev::core {
+struct Implementation;
+}
 
 namespace pev::reports {
 
@@ -67,6 +72,51 @@ struct StudyResult {
   std::vector<Recommendation> recommendations;
   double seconds = 0;
 };
+
+// The study cut into shards (DESIGN §3.4, `peverify sweep`): one accuracy shard per (entry,
+// grid, part of the grid's positions) and one properties shard per entry. Every statistic a shard
+// yields merges by max or sum; merging in canonical shard order makes the sums reproducible.
+struct ShardId {
+  size_t entry = 0;  // index into StudyPlan::impls
+  int grid = -1;     // -1: the entry's properties shard
+  int part = 0;
+  std::string key() const;  // a file name: "e012-g1-p03" or "e012-props"
+};
+
+struct ShardResult {
+  std::vector<Band> bands;                    // per report band (accuracy shards)
+  std::map<int, double> curve;                // octave -> max abs (d 512, base 1e4)
+  std::vector<properties::Verdict> verdicts;  // bounded, unique, shift, growth (properties shard)
+  double fitted_c = 0;
+  std::map<std::string, uint64_t> horizons;
+};
+
+class StudyPlan {
+ public:
+  explicit StudyPlan(const StudyConfig& config);
+  ~StudyPlan();
+  const StudyConfig& config() const { return config_; }
+  const std::vector<const core::Implementation*>& impls() const { return impls_; }
+  // Every shard, in the canonical (merge) order; depends only on the config and the registry.
+  const std::vector<ShardId>& shards() const { return shards_; }
+  // Computes one shard; exact values are computed on first use (thread safe) with `threads`.
+  ShardResult run(const ShardId& shard, int threads) const;
+  // Computes the exact values of every grid up front.
+  void prepare(int threads, const std::function<void(double)>& progress) const;
+  // The entries merged from every shard's result, given in shards() order.
+  std::vector<EntryResult> merge(const std::vector<ShardResult>& results) const;
+
+ private:
+  struct Impl;
+  StudyConfig config_;
+  std::vector<const core::Implementation*> impls_;
+  std::vector<ShardId> shards_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The quick benchmark (when configured) and the recommendations, after the entries are known.
+void finish_study(StudyResult& result, size_t implementations,
+                  const std::function<void(const std::string&, double)>& progress);
 
 // The bands accuracy is reported in.
 std::vector<std::pair<uint64_t, uint64_t>> report_bands(uint64_t max_position);

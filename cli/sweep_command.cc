@@ -1,0 +1,103 @@
+// peverify sweep: the report's study in shards, on threads or MPI ranks, resumable (DESIGN §3.4).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "cli/command.h"
+#include "cli/progress.h"
+#include "cli/sweep_mpi.h"
+#include "cli/table_options.h"
+#include "reports/render.h"
+#include "reports/sweep.h"
+#include "support/parallel.h"
+
+namespace pev::cli {
+namespace {
+
+struct SweepOptions {
+  std::string config;
+  std::string out;
+  int threads = 0;
+  bool quiet = false;
+};
+
+std::vector<size_t> open_dir(const reports::StudyPlan& plan, const SweepOptions& o) {
+  reports::open_sweep_dir(plan, o.out);
+  std::vector<size_t> missing = reports::missing_shards(plan, o.out);
+  if (!o.quiet)
+    std::fprintf(stderr, "peverify sweep: %zu shards, %zu already recorded in %s, %zu to compute\n",
+                 plan.shards().size(), plan.shards().size() - missing.size(), o.out.c_str(),
+                 missing.size());
+  return missing;
+}
+
+int finish(const reports::StudyPlan& plan, const SweepOptions& o,
+           std::chrono::steady_clock::time_point t0) {
+  reports::StudyResult study;
+  {
+    Progress progress("peverify sweep: merging", o.quiet);
+    study = reports::merge_sweep(plan, o.out, [&](const std::string& step, double fraction) {
+      progress.update(step, fraction);
+    });
+  }
+  study.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto files = reports::write_report(reports::to_json(study), o.out);
+  if (!o.quiet) {
+    std::fprintf(stderr, "peverify sweep: %zu implementations from %zu shards in %.1f s; wrote",
+                 study.entries.size(), plan.shards().size(), study.seconds);
+    for (const std::string& f : files) std::fprintf(stderr, " %s", f.c_str());
+    std::fprintf(stderr, "\n");
+  }
+  return kExitOk;
+}
+
+int run_sweep(const SweepOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  reports::StudyConfig config =
+      o.config.empty() ? reports::StudyConfig{} : reports::read_study_config(o.config);
+  config.threads = o.threads;
+  const reports::StudyPlan plan(config);
+  if (launched_by_mpirun()) {
+#ifdef PEV_HAVE_MPI
+    return run_sweep_mpi(
+        plan, o.out, o.quiet, [&] { return open_dir(plan, o); },
+        [&] { return finish(plan, o, t0); });
+#else
+    const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+    if (size && std::string(size) != "1")
+      throw UsageError(
+          "this peverify was built without MPI (PEV_ENABLE_MPI); run it without mpirun");
+#endif
+  }
+  const std::vector<size_t> missing = open_dir(plan, o);
+  {
+    Progress progress("peverify sweep", o.quiet);
+    reports::run_shards(plan, o.out, missing, config.threads, [&](size_t done) {
+      progress.update(plan.shards()[missing[done - 1]].key(),
+                      static_cast<double>(done) / missing.size());
+    });
+  }
+  return finish(plan, o, t0);
+}
+
+}  // namespace
+
+bool launched_by_mpirun() { return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr; }
+
+void add_sweep_command(CLI::App& root, std::vector<Command>& commands) {
+  auto o = std::make_shared<SweepOptions>();
+  CLI::App* app = root.add_subcommand(
+      "sweep",
+      "The report's study in resumable shards, on threads or `mpirun -np N` ranks; "
+      "`peverify report --from DIR` renders it");
+  app->add_option("--config", o->config, "a study config (JSON; default: the default study)");
+  app->add_option("--out", o->out, "the sweep directory (shards, then the report files)")
+      ->required();
+  app->add_option("--threads", o->threads, "threads (default: all cores; one per MPI rank)");
+  app->add_flag("--quiet", o->quiet, "no progress on stderr");
+  commands.push_back({app, [o] { return run_sweep(*o); }});
+}
+
+}  // namespace pev::cli

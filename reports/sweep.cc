@@ -1,0 +1,203 @@
+#include "reports/sweep.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+
+#include "core/registry.h"
+#include "support/parallel.h"
+#include "tables/atomic_file.h"
+
+namespace pev::reports {
+namespace {
+
+using nlohmann::json;
+
+// Doubles travel as %a text: exact, and infinities survive (JSON numbers cannot hold them).
+std::string hex(double x) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%a", x);
+  return buf;
+}
+
+double unhex(const json& j) {
+  const std::string s = j.get<std::string>();
+  char* end = nullptr;
+  const double x = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0') throw std::invalid_argument("bad number " + s);
+  return x;
+}
+
+json config_json(const StudyConfig& c) {
+  return {{"d_models", c.d_models},
+          {"bases", c.bases},
+          {"exhaustive_positions", c.exhaustive_positions},
+          {"exhaustive_values", c.exhaustive_values},
+          {"max_position", c.max_position},
+          {"sampled_blocks", c.sampled_blocks},
+          {"filter", c.filter},
+          {"bench", c.bench}};
+}
+
+json to_json(const ShardResult& s) {
+  json j;
+  j["bands"] = json::array();
+  for (const Band& b : s.bands)
+    j["bands"].push_back({b.first, b.last, hex(b.max_abs), hex(b.sum_abs), hex(b.max_ulp),
+                          b.elements, b.nan_inf, b.over_claim});
+  j["curve"] = json::array();
+  for (const auto& [octave, e] : s.curve) j["curve"].push_back({octave, hex(e)});
+  j["verdicts"] = json::array();
+  for (const properties::Verdict& v : s.verdicts) {
+    json figures = json::object();
+    for (const auto& [name, x] : v.figures) figures[name] = hex(x);
+    j["verdicts"].push_back({{"property", v.property},
+                             {"holds", v.holds},
+                             {"summary", v.summary},
+                             {"checked", v.checked},
+                             {"figures", figures}});
+  }
+  j["fitted_c"] = hex(s.fitted_c);
+  j["horizons"] = s.horizons;
+  return j;
+}
+
+ShardResult from_json(const json& j) {
+  ShardResult s;
+  for (const json& b : j.at("bands")) {
+    Band band;
+    band.first = b.at(0).get<uint64_t>();
+    band.last = b.at(1).get<uint64_t>();
+    band.max_abs = unhex(b.at(2));
+    band.sum_abs = unhex(b.at(3));
+    band.max_ulp = unhex(b.at(4));
+    band.elements = b.at(5).get<uint64_t>();
+    band.nan_inf = b.at(6).get<uint64_t>();
+    band.over_claim = b.at(7).get<uint64_t>();
+    s.bands.push_back(band);
+  }
+  for (const json& c : j.at("curve")) s.curve[c.at(0).get<int>()] = unhex(c.at(1));
+  for (const json& v : j.at("verdicts")) {
+    properties::Verdict verdict;
+    verdict.property = v.at("property").get<std::string>();
+    verdict.holds = v.at("holds").get<bool>();
+    verdict.summary = v.at("summary").get<std::string>();
+    verdict.checked = v.at("checked").get<uint64_t>();
+    for (const auto& [name, x] : v.at("figures").items()) verdict.figures[name] = unhex(x);
+    s.verdicts.push_back(verdict);
+  }
+  s.fitted_c = unhex(j.at("fitted_c"));
+  s.horizons = j.at("horizons").get<std::map<std::string, uint64_t>>();
+  return s;
+}
+
+// A shard file's result, or nothing when the file is absent, torn or from another study.
+std::optional<ShardResult> read_shard(const std::string& dir, const ShardId& shard,
+                                      const std::string& fingerprint) {
+  std::ifstream in(shard_path(dir, shard));
+  if (!in) return std::nullopt;
+  try {
+    const json j = json::parse(in);
+    if (j.at("study").get<std::string>() != fingerprint) return std::nullopt;
+    if (j.at("shard").get<std::string>() != shard.key()) return std::nullopt;
+    return from_json(j.at("result"));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::string study_fingerprint(const StudyPlan& plan) {
+  std::string text = config_json(plan.config()).dump();
+  for (const core::Implementation* impl : plan.impls()) text += "\n" + std::string(impl->name);
+  text += "\nshards " + std::to_string(plan.shards().size());
+  // FNV-1a: stable across builds and machines, unlike std::hash.
+  uint64_t h = 1469598103934665603ull;
+  for (const unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+void open_sweep_dir(const StudyPlan& plan, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir + "/shards", ec);
+  if (ec) throw FileError("cannot create the sweep directory " + dir + ": " + ec.message());
+  const std::string fingerprint = study_fingerprint(plan);
+  const std::string path = dir + "/sweep.json";
+  if (std::ifstream in(path); in) {
+    json j;
+    try {
+      j = json::parse(in);
+    } catch (const json::exception&) {
+      throw FileError(path + " is not a sweep record; use an empty directory");
+    }
+    if (j.value("study", "") != fingerprint)
+      throw FileError(dir + " holds the sweep of a different study; use another --out");
+    return;
+  }
+  const json record = {{"study", fingerprint},
+                       {"config", config_json(plan.config())},
+                       {"shards", plan.shards().size()}};
+  write_file_atomically(path, [&](std::ostream& out) { out << record.dump(2) << "\n"; });
+}
+
+std::string shard_path(const std::string& dir, const ShardId& shard) {
+  return dir + "/shards/" + shard.key() + ".json";
+}
+
+std::vector<size_t> missing_shards(const StudyPlan& plan, const std::string& dir) {
+  const std::string fingerprint = study_fingerprint(plan);
+  std::vector<size_t> missing;
+  for (size_t i = 0; i < plan.shards().size(); ++i)
+    if (!read_shard(dir, plan.shards()[i], fingerprint)) missing.push_back(i);
+  return missing;
+}
+
+void compute_shard(const StudyPlan& plan, const std::string& dir, size_t index, int threads) {
+  const ShardId& shard = plan.shards().at(index);
+  const ShardResult result = plan.run(shard, threads);
+  const json j = {{"study", study_fingerprint(plan)},
+                  {"shard", shard.key()},
+                  {"implementation", plan.impls()[shard.entry]->name},
+                  {"result", to_json(result)}};
+  write_file_atomically(shard_path(dir, shard),
+                        [&](std::ostream& out) { out << j.dump() << "\n"; });
+}
+
+void run_shards(const StudyPlan& plan, const std::string& dir, const std::vector<size_t>& shards,
+                int threads, const std::function<void(size_t)>& progress) {
+  std::atomic<size_t> done{0};
+  std::mutex mutex;
+  parallel_for(shards.size(), threads, [&](uint64_t i) {
+    compute_shard(plan, dir, shards[i], threads);
+    std::lock_guard lock(mutex);
+    progress(++done);
+  });
+}
+
+StudyResult merge_sweep(const StudyPlan& plan, const std::string& dir,
+                        const std::function<void(const std::string&, double)>& progress) {
+  const std::string fingerprint = study_fingerprint(plan);
+  std::vector<ShardResult> results;
+  results.reserve(plan.shards().size());
+  for (const ShardId& shard : plan.shards()) {
+    std::optional<ShardResult> r = read_shard(dir, shard, fingerprint);
+    if (!r) throw FileError(shard_path(dir, shard) + " is missing or damaged; rerun the sweep");
+    results.push_back(std::move(*r));
+  }
+  StudyResult result;
+  result.config = plan.config();
+  result.entries = plan.merge(results);
+  finish_study(result, plan.impls().size(), progress);
+  return result;
+}
+
+}  // namespace pev::reports
