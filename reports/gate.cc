@@ -43,7 +43,7 @@ double round_up_2(double x) {
 }
 
 // Blocks [first, first + n) of one band, relative to position 0.
-std::vector<std::pair<uint64_t, uint64_t>> band_blocks(const Band& b) {
+std::vector<std::pair<uint64_t, uint64_t>> band_blocks(const GateBand& b) {
   const uint64_t size = b.last - b.first + 1;
   if (b.first == 0 || size <= kHeadRows) return {{b.first, std::min(size, kHeadRows)}};
   std::vector<std::pair<uint64_t, uint64_t>> blocks;
@@ -100,7 +100,7 @@ std::string xml_escape(const std::string& s) {
 
 }  // namespace
 
-std::string Band::name() const { return std::to_string(first) + "-" + std::to_string(last); }
+std::string GateBand::name() const { return std::to_string(first) + "-" + std::to_string(last); }
 
 BudgetFile read_budget_file(const std::string& path) {
   std::ifstream in(path);
@@ -112,7 +112,7 @@ BudgetFile read_budget_file(const std::string& path) {
     f.d_model = j.at("grid").at("d_model").get<int>();
     f.base = j.at("grid").at("base").get<double>();
     for (const auto& b : j.at("grid").at("bands")) {
-      const Band band{b.at(0).get<uint64_t>(), b.at(1).get<uint64_t>()};
+      const GateBand band{b.at(0).get<uint64_t>(), b.at(1).get<uint64_t>()};
       if (band.last < band.first) throw FileError(path + ": band " + band.name() + " is empty");
       f.bands.push_back(band);
     }
@@ -159,7 +159,7 @@ nlohmann::json to_json(const BudgetFile& f) {
       "`peverify check --budgets FILE` fails when a measurement exceeds its record; `--update` "
       "rewrites the records.";
   nlohmann::json bands = nlohmann::json::array();
-  for (const Band& b : f.bands) bands.push_back({b.first, b.last});
+  for (const GateBand& b : f.bands) bands.push_back({b.first, b.last});
   j["grid"] = {{"d_model", f.d_model}, {"base", f.base}, {"bands", bands}};
   j["subjects"] = nlohmann::json::array();
   for (const GateSubject& g : f.subjects) {
@@ -212,7 +212,7 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
     if (impl) spec = TableSpec{file.d_model, file.base};
     const std::string subject = impl ? g.impl : g.table;
     const Dtype output = impl ? impl->output : loaded->dtype;
-    for (const Band& band : file.bands) {
+    for (const GateBand& band : file.bands) {
       GateOutcome o;
       o.subject = subject;
       o.band = band.name();
@@ -226,7 +226,7 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
         outcomes.push_back(o);
         continue;
       }
-      Band clipped{band.first, std::min(band.last, last_pos)};
+      GateBand clipped{band.first, std::min(band.last, last_pos)};
       for (const auto& [first, n] : band_blocks(clipped)) {
         TableSpec part = spec;
         part.start = first;

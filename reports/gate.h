@@ -15,7 +15,7 @@
 
 namespace pev::reports {
 
-struct Band {
+struct GateBand {
   uint64_t first, last;      // positions [first, last]
   std::string name() const;  // "0-4095"
 };
@@ -39,7 +39,7 @@ struct GateSubject {
 struct BudgetFile {
   int d_model = 512;  // the grid registry entries are measured on
   double base = 10000.0;
-  std::vector<Band> bands;
+  std::vector<GateBand> bands;
   std::vector<GateSubject> subjects;
 };
 
