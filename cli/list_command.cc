@@ -26,7 +26,7 @@ nlohmann::json to_json(const core::Implementation& e) {
       {"layouts",
        {"interleaved", "halves", "rope-cos", "rope-sin", "rope-cos-dup", "rope-sin-dup"}},
       {"claim",
-       {{"kind", core::describe_claim(e)}, {"c", e.claim.c}, {"output_ulps", e.claim.output_ulps}}},
+       {{"kind", e.claim.describe()}, {"c", e.claim.c}, {"output_ulps", e.claim.output_ulps}}},
       {"max_position", e.max_position},
       {"max_base", e.max_base},
       {"anchor_interval", e.anchor_interval},
@@ -53,7 +53,7 @@ int run_list(bool json) {
   for (const core::Implementation& e : core::registry()) {
     const bool available = !e.available || e.available();
     std::printf(
-        "%-34s %-20s pos<=%-8s %s%s\n", e.name.c_str(), core::describe_claim(e).c_str(),
+        "%-34s %-20s pos<=%-8s %s%s\n", e.name.c_str(), e.claim.describe().c_str(),
         position_text(e.max_position).c_str(), e.description.c_str(),
         available ? "" : (" [unavailable: " + std::string(e.unavailable_reason) + "]").c_str());
   }

@@ -27,13 +27,12 @@ struct VerifyCommandOptions {
   std::string json;
 };
 
-properties::Budget budget_of(const VerifyCommandOptions& o) {
-  if (o.budget == "strict") return properties::Budget::strict();
-  if (o.budget == "faithful") return properties::Budget::faithful();
+Claim budget_of(const VerifyCommandOptions& o) {
+  if (o.budget == "strict") return Claim::strict();
+  if (o.budget == "faithful") return Claim::faithful();
   if (o.budget != "model")
     throw UsageError("unknown budget '" + o.budget + "' (model, strict or faithful)");
-  const Dtype compute = dtype_of(o.compute);
-  return properties::Budget::model(compute);
+  return Claim::model(dtype_of(o.compute));
 }
 
 int run_verify(const VerifyCommandOptions& o) {
@@ -42,7 +41,7 @@ int run_verify(const VerifyCommandOptions& o) {
   spec.start = o.start;
   spec.schedule = schedule_of(o.schedule);
   spec.layout = layout_of(o.layout);
-  const properties::Budget budget = budget_of(o);
+  const Claim budget = budget_of(o);
   ReadOptions read;
   if (!o.dtype.empty()) read.dtype = dtype_of(o.dtype);
   if (!o.tensor.empty()) read.tensor = o.tensor;

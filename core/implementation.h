@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "encoding/claim.h"
 #include "encoding/spec.h"
 
 namespace pev::core {
@@ -27,18 +28,6 @@ std::string_view name_of(Device d);
 std::string_view name_of(Strategy s);
 std::string_view name_of(Backend b);
 
-// The accuracy an entry claims for every element (DESIGN §2). For kModel:
-//   |got - exact| <= output_ulps * ulp_out(exact) + C * u * (|exact| + a(pos,k) + steps(pos))
-// with u the unit roundoff of `compute`, and steps(pos) the number of rotations since the last
-// directly computed row (0 for direct strategies; see Implementation::steps_since_direct).
-struct Claim {
-  enum class Kind { kModel, kFaithful, kStrict } kind = Kind::kModel;
-  double c = 0;  // C, for kModel
-  // The output conversion's share, in ulps of the output: 1/2 when rounding to nearest, a whole
-  // ulp for a truncating conversion (which therefore claims a looser budget than the default).
-  double output_ulps = 0.5;
-};
-
 struct Implementation {
   std::string name;  // device/strategy/compute>output/backend, e.g. cpu/logspace/f32>bf16/sleef-u10
   Device device = Device::kCpu;
@@ -47,6 +36,8 @@ struct Implementation {
   Dtype output = Dtype::kFloat32;   // storage type of the table
   Conversion conversion = Conversion::kNearestEven;
   Backend backend = Backend::kGlibc;
+  // What every element is held to (docs/design.md §3); for the model, u is that of `compute`
+  // and `steps` is steps_since_direct(pos).
   Claim claim;
   uint64_t max_position = kMaxPosition;  // the claim holds for positions <= this
   double max_base = 1e300;       // and for bases <= this (native float16 overflows b^(2k/d) beyond)

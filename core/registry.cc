@@ -56,35 +56,6 @@ std::string_view short_name(Dtype t) {
   return "?";
 }
 
-double unit_roundoff(Dtype t) {
-  switch (t) {
-    case Dtype::kFloat64:
-      return 0x1p-53;
-    case Dtype::kFloat32:
-      return 0x1p-24;
-    case Dtype::kFloat16:
-      return 0x1p-11;
-    case Dtype::kBFloat16:
-      return 0x1p-8;
-  }
-  return 0;
-}
-
-std::string describe_claim(const Implementation& e) {
-  switch (e.claim.kind) {
-    case Claim::Kind::kFaithful:
-      return "faithful";
-    case Claim::Kind::kStrict:
-      return "strict";
-    case Claim::Kind::kModel:
-      break;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "model(C=%g%s)", e.claim.c,
-                e.claim.output_ulps != 0.5 ? ", 1 ulp out" : "");
-  return buf;
-}
-
 std::string entry_name(const Implementation& e) {
   std::string out(short_name(e.output));
   if (e.conversion == Conversion::kTruncate) out += "t";

@@ -13,11 +13,6 @@ namespace pev::core {
 const std::vector<Implementation>& registry();
 const Implementation* find_implementation(std::string_view name);
 
-// Unit roundoff of a compute type: 2^-53, 2^-24, 2^-11, 2^-8.
-double unit_roundoff(Dtype t);
-// The claim in a few words: "faithful", "strict", "model(C=32)", "model(C=32, 1 ulp out)".
-std::string describe_claim(const Implementation& e);
-
 // "f64", "f32", "f16", "bf16" as entry names spell them.
 std::string_view short_name(Dtype t);
 

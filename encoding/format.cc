@@ -79,11 +79,4 @@ double decode(uint64_t bits, Dtype t) {
   return 0;
 }
 
-double ulp_of(double x, Dtype t) {
-  const FormatTraits f = traits_of(t);
-  const double a = std::fabs(x);
-  const int e = (a == 0.0 || !std::isfinite(a)) ? f.min_exponent : std::ilogb(a);
-  return std::ldexp(1.0, std::max(e, f.min_exponent) - f.precision + 1);
-}
-
 }  // namespace pev

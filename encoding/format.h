@@ -3,6 +3,8 @@
 // rounds with MPFR, core/ with Highway's conversions, and the two are checked against each other.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "encoding/spec.h"
@@ -36,7 +38,28 @@ uint64_t encode_exact(double value, Dtype t);
 double decode(uint64_t bits, Dtype t);
 
 // Distance between the format's neighbours around |x|: 2^(max(floor(log2|x|), emin) - p + 1),
-// so it bottoms out at the smallest subnormal. ulp_of(0) is the smallest subnormal.
-double ulp_of(double x, Dtype t);
+// so it bottoms out at the smallest subnormal. ulp_of(0) is the smallest subnormal. Inline: error
+// measures call it for every element.
+inline double ulp_of(double x, Dtype t) {
+  const FormatTraits f = traits_of(t);
+  const double a = std::fabs(x);
+  const int e = (a == 0.0 || !std::isfinite(a)) ? f.min_exponent : std::ilogb(a);
+  return std::ldexp(1.0, std::max(e, f.min_exponent) - f.precision + 1);
+}
+
+// Unit roundoff of a precision: 2^-53, 2^-24, 2^-11, 2^-8.
+constexpr double unit_roundoff(Dtype t) {
+  switch (t) {
+    case Dtype::kFloat64:
+      return 0x1p-53;
+    case Dtype::kFloat32:
+      return 0x1p-24;
+    case Dtype::kFloat16:
+      return 0x1p-11;
+    case Dtype::kBFloat16:
+      return 0x1p-8;
+  }
+  return 0;
+}
 
 }  // namespace pev

@@ -39,6 +39,11 @@ FrequencyExponent frequency_exponent(const TableSpec& spec, int pair) {
   return {-2 * int64_t{pair}, spec.d_model};
 }
 
+double frequency(const TableSpec& spec, int pair) {
+  const FrequencyExponent e = frequency_exponent(spec, pair);
+  return std::pow(spec.base, static_cast<double>(e.numerator) / static_cast<double>(e.denominator));
+}
+
 std::optional<std::string> validate(const TableSpec& spec) {
   if (spec.d_model < 2) return "d_model must be >= 2, got " + std::to_string(spec.d_model);
   if (spec.d_model % 2 != 0) return "d_model must be even, got " + std::to_string(spec.d_model);

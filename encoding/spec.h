@@ -57,6 +57,10 @@ struct FrequencyExponent {
 };
 FrequencyExponent frequency_exponent(const TableSpec& spec, int pair);
 
+// w_k in double (pow of the exact exponent): what budgets and identities use for the angle
+// pos * w_k, where a relative error of 2^-52 does not matter. The exact w_k is the oracle's.
+double frequency(const TableSpec& spec, int pair);
+
 // Empty when the spec is valid, else a one-line reason ("d_model must be even, got 7").
 std::optional<std::string> validate(const TableSpec& spec);
 // Also checks that positions start .. start + count - 1 stay within kMaxPosition.

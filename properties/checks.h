@@ -1,4 +1,4 @@
-// The properties of DESIGN §3.3, as plain functions over an implementation under test: the
+// The properties of docs/design.md §5, as plain functions over an implementation under test: the
 // gtest/RapidCheck suite, `peverify verify` and the reports all call these.
 #pragma once
 
@@ -8,21 +8,12 @@
 #include <vector>
 
 #include "encoding/spec.h"
+#include "measure/judge.h"
 #include "properties/under_test.h"
 
 namespace pev::properties {
 
-// One element that broke (or came closest to breaking) a property.
-struct Finding {
-  uint64_t pos = 0;
-  int column = 0;
-  double got = 0;
-  double expected = 0;  // the exact value, or what an identity predicts
-  double error = 0;     // |got - expected|
-  double allowed = 0;   // the budget or tolerance it was held to
-  double ulp = 0;       // error in ulps of the output at `expected` (oracle checks)
-  std::string what;     // "nan", "out of [-1,1]", "sin^2+cos^2", "M_m", "M_m^T", ...
-};
+using measure::Finding;
 
 struct Verdict {
   std::string property;  // bounded, unique, shift, growth, oracle
@@ -34,7 +25,7 @@ struct Verdict {
   static constexpr size_t kMaxFindings = 8;
 };
 
-// Every value finite and in [-1, 1]; sin^2 + cos^2 - 1 within the tolerance the budget implies.
+// Every value finite and in [-1, 1]; sin^2 + cos^2 - 1 within the tolerance the claim implies.
 Verdict check_bounded(const UnderTest& ut, const TableSpec& spec, uint64_t count);
 
 // No two rows equal (found by hashing the bit patterns); reports the nearest distance between
@@ -44,7 +35,7 @@ Verdict check_unique(const UnderTest& ut, const TableSpec& spec, uint64_t count)
 // The shift identities on the implementation's own values, for cases (pos, m, pair):
 //   row(pos + m) = M_m row(pos) and row(pos) = M_m^T row(pos + m), M_m exact (the oracle);
 //   M_a M_b = M_{a+b} with M_x read from the implementation's own rows a, b and a + b.
-// Tolerances follow from the budget: a rotation keeps lengths, so an error e in the input pair
+// Tolerances follow from the claim: a rotation keeps lengths, so an error e in the input pair
 // becomes at most |e| in the output pair.
 struct ShiftCase {
   uint64_t pos;
@@ -54,14 +45,14 @@ struct ShiftCase {
 Verdict check_shift(const UnderTest& ut, const TableSpec& spec,
                     const std::vector<ShiftCase>& cases);
 
-// Every element against the exact value, within the budget.
+// Every element against the exact value, within the claim.
 Verdict check_oracle(const UnderTest& ut, const TableSpec& spec, uint64_t count);
 
 // Error versus position on sampled rows (log-spaced up to ut.max_position): the constant C of
 // the direct model |err| <= ulp/2 + C u (|exact| + a) fitted (the largest ratio seen), and the
 // horizon for each target: the largest sampled position up to which every row meets it. Holds
-// when the fitted C stays within the budget's C (model budgets) or every element is within the
-// budget (faithful, strict). A recurrence's drift shows here: its claim allows `steps`, the
+// when the fitted C stays within the claim's C (model claims) or every element is within the
+// claim (faithful, strict). A recurrence's drift shows here: its claim allows `steps`, the
 // direct model does not.
 Verdict check_growth(const UnderTest& ut, const TableSpec& spec_template,
                      const std::vector<uint64_t>& positions);
@@ -70,6 +61,9 @@ Verdict check_growth(const UnderTest& ut, const TableSpec& spec_template,
 // counts and sums add up, maxima stay maxima, the worst findings are kept, and the summary is
 // that of the first failing part (else of the first).
 Verdict merge(const std::vector<Verdict>& parts);
+
+// The figures of an oracle check, as check_oracle names them.
+void record_oracle_figures(const measure::Figures& f, Verdict& v);
 
 // Positions for check_growth: every power of two and a few between, up to max_position.
 std::vector<uint64_t> growth_positions(uint64_t max_position);

@@ -2,7 +2,7 @@
 // whole suite on your own implementation (see examples/own_kernel).
 #pragma once
 
-#include "properties/budget.h"      // IWYU pragma: export
+#include "encoding/claim.h"         // IWYU pragma: export
 #include "properties/checks.h"      // IWYU pragma: export
 #include "properties/suite.h"       // IWYU pragma: export
 #include "properties/under_test.h"  // IWYU pragma: export

@@ -1,13 +1,12 @@
 #include "properties/suite.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <stdlib.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
-#include <sstream>
 
 #include "properties/checks.h"
 #include "properties/generators.h"
@@ -16,17 +15,12 @@ namespace pev::properties {
 namespace {
 
 std::string describe(const Verdict& v) {
-  std::ostringstream out;
-  out << v.property << ": " << (v.holds ? "holds" : "FAILS") << " - " << v.summary;
-  for (const Finding& f : v.worst) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "\n  pos %llu dim %d: got %a, expected %a, error %.3g, allowed %.3g (%s)",
-                  static_cast<unsigned long long>(f.pos), f.column, f.got, f.expected, f.error,
-                  f.allowed, f.what.c_str());
-    out << buf;
-  }
-  return out.str();
+  std::string out = fmt::format("{}: {} - {}", v.property, v.holds ? "holds" : "FAILS", v.summary);
+  for (const Finding& f : v.worst)
+    out +=
+        fmt::format("\n  pos {} dim {}: got {:a}, expected {:a}, error {:.3g}, allowed {:.3g} ({})",
+                    f.pos, f.column, f.got, f.expected, f.error, f.allowed, f.what);
+  return out;
 }
 
 void expect(const Verdict& v, const Expectation& e) {
@@ -36,7 +30,7 @@ void expect(const Verdict& v, const Expectation& e) {
     EXPECT_FALSE(v.holds) << "expected to fail (" << e.reason << ") but it holds: " << describe(v);
   }
   testing::Test::RecordProperty("verdict", describe(v));
-  std::printf("%s\n", describe(v).c_str());
+  fmt::print("{}\n", describe(v));
 }
 
 void expect_rc(bool passed, const std::string& property, const Expectation& e) {

@@ -6,8 +6,7 @@
 //   int main(int argc, char** argv) {
 //     pev::properties::register_suite("MyKernel", [] {
 //       return pev::properties::callable("my-kernel", pev::Dtype::kFloat32,
-//                                        pev::properties::Budget::model(pev::Dtype::kFloat32),
-//                                        my_kernel);
+//                                        pev::Claim::model(pev::Dtype::kFloat32), my_kernel);
 //     });
 //     testing::InitGoogleTest(&argc, argv);
 //     return RUN_ALL_TESTS();

@@ -3,66 +3,20 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "core/generate.h"
-#include "core/registry.h"
-
 namespace pev::properties {
 namespace {
 
-// What one row request may cost the suite in rotations of one pair (a naive recurrence pays
-// pos * d/2 of them for any row; emulated float16 arithmetic makes each cost ~100 ns).
-constexpr uint64_t kWorkLimit = uint64_t{1} << 22;
-
-class RegistryEntry final : public UnderTest {
- public:
-  explicit RegistryEntry(const core::Implementation& impl) : impl_(impl) {}
-  std::string name() const override { return impl_.name; }
-  Dtype output() const override { return impl_.output; }
-  Budget budget() const override {
-    switch (impl_.claim.kind) {
-      case core::Claim::Kind::kFaithful:
-        return Budget::faithful();
-      case core::Claim::Kind::kStrict:
-        return Budget::strict();
-      case core::Claim::Kind::kModel:
-        break;
-    }
-    return Budget::model(impl_.compute, impl_.claim.c, impl_.claim.output_ulps);
-  }
-  std::vector<double> rows(const TableSpec& spec, uint64_t count) const override {
-    const core::GeneratedTable t = core::generate(impl_, spec, count);
-    std::vector<double> v(t.size());
-    for (size_t i = 0; i < v.size(); ++i) v[i] = t.value(i);
-    return v;
-  }
-  bool can_produce(const TableSpec& spec, uint64_t count) const override {
-    if (impl_.available && !impl_.available()) return false;
-    if (spec.base > impl_.max_base) return false;
-    return count >= 1 && spec.start + count - 1 <= max_position(spec.d_model);
-  }
-  uint64_t max_position(int d_model) const override {
-    // A naive recurrence pays `pos` steps of d/2 rotations for any row: keep that affordable.
-    if (impl_.strategy == core::Strategy::kRecurrence)
-      return std::min<uint64_t>(impl_.max_position, kWorkLimit / std::max(1, d_model / 2));
-    return impl_.max_position;
-  }
-  uint64_t steps_since_direct(uint64_t pos) const override { return impl_.steps_since_direct(pos); }
-
- private:
-  const core::Implementation& impl_;
-};
-
 class Callable final : public UnderTest {
  public:
-  Callable(std::string name, Dtype output, Budget budget, FillFunction fill, uint64_t max_position)
+  Callable(std::string name, Dtype output, Claim claim, FillFunction fill, uint64_t max_position)
       : name_(std::move(name)),
         output_(output),
-        budget_(budget),
+        claim_(claim),
         fill_(std::move(fill)),
         max_position_(max_position) {}
   std::string name() const override { return name_; }
   Dtype output() const override { return output_; }
-  Budget budget() const override { return budget_; }
+  Claim claim() const override { return claim_; }
   std::vector<double> rows(const TableSpec& spec, uint64_t count) const override {
     std::vector<double> v(count * static_cast<uint64_t>(table_width(spec)));
     fill_(spec, count, v.data());
@@ -76,24 +30,24 @@ class Callable final : public UnderTest {
  private:
   std::string name_;
   Dtype output_;
-  Budget budget_;
+  Claim claim_;
   FillFunction fill_;
   uint64_t max_position_;
 };
 
 class LoadedTable final : public UnderTest {
  public:
-  LoadedTable(std::string name, Dtype output, Budget budget, TableSpec spec, uint64_t rows,
+  LoadedTable(std::string name, Dtype output, Claim claim, TableSpec spec, uint64_t rows,
               std::vector<double> values)
       : name_(std::move(name)),
         output_(output),
-        budget_(budget),
+        claim_(claim),
         spec_(spec),
         rows_(rows),
         values_(std::move(values)) {}
   std::string name() const override { return name_; }
   Dtype output() const override { return output_; }
-  Budget budget() const override { return budget_; }
+  Claim claim() const override { return claim_; }
   std::vector<double> rows(const TableSpec& spec, uint64_t count) const override {
     if (!can_produce(spec, count)) throw std::out_of_range("rows outside the loaded table");
     const uint64_t width = static_cast<uint64_t>(table_width(spec_));
@@ -112,7 +66,7 @@ class LoadedTable final : public UnderTest {
  private:
   std::string name_;
   Dtype output_;
-  Budget budget_;
+  Claim claim_;
   TableSpec spec_;
   uint64_t rows_;
   std::vector<double> values_;
@@ -120,18 +74,14 @@ class LoadedTable final : public UnderTest {
 
 }  // namespace
 
-std::unique_ptr<UnderTest> registry_entry(const core::Implementation& impl) {
-  return std::make_unique<RegistryEntry>(impl);
+std::unique_ptr<UnderTest> callable(std::string name, Dtype output, Claim claim, FillFunction fill,
+                                    uint64_t max_position) {
+  return std::make_unique<Callable>(std::move(name), output, claim, std::move(fill), max_position);
 }
 
-std::unique_ptr<UnderTest> callable(std::string name, Dtype output, Budget budget,
-                                    FillFunction fill, uint64_t max_position) {
-  return std::make_unique<Callable>(std::move(name), output, budget, std::move(fill), max_position);
-}
-
-std::unique_ptr<UnderTest> loaded_table(std::string name, Dtype output, Budget budget,
-                                        TableSpec spec, uint64_t rows, std::vector<double> values) {
-  return std::make_unique<LoadedTable>(std::move(name), output, budget, spec, rows,
+std::unique_ptr<UnderTest> loaded_table(std::string name, Dtype output, Claim claim, TableSpec spec,
+                                        uint64_t rows, std::vector<double> values) {
+  return std::make_unique<LoadedTable>(std::move(name), output, claim, spec, rows,
                                        std::move(values));
 }
 

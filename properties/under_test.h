@@ -1,5 +1,6 @@
-// "An implementation under test": what the property suite runs on. A registry entry, a user's
-// C++ callable, or a table loaded from a file all look the same to the properties.
+// "An implementation under test": what the property suite runs on. A user's C++ callable, a table
+// loaded from a file, or a registry entry (crosscheck/registry_under_test.h) all look the same to
+// the properties.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/implementation.h"
+#include "encoding/claim.h"
 #include "encoding/spec.h"
-#include "properties/budget.h"
 
 namespace pev::properties {
 
@@ -20,7 +20,7 @@ class UnderTest {
   virtual ~UnderTest() = default;
   virtual std::string name() const = 0;
   virtual Dtype output() const = 0;  // storage type: ulps are measured in it
-  virtual Budget budget() const = 0;
+  virtual Claim claim() const = 0;   // the accuracy every element is held to
   // Rows spec.start .. spec.start + count - 1 in spec's layout, widened to double.
   virtual std::vector<double> rows(const TableSpec& spec, uint64_t count) const = 0;
   // Whether rows() can produce this table (a loaded table has one spec and a fixed range; an
@@ -28,23 +28,20 @@ class UnderTest {
   virtual bool can_produce(const TableSpec& spec, uint64_t count) const = 0;
   // The largest position the properties should ask about for this d_model.
   virtual uint64_t max_position(int d_model) const = 0;
-  // Rotations since the last directly computed row (the budget's `steps`); 0 for direct ones.
+  // Rotations since the last directly computed row (the claim's `steps`); 0 for direct ones.
   virtual uint64_t steps_since_direct(uint64_t) const { return 0; }
   // For a loaded table: its one spec. Properties then use it instead of generated specs.
   virtual std::optional<TableSpec> fixed_spec() const { return std::nullopt; }
 };
 
-// A registry entry, held to the budget it claims.
-std::unique_ptr<UnderTest> registry_entry(const core::Implementation& impl);
-
 // A user's kernel: fill(spec, count, out) writes count rows of table_width(spec) doubles (the
 // stored values widened), any layout. `max_position` bounds what the suite will ask for.
 using FillFunction = std::function<void(const TableSpec& spec, uint64_t count, double* out)>;
-std::unique_ptr<UnderTest> callable(std::string name, Dtype output, Budget budget,
-                                    FillFunction fill, uint64_t max_position = uint64_t{1} << 24);
+std::unique_ptr<UnderTest> callable(std::string name, Dtype output, Claim claim, FillFunction fill,
+                                    uint64_t max_position = uint64_t{1} << 24);
 
 // A table already computed: `values` holds rows spec.start .. spec.start + rows - 1.
-std::unique_ptr<UnderTest> loaded_table(std::string name, Dtype output, Budget budget,
-                                        TableSpec spec, uint64_t rows, std::vector<double> values);
+std::unique_ptr<UnderTest> loaded_table(std::string name, Dtype output, Claim claim, TableSpec spec,
+                                        uint64_t rows, std::vector<double> values);
 
 }  // namespace pev::properties

@@ -1,15 +1,17 @@
 #include "reports/gate.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "core/generate.h"
 #include "core/registry.h"
-#include "oracle/error_measure.h"
+#include "measure/judge.h"
+#include "measure/sampling.h"
 #include "oracle/table.h"
 #include "tables/atomic_file.h"
 #include "tables/table_file.h"
@@ -32,47 +34,22 @@ nlohmann::json number_json(double x) { return std::isfinite(x) ? nlohmann::json(
 double round_up_2(double x) {
   if (!(x > 0) || !std::isfinite(x)) return x;
   const double step = std::pow(10.0, std::floor(std::log10(x)) - 1);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1e", std::ceil(x / step) * step);
-  double r = std::strtod(buf, nullptr);
-  while (r < x) {
-    std::snprintf(buf, sizeof buf, "%.1e", r + step);
-    r = std::strtod(buf, nullptr);
-  }
+  double r = std::strtod(fmt::format("{:.1e}", std::ceil(x / step) * step).c_str(), nullptr);
+  while (r < x) r = std::strtod(fmt::format("{:.1e}", r + step).c_str(), nullptr);
   return r;
 }
 
-// Blocks [first, first + n) of one band, relative to position 0.
-std::vector<std::pair<uint64_t, uint64_t>> band_blocks(const GateBand& b) {
+// Blocks of one band: the whole head (up to kHeadRows rows) of a band that starts at 0 or is
+// short, else kBlocksPerBand blocks of kBlockRows rows on a log scale.
+std::vector<measure::RowBlock> band_blocks(const GateBand& b) {
   const uint64_t size = b.last - b.first + 1;
   if (b.first == 0 || size <= kHeadRows) return {{b.first, std::min(size, kHeadRows)}};
-  std::vector<std::pair<uint64_t, uint64_t>> blocks;
-  for (int i = 0; i < kBlocksPerBand; ++i) {
-    const double f = std::pow(static_cast<double>(b.last + 1 - kBlockRows) / b.first,
-                              i / static_cast<double>(kBlocksPerBand - 1));
-    const uint64_t first = std::min(b.last + 1 - kBlockRows, static_cast<uint64_t>(b.first * f));
-    if (blocks.empty() || first >= blocks.back().first + kBlockRows)
-      blocks.push_back({first, kBlockRows});
-  }
-  return blocks;
-}
-
-void accumulate(BandFigures& f, const std::vector<double>& got, const std::vector<double>& exact,
-                Dtype output) {
-  for (size_t i = 0; i < got.size(); ++i) {
-    const oracle::ElementError e = oracle::measure(got[i], exact[i], output, 0);
-    const bool number = e.category == oracle::ErrorCategory::kFinite ||
-                        e.category == oracle::ErrorCategory::kSignMismatch;
-    f.max_abs = std::max(f.max_abs, number ? e.abs : INFINITY);
-    f.max_ulp = std::max(f.max_ulp, number ? e.ulp : INFINITY);
-    ++f.elements;
-  }
+  return measure::log_spaced_blocks(b.first, b.last + 1 - kBlockRows, kBlocksPerBand - 1,
+                                    kBlockRows, /*include_lo=*/true);
 }
 
 std::string format_figures(const BandFigures& f) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "max_abs %.3g, max_ulp %.3g", f.max_abs, f.max_ulp);
-  return buf;
+  return fmt::format("max_abs {:.3g}, max_ulp {:.3g}", f.max_abs, f.max_ulp);
 }
 
 std::string xml_escape(const std::string& s) {
@@ -191,10 +168,9 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
   // Every registry subject is measured on the same blocks: compute their exact values once.
   std::map<std::pair<std::string, uint64_t>, std::vector<double>> exact_cache;
   const auto exact_of = [&](const TableSpec& part, uint64_t n) -> const std::vector<double>& {
-    char key[160];
-    std::snprintf(key, sizeof key, "%d/%a/%d/%d/%llu", part.d_model, part.base,
-                  static_cast<int>(part.schedule), static_cast<int>(part.layout),
-                  static_cast<unsigned long long>(part.start));
+    const std::string key =
+        fmt::format("{}/{:a}/{}/{}/{}", part.d_model, part.base, static_cast<int>(part.schedule),
+                    static_cast<int>(part.layout), part.start);
     auto [it, fresh] = exact_cache.try_emplace({key, n});
     if (fresh) it->second = oracle::exact_values(part, n);
     return it->second;
@@ -212,6 +188,8 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
     if (impl) spec = TableSpec{file.d_model, file.base};
     const std::string subject = impl ? g.impl : g.table;
     const Dtype output = impl ? impl->output : loaded->dtype;
+    // The gate records errors, not verdicts: the claim only fills in the figures' budget terms.
+    const measure::Judge judge(spec, impl ? impl->claim : Claim::model(Dtype::kFloat32), output);
     for (const GateBand& band : file.bands) {
       GateOutcome o;
       o.subject = subject;
@@ -227,6 +205,7 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
         continue;
       }
       GateBand clipped{band.first, std::min(band.last, last_pos)};
+      measure::Figures measured;
       for (const auto& [first, n] : band_blocks(clipped)) {
         TableSpec part = spec;
         part.start = first;
@@ -242,8 +221,13 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
               loaded->values.begin() + static_cast<std::ptrdiff_t>((first - spec.start) * width);
           got.assign(from, from + static_cast<std::ptrdiff_t>(n * width));
         }
-        accumulate(o.measured, got, exact, output);
+        const int width = table_width(part);
+        for (uint64_t r = 0; r < n; ++r)
+          judge.add_row(first + r,
+                        static_cast<double>(impl ? impl->steps_since_direct(first + r) : 0),
+                        got.data() + r * width, exact.data() + r * width, measured);
       }
+      o.measured = {measured.max_abs_or_inf(), measured.max_ulp_or_inf(), measured.elements};
       o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const auto rec = g.budgets.find(o.band);
       if (rec == g.budgets.end()) {

@@ -99,12 +99,12 @@ nlohmann::json to_json(const StudyResult& s) {
     for (const Band& b : e.bands)
       x["bands"].push_back({{"first", b.first},
                             {"last", b.last},
-                            {"elements", b.elements},
-                            {"max_abs", number(b.max_abs)},
-                            {"mean_abs", number(b.elements ? b.sum_abs / b.elements : 0)},
-                            {"max_ulp", number(b.max_ulp)},
-                            {"nan_inf", b.nan_inf},
-                            {"over_claim", b.over_claim}});
+                            {"elements", b.figures.elements},
+                            {"max_abs", number(b.figures.max_abs_or_inf())},
+                            {"mean_abs", number(b.figures.mean_abs())},
+                            {"max_ulp", number(b.figures.max_ulp_or_inf())},
+                            {"nan_inf", b.figures.not_numbers()},
+                            {"over_claim", b.figures.over_claim}});
     x["properties"] = nlohmann::json::array();
     for (const properties::Verdict& v : e.verdicts)
       x["properties"].push_back(

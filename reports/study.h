@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/bench_report.h"
+#include "measure/judge.h"
 #include "properties/checks.h"
 
 namespace pev::core {
@@ -37,8 +38,7 @@ StudyConfig read_study_config(const std::string& path);
 
 struct Band {
   uint64_t first = 0, last = 0;  // positions [first, last]
-  double max_abs = 0, sum_abs = 0, max_ulp = 0;
-  uint64_t elements = 0, nan_inf = 0, over_claim = 0;
+  measure::Figures figures;      // every measured element in it, against the entry's claim
 };
 
 struct EntryResult {
@@ -73,7 +73,7 @@ struct StudyResult {
   double seconds = 0;
 };
 
-// The study cut into shards (DESIGN §3.4, `peverify sweep`): one accuracy shard per (entry,
+// The study cut into shards (docs/design.md §7, `peverify sweep`): one accuracy shard per (entry,
 // grid, part of the grid's positions) and one properties shard per entry. Every statistic a shard
 // yields merges by max or sum; merging in canonical shard order makes the sums reproducible.
 struct ShardId {

@@ -1,7 +1,8 @@
 #include "reports/sweep.h"
 
+#include <fmt/format.h>
+
 #include <atomic>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -19,12 +20,12 @@ namespace {
 
 using nlohmann::json;
 
+// The layout of a shard file's result; part of the study's fingerprint, so that a sweep
+// directory written by another layout is recomputed rather than misread.
+constexpr int kShardFormat = 2;
+
 // Doubles travel as %a text: exact, and infinities survive (JSON numbers cannot hold them).
-std::string hex(double x) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%a", x);
-  return buf;
-}
+std::string hex(double x) { return fmt::format("{:a}", x); }
 
 double unhex(const json& j) {
   const std::string s = j.get<std::string>();
@@ -45,12 +46,44 @@ json config_json(const StudyConfig& c) {
           {"bench", c.bench}};
 }
 
+json to_json(const measure::Figures& f) {
+  return {{"elements", f.elements},
+          {"nan", f.nan},
+          {"inf", f.inf},
+          {"sign_mismatch", f.sign_mismatch},
+          {"over_claim", f.over_claim},
+          {"max_abs", hex(f.max_abs)},
+          {"sum_abs", hex(f.sum_abs)},
+          {"max_ulp", hex(f.max_ulp)},
+          {"worst", {hex(f.worst_fraction), f.worst_pos, f.worst_column}},
+          {"vacuous", {f.vacuous[0], f.vacuous[1]}},
+          {"first_vacuous_pos", {f.first_vacuous_pos[0], f.first_vacuous_pos[1]}}};
+}
+
+measure::Figures figures_from_json(const json& j) {
+  measure::Figures f;
+  f.elements = j.at("elements").get<uint64_t>();
+  f.nan = j.at("nan").get<uint64_t>();
+  f.inf = j.at("inf").get<uint64_t>();
+  f.sign_mismatch = j.at("sign_mismatch").get<uint64_t>();
+  f.over_claim = j.at("over_claim").get<uint64_t>();
+  f.max_abs = unhex(j.at("max_abs"));
+  f.sum_abs = unhex(j.at("sum_abs"));
+  f.max_ulp = unhex(j.at("max_ulp"));
+  f.worst_fraction = unhex(j.at("worst").at(0));
+  f.worst_pos = j.at("worst").at(1).get<uint64_t>();
+  f.worst_column = j.at("worst").at(2).get<int>();
+  for (int i = 0; i < 2; ++i) {
+    f.vacuous[i] = j.at("vacuous").at(i).get<uint64_t>();
+    f.first_vacuous_pos[i] = j.at("first_vacuous_pos").at(i).get<uint64_t>();
+  }
+  return f;
+}
+
 json to_json(const ShardResult& s) {
   json j;
   j["bands"] = json::array();
-  for (const Band& b : s.bands)
-    j["bands"].push_back({b.first, b.last, hex(b.max_abs), hex(b.sum_abs), hex(b.max_ulp),
-                          b.elements, b.nan_inf, b.over_claim});
+  for (const Band& b : s.bands) j["bands"].push_back({b.first, b.last, to_json(b.figures)});
   j["curve"] = json::array();
   for (const auto& [octave, e] : s.curve) j["curve"].push_back({octave, hex(e)});
   j["verdicts"] = json::array();
@@ -74,12 +107,7 @@ ShardResult from_json(const json& j) {
     Band band;
     band.first = b.at(0).get<uint64_t>();
     band.last = b.at(1).get<uint64_t>();
-    band.max_abs = unhex(b.at(2));
-    band.sum_abs = unhex(b.at(3));
-    band.max_ulp = unhex(b.at(4));
-    band.elements = b.at(5).get<uint64_t>();
-    band.nan_inf = b.at(6).get<uint64_t>();
-    band.over_claim = b.at(7).get<uint64_t>();
+    band.figures = figures_from_json(b.at(2));
     s.bands.push_back(band);
   }
   for (const json& c : j.at("curve")) s.curve[c.at(0).get<int>()] = unhex(c.at(1));
@@ -116,14 +144,13 @@ std::optional<ShardResult> read_shard(const std::string& dir, const ShardId& sha
 
 std::string study_fingerprint(const StudyPlan& plan) {
   std::string text = config_json(plan.config()).dump();
+  text += "\nshard format " + std::to_string(kShardFormat);
   for (const core::Implementation* impl : plan.impls()) text += "\n" + std::string(impl->name);
   text += "\nshards " + std::to_string(plan.shards().size());
   // FNV-1a: stable across builds and machines, unlike std::hash.
   uint64_t h = 1469598103934665603ull;
   for (const unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
+  return fmt::format("{:016x}", h);
 }
 
 void open_sweep_dir(const StudyPlan& plan, const std::string& dir) {

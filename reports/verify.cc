@@ -1,9 +1,9 @@
 #include "reports/verify.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <sstream>
 
 #include "properties/under_test.h"
 
@@ -37,16 +37,13 @@ bool VerifyResult::holds() const {
                      [](const properties::Verdict& v) { return v.holds; });
 }
 
-std::vector<std::pair<uint64_t, uint64_t>> stratified_blocks(uint64_t rows) {
-  std::vector<std::pair<uint64_t, uint64_t>> blocks;
+std::vector<measure::RowBlock> stratified_blocks(uint64_t rows) {
   const uint64_t head = std::min<uint64_t>(rows, 4096);
-  blocks.push_back({0, head});
+  std::vector<measure::RowBlock> blocks = {{0, head}};
   if (rows <= head) return blocks;
-  for (int i = 0; i < 64; ++i) {
-    const double f = std::pow(static_cast<double>(rows - 16) / head, i / 63.0);
-    const uint64_t first = std::min<uint64_t>(rows - 16, static_cast<uint64_t>(head * f));
-    if (first >= blocks.back().first + blocks.back().second) blocks.push_back({first, 16});
-  }
+  for (const measure::RowBlock& b :
+       measure::log_spaced_blocks(head, rows - 16, 63, 16, /*include_lo=*/true))
+    blocks.push_back(b);
   return blocks;
 }
 
@@ -134,45 +131,32 @@ nlohmann::json to_json(const VerifyResult& r) {
 }
 
 std::string to_text(const VerifyResult& r) {
-  std::ostringstream out;
-  char buf[512];
-  std::snprintf(
-      buf, sizeof buf,
-      "%s: %s read as %s, d_model %d, base %g, %s schedule, positions %llu..; budget %s\n",
-      r.table.c_str(), r.description.c_str(), std::string(name_of(r.spec.layout)).c_str(),
-      r.spec.d_model, r.spec.base, std::string(name_of(r.spec.schedule)).c_str(),
-      static_cast<unsigned long long>(r.spec.start), r.budget.describe().c_str());
-  out << buf;
-  for (const properties::Verdict& v : r.verdicts) {
-    std::snprintf(buf, sizeof buf, "  %-8s %-5s %s\n", v.property.c_str(),
-                  v.holds ? "holds" : "FAILS", v.summary.c_str());
-    out << buf;
-  }
-  out << "  oracle coverage: " << r.oracle_coverage << "\n";
+  std::string out = fmt::format(
+      "{}: {} read as {}, d_model {}, base {:g}, {} schedule, positions {}..; budget {}\n", r.table,
+      r.description, name_of(r.spec.layout), r.spec.d_model, r.spec.base, name_of(r.spec.schedule),
+      r.spec.start, r.budget.describe());
+  for (const properties::Verdict& v : r.verdicts)
+    out += fmt::format("  {:<8} {:<5} {}\n", v.property, v.holds ? "holds" : "FAILS", v.summary);
+  out += "  oracle coverage: " + r.oracle_coverage + "\n";
   for (const properties::Verdict& v : r.verdicts) {
     if (v.holds || v.worst.empty()) continue;
-    out << "worst elements (" << v.property << "):\n";
+    out += "worst elements (" + v.property + "):\n";
     for (const properties::Finding& f : v.worst) {
       if (v.property == "unique") {  // a repeated row has no numeric error to show
-        std::snprintf(buf, sizeof buf, "  pos %llu: %s\n", static_cast<unsigned long long>(f.pos),
-                      f.what.c_str());
-        out << buf;
+        out += fmt::format("  pos {}: {}\n", f.pos, f.what);
         continue;
       }
-      std::snprintf(buf, sizeof buf,
-                    "  pos %llu dim %d: got %.9g, exact %.9g, abs error %.3g, %.3g ulp, budget "
-                    "%.3g (%s)\n",
-                    static_cast<unsigned long long>(f.pos), f.column, f.got, f.expected, f.error,
-                    f.ulp, f.allowed, f.what.c_str());
-      out << buf;
+      out += fmt::format(
+          "  pos {} dim {}: got {:.9g}, exact {:.9g}, abs error {:.3g}, {:.3g} ulp, budget {:.3g} "
+          "({})\n",
+          f.pos, f.column, f.got, f.expected, f.error, f.ulp, f.allowed, f.what);
     }
   }
   int failing = 0;
   for (const properties::Verdict& v : r.verdicts) failing += !v.holds;
-  out << (failing ? "verdict: FAIL (" + std::to_string(failing) + " of " +
-                        std::to_string(r.verdicts.size()) + " properties)\n"
-                  : std::string("verdict: PASS\n"));
-  return out.str();
+  out += failing ? fmt::format("verdict: FAIL ({} of {} properties)\n", failing, r.verdicts.size())
+                 : std::string("verdict: PASS\n");
+  return out;
 }
 
 }  // namespace pev::reports

@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "encoding/claim.h"
 #include "encoding/spec.h"
-#include "properties/budget.h"
+#include "measure/sampling.h"
 #include "properties/checks.h"
 
 namespace pev::reports {
@@ -23,7 +24,7 @@ struct TableInput {
 
 struct VerifyOptions {
   TableSpec spec;  // d_model, base, schedule, layout, start as the user declared them
-  properties::Budget budget;
+  Claim budget;
   // The oracle checks every element up to this many (131072 x 4096 takes ~1 minute on 2 cores),
   // and stratified samples beyond.
   uint64_t exhaustive_limit = uint64_t{1} << 30;
@@ -32,7 +33,7 @@ struct VerifyOptions {
 struct VerifyResult {
   std::string table, description;
   TableSpec spec;
-  properties::Budget budget;
+  Claim budget;
   std::vector<properties::Verdict> verdicts;  // bounded, unique, shift, growth, oracle
   std::string oracle_coverage;                // "exhaustive: N elements" or "stratified: ..."
   bool holds() const;
@@ -46,6 +47,6 @@ std::string to_text(const VerifyResult& r);
 
 // Rows [first, first + count) sampled for the oracle when the table is too big for every element:
 // the first 4096 rows whole, then 64 blocks of 16 rows on a log scale over the rest.
-std::vector<std::pair<uint64_t, uint64_t>> stratified_blocks(uint64_t rows);
+std::vector<measure::RowBlock> stratified_blocks(uint64_t rows);
 
 }  // namespace pev::reports

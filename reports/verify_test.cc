@@ -42,7 +42,7 @@ const properties::Verdict& verdict(const VerifyResult& r, const std::string& pro
 }
 
 VerifyResult run(TableInput in, const TableSpec& spec,
-                 properties::Budget budget = properties::Budget::model(Dtype::kFloat32)) {
+                 Claim budget = Claim::model(Dtype::kFloat32)) {
   VerifyOptions o;
   o.spec = spec;
   o.budget = budget;
@@ -146,7 +146,7 @@ TEST(Verify, StratifiesTheOracleBeyondTheExhaustiveLimit) {
   const TableSpec spec = spec_of(64);
   VerifyOptions o;
   o.spec = spec;
-  o.budget = properties::Budget::model(Dtype::kFloat32);
+  o.budget = Claim::model(Dtype::kFloat32);
   o.exhaustive_limit = 1000;
   const VerifyResult r = verify_table(from_entry("cpu/pow/f32>f32/glibc", spec, 5000), o);
   EXPECT_NE(r.oracle_coverage.find("stratified"), std::string::npos) << r.oracle_coverage;

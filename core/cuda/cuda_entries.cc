@@ -118,10 +118,10 @@ void fill(const Implementation& self, const TableSpec& spec, uint64_t count, voi
 //     |2k c| <= ln b; expf 2 ulp (4u); pos * w u: 2 ln b + 5 = 32.7 at b = 1e6;
 //   pow, accurate: fl(2k/d) costs u |2k/d ln b| <= u ln b; powf 4 ulp (8u); pos / den u:
 //     ln b + 9 = 22.9;
-// and sincosf adds 2 ulp <= 4u |value|. So C = 36.
+// and sincosf adds 2 ulp <= 4u |value|. So C = 36 (cuda_accurate in encoding/claims.json).
 //   fast: __expf 2 + floor(1.173 |x|) = 18 ulp (36u) for |x| <= ln b: 2 ln b + 37 = 64.6;
 //   __powf: __log2f 2 ulp (4u of log2 b), the product and the exponent (u each): 6u ln b;
-//     exp2f 2 ulp (4u), __fdividef 2 ulp (4u): 6 ln b + 8 = 90.9; so C = 96.
+//     exp2f 2 ulp (4u), __fdividef 2 ulp (4u): 6 ln b + 8 = 90.9; so C = 96 (cuda_fast).
 // __sinf and __cosf are documented only absolutely (2^-21.41, 2^-21.19 on [-pi, pi]): the fast
 // claims take them to keep a relative error near zero and beyond pi as well, which the
 // documentation does not give. core/cuda/device_model_test.cc checks, on the host model, that
@@ -129,8 +129,6 @@ void fill(const Implementation& self, const TableSpec& spec, uint64_t count, voi
 // absolute floor over the documented range; a device run decides the rest.
 // The rotations add about 2u per step plus the error of sin w, cos w, inside the same C via the
 // claim's `steps` term.
-constexpr double kAccurateC = 36;
-constexpr double kFastC = 96;
 constexpr double kMaxBase = 1e6;
 constexpr uint64_t kAnchorInterval = 64;
 // As on the CPU (core/glibc/glibc_strategies.cc): the naive recurrence is affordable to 2^20;
@@ -210,8 +208,10 @@ void add_cuda_entries(std::vector<Implementation>& out) {
       e.compute = c.compute;
       e.output = c.output;
       e.backend = backend;
-      e.claim = {Claim::Kind::kModel,
-                 backend == Backend::kCudaFast ? cuda::kFastC : cuda::kAccurateC};
+      e.claim = Claim::model(c.compute,
+                             backend == Backend::kCudaFast ? claim_constants().cuda_fast_c
+                                                           : claim_constants().cuda_accurate_c,
+                             claim_constants().nearest_output_ulps);
       e.max_base = cuda::kMaxBase;
       if (c.strategy == Strategy::kAnchored) e.anchor_interval = cuda::kAnchorInterval;
       if (c.strategy == Strategy::kRecurrence)
@@ -232,7 +232,7 @@ void add_cuda_entries(std::vector<Implementation>& out) {
     e.compute = Dtype::kFloat64;
     e.output = output;
     e.backend = Backend::kCudaAccurate;
-    e.claim = Claim{Claim::Kind::kFaithful};
+    e.claim = Claim::faithful();
     e.max_position = cuda::kPreciseMaxPosition;
     added.push_back(e);
   }

@@ -132,8 +132,8 @@ FillFn fill_for(Dtype compute) {
 // strategies in compute precision u: rounding the exponent (or -ln b / d) costs u, which exp or
 // pow amplify by |x| <= ln b (13.9 for b = 10^6) on each side of the product k * c, the product
 // pos * w or the quotient pos / b^e another u, and sin/cos (< 1 ulp) at most 2u |exact|:
-// 2 ln(10^6) + 4 < 32. The rotations add about 2u per step, inside the same C via `steps`.
-constexpr double kModelC = 32;
+// 2 ln(10^6) + 4 < 32, the direct C of encoding/claims.json. The rotations add about 2u per
+// step, inside the same C via `steps`.
 constexpr uint64_t kDefaultAnchorInterval = 64;
 // A naive recurrence costs `pos` steps per row: beyond 2^20 the tests and reports cannot afford
 // it, so its claim stops there (its error keeps growing linearly after it).
@@ -232,8 +232,10 @@ void add_glibc_entries(std::vector<Implementation>& out) {
     e.output = c.output;
     e.conversion = c.conversion;
     e.backend = Backend::kGlibc;
-    e.claim = {Claim::Kind::kModel, glibc::kModelC,
-               c.conversion == Conversion::kTruncate ? 1.0 : 0.5};
+    e.claim =
+        Claim::model(c.compute, claim_constants().direct_c,
+                     c.conversion == Conversion::kTruncate ? claim_constants().truncate_output_ulps
+                                                           : claim_constants().nearest_output_ulps);
     e.description = c.description;
     e.flags = "-O3 -ffp-contract=off, scalar libm";
     e.fill = fill_for(c.compute);

@@ -65,8 +65,8 @@ constexpr size_t kPad = 64;
 
 // The claim's C, from the same analysis as the SLEEF logspace entries (core/sleef/
 // sleef_entries.cc): the angle is within (2 ln b + 4) u a (Exp is 1 ulp, like expf u10), and Sin
-// and Cos add 3 ulp <= 6u|result|; 2 ln(1e6) + 4 = 31.6 < 32 for bases up to kMaxBase.
-constexpr double kC = 32;
+// and Cos add 3 ulp <= 6u|result|; 2 ln(1e6) + 4 = 31.6 is within the direct C of
+// encoding/claims.json (32) for bases up to kMaxBase.
 constexpr double kMaxBase = 1e6;
 // Sin and Cos reduce the angle with a 4-part pi in float, using the quadrant q = int(|a| / pi)
 // turned back into a float. Highway states 3 ulp for |a| <= 39000; beyond, the reduction error
@@ -110,7 +110,7 @@ void add_highway_entries(std::vector<Implementation>& out) {
     e.output = o;
     e.conversion = Conversion::kNearestEven;
     e.backend = Backend::kHighway;
-    e.claim = Claim{Claim::Kind::kModel, kC};
+    e.claim = Claim::model(e.compute);
     e.max_position = kMaxPosition;
     e.max_base = kMaxBase;
     e.flags = flags;

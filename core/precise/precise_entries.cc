@@ -24,7 +24,7 @@ void add_precise_entries(std::vector<Implementation>& out) {
     e.output = output;
     e.conversion = Conversion::kNearestEven;
     e.backend = Backend::kHighway;
-    e.claim = Claim{Claim::Kind::kFaithful};
+    e.claim = Claim::faithful();
     e.max_position = (uint64_t{1} << 24) - 1;
     e.anchor_interval = precise::kAnchorInterval;
     e.flags = flags;

@@ -26,8 +26,8 @@ using sleef_internal::Kernels;
 // - sin and cos move by at most the angle's error, and add their own: 1 ulp <= 2u|result| (u10),
 //   3.5 ulp <= 7u|result| (u35), the |exact| term.
 // - a float16 or bfloat16 output rounds once more: the ulp_out/2 term.
-// C = 32 covers all four: 2 ln(1e6) + 4 = 31.6 < 32 and 7 < 32, for bases up to kMaxBase.
-constexpr double kC = 32;
+// The direct C of encoding/claims.json (32) covers all four: 2 ln(1e6) + 4 = 31.6 < 32 and
+// 7 < 32, for bases up to kMaxBase.
 constexpr double kMaxBase = 1e6;
 
 size_t padded(int n) {
@@ -119,7 +119,7 @@ void add_sleef_entries(std::vector<Implementation>& out) {
         e.output = o;
         e.conversion = Conversion::kNearestEven;
         e.backend = b;
-        e.claim = Claim{Claim::Kind::kModel, kC};
+        e.claim = Claim::model(e.compute);
         e.max_position = kMaxPosition;
         e.max_base = kMaxBase;
         e.flags = flags;

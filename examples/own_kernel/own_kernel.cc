@@ -20,7 +20,7 @@ void my_kernel(const pev::TableSpec& spec, uint64_t rows, double* out) {
 int main(int argc, char** argv) {
   using namespace pev::properties;
   register_suite("MyKernel", [] {
-    return callable("my-kernel", pev::Dtype::kFloat32, Budget::model(pev::Dtype::kFloat32),
+    return callable("my-kernel", pev::Dtype::kFloat32, pev::Claim::model(pev::Dtype::kFloat32),
                     my_kernel);
   });
   testing::InitGoogleTest(&argc, argv);

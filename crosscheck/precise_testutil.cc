@@ -1,0 +1,76 @@
+#include "crosscheck/precise_testutil.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "core/generate.h"
+#include "core/precise/plan.h"
+#include "core/registry.h"
+#include "oracle/engine.h"
+#include "oracle/table.h"
+
+namespace pev::core::precise {
+
+const Implementation& precise_entry(Dtype output) {
+  const std::string name = "cpu/precise/f64>" + std::string(short_name(output)) + "/hwy";
+  const Implementation* impl = find_implementation(name);
+  if (impl == nullptr) throw std::runtime_error("no registry entry " + name);
+  return *impl;
+}
+
+void WorstElement::merge(const WorstElement& other) {
+  const uint64_t total = elements + other.elements;
+  const uint64_t total_misrounded = misrounded + other.misrounded;
+  if (other.ulp > ulp) *this = other;
+  elements = total;
+  misrounded = total_misrounded;
+}
+
+WorstElement worst_against_oracle(const Implementation& impl, const TableSpec& spec,
+                                  uint64_t count) {
+  const GeneratedTable got = generate(impl, spec, count);
+  const auto engine = oracle::make_mpfr_engine(spec, impl.output);
+  const oracle::ExactTable exact = oracle::compute_table(*engine, spec, count);
+  WorstElement worst;
+  for (uint64_t i = 0; i < got.size(); ++i) {
+    const measure::ElementError e = measure::error_of(got.value(i), exact.exact[i], impl.output);
+    const double ulp = e.category == measure::Category::kNumber ? e.ulp : INFINITY;
+    if (got.value(i) != exact.rounded[i]) ++worst.misrounded;
+    if (ulp > worst.ulp) {
+      worst.ulp = ulp;
+      worst.pos = spec.start + i / got.width;
+      worst.column = static_cast<int>(i % got.width);
+      worst.got = got.value(i);
+      worst.exact = exact.exact[i];
+      worst.category = e.category;
+    }
+  }
+  worst.elements = got.size();
+  return worst;
+}
+
+std::string describe(const Implementation& impl, const TableSpec& spec, const WorstElement& w) {
+  return fmt::format("{} d={} base={:g} {} {} pos={} dim={} got={:a} exact={:a} ({}, {:.9g} ulp)",
+                     impl.name, spec.d_model, spec.base, name_of(spec.schedule),
+                     name_of(spec.layout), w.pos, w.column, w.got, w.exact,
+                     measure::name_of(w.category), w.ulp);
+}
+
+std::vector<uint64_t> sample_starts(uint64_t limit, int per_octave, uint64_t block_rows) {
+  std::vector<uint64_t> starts;
+  const double step = std::exp2(1.0 / per_octave);
+  for (double x = 16; x + static_cast<double>(block_rows) <= static_cast<double>(limit);
+       x *= step) {
+    const auto start = static_cast<uint64_t>(x);
+    if (starts.empty() || start > starts.back()) starts.push_back(start);
+  }
+  // Across an anchor: the last rotated rows of one interval and the first of the next.
+  for (uint64_t anchor :
+       {kAnchorInterval, uint64_t{1} << 20, (uint64_t{1} << 24) - kAnchorInterval})
+    if (anchor + block_rows / 2 <= limit) starts.push_back(anchor - block_rows / 2);
+  return starts;
+}
+
+}  // namespace pev::core::precise

@@ -1,0 +1,22 @@
+// The property suite on every registry entry, each held to the claim it makes, with the known
+// honest failures of crosscheck/expectations.tsv asserted as failures.
+#include <gtest/gtest.h>
+
+#include "core/registry.h"
+#include "crosscheck/expectations.h"
+#include "crosscheck/registry_under_test.h"
+#include "properties/suite.h"
+
+int main(int argc, char** argv) {
+  using namespace pev;
+  const auto rules = crosscheck::read_expectation_rules("crosscheck/expectations.tsv");
+  for (const core::Implementation& e : core::registry()) {
+    // CUDA entries: crosscheck/cuda/device_test.cc runs the suite on device results (label cuda).
+    if (e.device == core::Device::kCuda) continue;
+    properties::register_suite(
+        e.name, [&e] { return crosscheck::registry_entry(e); },
+        crosscheck::expectations_for(e.name, rules));
+  }
+  testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,86 @@
+#include "encoding/claim.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace pev {
+
+extern const char* const kClaimsJson;  // encoding/claims.json, compiled in (claims_data.cc.in)
+
+namespace {
+
+// Numbers may be written as hexadecimal floats ("0x1p-28") where a power of two says more.
+double number(const nlohmann::json& j) {
+  if (j.is_number()) return j.get<double>();
+  const std::string s = j.get<std::string>();
+  char* end = nullptr;
+  const double x = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0') throw std::logic_error("claims.json: not a number: " + s);
+  return x;
+}
+
+ClaimConstants read_constants() {
+  const nlohmann::json j = nlohmann::json::parse(kClaimsJson);
+  const nlohmann::json& model = j.at("model");
+  return {number(model.at("c").at("direct")),
+          number(model.at("c").at("cuda_accurate")),
+          number(model.at("c").at("cuda_fast")),
+          number(model.at("output_ulps").at("nearest_even")),
+          number(model.at("output_ulps").at("truncate")),
+          number(j.at("strict").at("ulps")),
+          number(j.at("strict").at("slack_ulps")),
+          number(j.at("faithful").at("below_ulps")),
+          {number(j.at("vacuous_budget").at(0)), number(j.at("vacuous_budget").at(1))}};
+}
+
+}  // namespace
+
+const ClaimConstants& claim_constants() {
+  static const ClaimConstants constants = read_constants();
+  return constants;
+}
+
+Claim Claim::model(Dtype compute, double c, double output_ulps) {
+  Claim claim;
+  claim.kind = Kind::kModel;
+  claim.c = c;
+  claim.u = unit_roundoff(compute);
+  claim.output_ulps = output_ulps;
+  return claim;
+}
+
+Claim Claim::model(Dtype compute) {
+  return model(compute, claim_constants().direct_c, claim_constants().nearest_output_ulps);
+}
+
+Claim Claim::faithful() {
+  Claim claim;
+  claim.kind = Kind::kFaithful;
+  return claim;
+}
+
+Claim Claim::strict() {
+  Claim claim;
+  claim.kind = Kind::kStrict;
+  return claim;
+}
+
+std::string Claim::describe() const {
+  switch (kind) {
+    case Kind::kModel:
+      return fmt::format("model(C={:g}, u=2^{}{})", c, std::ilogb(u),
+                         output_ulps != claim_constants().nearest_output_ulps
+                             ? fmt::format(", {:g} ulp for the output", output_ulps)
+                             : "");
+    case Kind::kFaithful:
+      return "faithful";
+    case Kind::kStrict:
+      return "strict";
+  }
+  return "?";
+}
+
+}  // namespace pev

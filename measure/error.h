@@ -1,0 +1,58 @@
+// How far a stored value is from the exact one (docs/design.md §3). The exact value is the
+// oracle's correct rounding to double: for float32/16/bf16 outputs its own error (2^-53 relative)
+// is far below what these measures resolve.
+#pragma once
+
+#include <cmath>
+#include <string_view>
+
+#include "encoding/format.h"
+#include "encoding/spec.h"
+
+namespace pev::measure {
+
+// What a stored value is, before any number is taken from it. NaN and Inf are categories, not
+// numbers: a NaN has no "ulp error". A wrong sign is a number with a category of its own.
+enum class Category {
+  kNumber,        // a finite value with a measurable error
+  kNaN,           // got NaN
+  kInf,           // got +-Inf (every exact value is finite)
+  kSignMismatch,  // finite, but the encodings' signs differ (+0 versus -0 counts)
+};
+std::string_view name_of(Category c);
+// Finite values (sign mismatches included) have a numeric error; NaN and Inf do not.
+inline bool is_number(Category c) { return c == Category::kNumber || c == Category::kSignMismatch; }
+
+struct ElementError {
+  Category category = Category::kNumber;
+  double abs = 0;          // |got - exact| (0 for NaN and Inf, which have none)
+  double ulp = 0;          // |got - exact| / ulp_out(exact), ulp clamped at the smallest subnormal
+  double ulp_floored = 0;  // the same with ulp_out(max(|exact|, floor))
+};
+
+// `got` is the value as stored in `output` (widened to double). `ulp_floor` keeps the floored
+// measure finite near the zeros of sin and cos (plain ulp error explodes there). Inline: it runs
+// for every element of every table peverify judges.
+inline ElementError error_of(double got, double exact, Dtype output, double ulp_floor = 0) {
+  ElementError e;
+  if (std::isnan(got)) {
+    e.category = Category::kNaN;
+    return e;
+  }
+  if (std::isinf(got)) {
+    e.category = Category::kInf;
+    return e;
+  }
+  e.abs = std::fabs(got - exact);
+  e.ulp = e.abs / ulp_of(exact, output);
+  e.ulp_floored =
+      ulp_floor > 0 ? e.abs / ulp_of(std::fmax(std::fabs(exact), ulp_floor), output) : e.ulp;
+  // A zero result for a tiny nonzero exact value is a numeric error, not a sign error; otherwise
+  // compare sign bits, so that -0 for an exact +0 is caught.
+  const bool got_zero_of_nonzero = got == 0.0 && exact != 0.0;
+  if (!got_zero_of_nonzero && std::signbit(got) != std::signbit(exact))
+    e.category = Category::kSignMismatch;
+  return e;
+}
+
+}  // namespace pev::measure

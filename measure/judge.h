@@ -1,0 +1,98 @@
+// The one loop that judges a table's elements against their exact values and a claim, and the
+// running figures it keeps (docs/design.md §3). verify, the property suite, the study, the gate
+// and the registry's tests all measure through it, so they agree on what counts as a number,
+// what is outside a claim and what a figure means.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "encoding/claim.h"
+#include "encoding/spec.h"
+#include "measure/error.h"
+
+namespace pev::measure {
+
+// One element that broke (or came closest to breaking) a property or a claim.
+struct Finding {
+  uint64_t pos = 0;
+  int column = 0;
+  double got = 0;
+  double expected = 0;  // the exact value, or what an identity predicts
+  double error = 0;     // |got - expected| (NaN when got is not a number)
+  double allowed = 0;   // the budget or tolerance it was held to
+  double ulp = 0;       // error in ulps of the output at `expected` (oracle checks)
+  std::string what;     // the category ("number", "nan", ...) or the identity ("M_m", ...)
+};
+
+// Keeps the `limit` worst findings, worst first, by error / allowed (NaN errors are the worst).
+void keep_worst(std::vector<Finding>& worst, const Finding& f, size_t limit = 8);
+
+// Figures over a set of elements, mergeable in any grouping: counts add, maxima stay maxima.
+struct Figures {
+  static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+
+  uint64_t elements = 0;
+  uint64_t nan = 0, inf = 0, sign_mismatch = 0;  // the categories (sign mismatches are numbers)
+  uint64_t over_claim = 0;                       // outside the claim (NaN and Inf always are)
+  double max_abs = 0, sum_abs = 0, max_ulp = 0;  // over the numbers
+  // The largest error / allowed over the numbers, and where.
+  double worst_fraction = 0;
+  uint64_t worst_pos = 0;
+  int worst_column = 0;
+  // Elements whose budget is at least claim_constants().vacuous_budget[i]: checked against
+  // nothing useful. And the first position where that happens.
+  uint64_t vacuous[2] = {0, 0};
+  uint64_t first_vacuous_pos[2] = {kNone, kNone};
+
+  uint64_t not_numbers() const { return nan + inf; }
+  // The maxima as a headline: infinite when any element is not a number.
+  double max_abs_or_inf() const;
+  double max_ulp_or_inf() const;
+  double mean_abs() const { return elements ? sum_abs / static_cast<double>(elements) : 0; }
+  void merge(const Figures& other);
+};
+
+// The verdict on one element.
+struct Judgement {
+  ElementError error;
+  double allowed = 0;
+  bool within = false;  // a number within what the claim allows
+};
+
+// Judges rows of one table (its spec: layout, frequencies) stored in `output` against `claim`.
+class Judge {
+ public:
+  Judge(const TableSpec& spec, const Claim& claim, Dtype output);
+
+  const Claim& claim() const { return claim_; }
+  Dtype output() const { return output_; }
+  // pos * w of column `column`'s pair, in double.
+  double angle(uint64_t pos, int column) const {
+    return static_cast<double>(pos) * column_frequency_[column];
+  }
+
+  Judgement judge(uint64_t pos, int column, double steps, double got, double exact) const {
+    Judgement j;
+    j.error = error_of(got, exact, output_);
+    j.allowed = claim_.allowed(exact, angle(pos, column), steps, output_);
+    j.within = is_number(j.error.category) && j.error.abs <= j.allowed;
+    return j;
+  }
+
+  // Adds row `pos` (width values, got and exact) to `figures`; `steps` is the rotations since
+  // the last directly computed row. Elements outside the claim go to `worst` when given.
+  // Returns the row's largest absolute error (infinite when one element is not a number).
+  double add_row(uint64_t pos, double steps, const double* got, const double* exact,
+                 Figures& figures, std::vector<Finding>* worst = nullptr) const;
+
+ private:
+  Claim claim_;
+  Dtype output_;
+  std::vector<double> column_frequency_;  // w of each column's pair
+  double vacuous_[2];
+};
+
+}  // namespace pev::measure

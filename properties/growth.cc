@@ -1,0 +1,96 @@
+// growth: the error against position on sampled rows, the fitted constant C of the direct model
+// and the horizons (the largest position meeting each accuracy target).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "oracle/engine.h"
+#include "oracle/table.h"
+#include "properties/check_util.h"
+#include "properties/checks.h"
+
+namespace pev::properties {
+
+std::vector<uint64_t> growth_positions(uint64_t max_position) {
+  std::vector<uint64_t> p = {0, 1, 2, 3, 5, 7, 10, 31, 100};
+  for (int e = 7; e < 64 && (uint64_t{1} << e) <= max_position; ++e) {
+    const uint64_t x = uint64_t{1} << e;
+    for (const uint64_t q : {x - 1, x + x / 3, x + x / 2 + 1})
+      if (q <= max_position) p.push_back(q);
+  }
+  p.push_back(max_position);
+  std::sort(p.begin(), p.end());
+  p.erase(std::unique(p.begin(), p.end()), p.end());
+  while (!p.empty() && p.back() > max_position) p.pop_back();
+  return p;
+}
+
+const std::vector<Target>& horizon_targets() {
+  static const std::vector<Target> t = {
+      {"1e-6", 1e-6}, {"1e-4", 1e-4}, {"1e-2", 1e-2}, {"faithful", 0}};
+  return t;
+}
+
+Verdict check_growth(const UnderTest& ut, const TableSpec& spec_template,
+                     const std::vector<uint64_t>& positions) {
+  Verdict v;
+  v.property = "growth";
+  const Claim claim = ut.claim();
+  const Dtype out = ut.output();
+  const auto engine = oracle::make_engine(oracle::EngineKind::kFast, spec_template, out);
+  const int width = table_width(spec_template);
+  // The direct model: the claim's C, but no allowance for rotation steps.
+  const measure::Judge judge(spec_template, claim, out);
+  double fitted_c = 0;
+  bool within = true;
+  std::vector<bool> target_met(horizon_targets().size(), true);
+  std::vector<uint64_t> horizon(horizon_targets().size(), 0);
+  for (const uint64_t pos : positions) {
+    TableSpec spec = spec_template;
+    spec.start = pos;
+    if (!ut.can_produce(spec, 1)) continue;
+    const std::vector<double> got = ut.rows(spec, 1);
+    const oracle::ExactTable exact = oracle::compute_table(*engine, spec, 1, 1);
+    double row_abs = 0, row_ulp = 0;
+    for (int c = 0; c < width; ++c) {
+      const double x = exact.exact[c];
+      const measure::Judgement j = judge.judge(pos, c, 0, got[c], x);
+      const bool number = measure::is_number(j.error.category);
+      const double abs = number ? j.error.abs : INFINITY;
+      row_abs = std::max(row_abs, abs);
+      row_ulp = std::max(row_ulp, number ? j.error.ulp : INFINITY);
+      // The direct model's C for this element: what is left after the output rounding.
+      const double rest = abs - claim.output_ulps * ulp_of(x, out);
+      if (rest > 0)
+        fitted_c = std::max(fitted_c, rest / (claim.u * (std::fabs(x) + judge.angle(pos, c))));
+      if (!j.within) {
+        within = false;
+        measure::keep_worst(v.worst,
+                            {pos, c, got[c], x, abs, j.allowed, j.error.ulp, "direct model"});
+      }
+      ++v.checked;
+    }
+    for (size_t t = 0; t < horizon_targets().size(); ++t) {
+      const Target& target = horizon_targets()[t];
+      const bool met = target.abs > 0 ? row_abs <= target.abs : row_ulp < 1;
+      if (target_met[t] && met) horizon[t] = pos;
+      if (!met) target_met[t] = false;
+    }
+  }
+  v.figures["fitted_c"] = fitted_c;
+  for (size_t t = 0; t < horizon_targets().size(); ++t)
+    v.figures["horizon_" + horizon_targets()[t].name] = static_cast<double>(horizon[t]);
+  if (claim.kind == Claim::Kind::kModel) {
+    v.holds = fitted_c <= claim.c;
+    v.summary = fmt::format("fitted C = {:.3g} (claimed {:.3g}); horizon for 1e-4 abs: {}",
+                            fitted_c, claim.c, horizon[1]);
+  } else {
+    v.holds = within;
+    v.summary = fmt::format("fitted C = {:.3g} (u = 2^{}); horizon for 1e-4 abs: {}", fitted_c,
+                            std::ilogb(claim.u), horizon[1]);
+  }
+  return v;
+}
+
+}  // namespace pev::properties
