@@ -1,4 +1,4 @@
-// `peverify bench`: runs the table benchmarks and reduces them to what DESIGN §3.4 promises:
+// `peverify bench`: runs the table benchmarks and reduces them to what docs/design.md §8 promises:
 // per implementation, values/s and bytes/s (medians of the repetitions, with their spread) and
 // the ratio to the best store fill of the same buffer with the same threads, measured in the
 // same run.

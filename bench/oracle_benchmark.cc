@@ -1,7 +1,8 @@
 // Throughput of the oracle's engines, with their baseline beside them: raw mpfr_sin_cos at a fixed
-// 128 bits on the same angles (DESIGN §5: ~1.0 M values/s per core), the MPFR engine and the fast
-// engine on the same tiles, and the two compared in one run (speedup, hand-off rate). One value is
-// one output element, a sin or a cos; values_per_s is per thread unless the name says otherwise.
+// 128 bits on the same angles (docs/design.md §11: ~1.0 M values/s per core), the MPFR engine and
+// the fast engine on the same tiles, and the two compared in one run (speedup, hand-off rate). One
+// value is one output element, a sin or a cos; values_per_s is per thread unless the name says
+// otherwise.
 #include <benchmark/benchmark.h>
 #include <mpfr.h>
 
@@ -52,8 +53,8 @@ void BM_RawMpfrSinCos128(benchmark::State& state, uint64_t start) {
   const TableSpec spec = bench_spec();
   const int pairs = spec.d_model / 2;
   const Frequencies frequencies(spec);
-  // Frequencies cached at 128 bits, as in the DESIGN's reference measurement. mpfr_t is an array
-  // type, so the cache holds the structs it wraps.
+  // Frequencies cached at 128 bits, as in the calibration notes' reference measurement. mpfr_t is
+  // an array type, so the cache holds the structs it wraps.
   std::vector<__mpfr_struct> w(pairs);
   for (int k = 0; k < pairs; ++k) {
     mpfr_init2(&w[k], kPrecision);

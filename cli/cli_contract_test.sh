@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The command's contract (DESIGN §3.4), end to end: exit codes, one-line errors that begin
+# The command's contract (docs/design.md §8), end to end: exit codes, one-line errors that begin
 # "peverify: error:", and no output file when the command fails.
 set -u
 peverify=$1

@@ -1,4 +1,5 @@
-// peverify sweep: the report's study in shards, on threads or MPI ranks, resumable (DESIGN §3.4).
+// peverify sweep: the report's study in shards, on threads or MPI ranks, resumable (docs/design.md
+// §8).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

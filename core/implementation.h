@@ -1,5 +1,5 @@
-// One production implementation of the PE table, as the registry lists it (DESIGN §3.1): what
-// it computes, how, the accuracy it claims, and the function that fills a caller's buffer.
+// One production implementation of the PE table, as the registry lists it (docs/design.md §10):
+// what it computes, how, the accuracy it claims, and the function that fills a caller's buffer.
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,7 @@
 #include "core/generate.h"
 #include "core/precise/plan.h"
 #include "core/registry.h"
+#include "measure/sampling.h"
 #include "oracle/engine.h"
 #include "oracle/table.h"
 
@@ -60,11 +61,12 @@ std::string describe(const Implementation& impl, const TableSpec& spec, const Wo
 
 std::vector<uint64_t> sample_starts(uint64_t limit, int per_octave, uint64_t block_rows) {
   std::vector<uint64_t> starts;
-  const double step = std::exp2(1.0 / per_octave);
-  for (double x = 16; x + static_cast<double>(block_rows) <= static_cast<double>(limit);
-       x *= step) {
-    const auto start = static_cast<uint64_t>(x);
-    if (starts.empty() || start > starts.back()) starts.push_back(start);
+  if (limit >= 16 + block_rows) {
+    const int steps = static_cast<int>(
+        std::lround(per_octave * std::log2(static_cast<double>(limit - block_rows) / 16)));
+    for (const measure::RowBlock& b :
+         measure::log_spaced_blocks(16, limit - block_rows, std::max(steps, 1), block_rows, true))
+      starts.push_back(b.first);
   }
   // Across an anchor: the last rotated rows of one interval and the first of the next.
   for (uint64_t anchor :

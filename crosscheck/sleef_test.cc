@@ -152,10 +152,7 @@ bool straddles(const TableSpec& spec, uint64_t pos, int pair, Backend backend) {
   int lo = 3;  // the lowest and highest reduction class among the lanes
   int hi = -1;
   for (int k = first; k < std::min(first + 16, half); ++k) {
-    const FrequencyExponent e = frequency_exponent(spec, k);
-    const double a =
-        static_cast<double>(pos) *
-        std::pow(spec.base, static_cast<double>(e.numerator) / static_cast<double>(e.denominator));
+    const double a = static_cast<double>(pos) * frequency(spec, k);
     for (const double f : {1 - 1e-4, 1 + 1e-4}) {
       lo = std::min(lo, reduction_class(a * f, backend));
       hi = std::max(hi, reduction_class(a * f, backend));

@@ -1,6 +1,6 @@
-// The mathematical contract every part of peverify shares (DESIGN §1): what a positional-encoding
-// table is, independent of how anyone computes it. Both core/ and oracle/ depend on this header
-// and on nothing of each other.
+// The mathematical contract every part of peverify shares (docs/design.md §1): what a
+// positional-encoding table is, independent of how anyone computes it. Both core/ and oracle/
+// depend on this header and on nothing of each other.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// How far a stored value is from the exact one (docs/design.md §3). The exact value is the
+// How far a stored value is from the exact one (docs/design.md §4). The exact value is the
 // oracle's correct rounding to double: for float32/16/bf16 outputs its own error (2^-53 relative)
 // is far below what these measures resolve.
 #pragma once

@@ -1,5 +1,5 @@
 // The one loop that judges a table's elements against their exact values and a claim, and the
-// running figures it keeps (docs/design.md §3). verify, the property suite, the study, the gate
+// running figures it keeps (docs/design.md §4). verify, the property suite, the study, the gate
 // and the registry's tests all measure through it, so they agree on what counts as a number,
 // what is outside a claim and what a figure means.
 #pragma once

@@ -1,4 +1,4 @@
-// The report's outputs (DESIGN §3.4): report.json (canonical, versioned schema in
+// The report's outputs (docs/design.md §8): report.json (canonical, versioned schema in
 // reports/report.schema.json), report.md, index.html (self-contained, plots inline) and CSV.
 #pragma once
 

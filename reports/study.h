@@ -73,7 +73,7 @@ struct StudyResult {
   double seconds = 0;
 };
 
-// The study cut into shards (docs/design.md §7, `peverify sweep`): one accuracy shard per (entry,
+// The study cut into shards (docs/design.md §8, `peverify sweep`): one accuracy shard per (entry,
 // grid, part of the grid's positions) and one properties shard per entry. Every statistic a shard
 // yields merges by max or sum; merging in canonical shard order makes the sums reproducible.
 struct ShardId {

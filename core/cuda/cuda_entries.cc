@@ -112,8 +112,8 @@ void fill(const Implementation& self, const TableSpec& spec, uint64_t count, voi
   }
 }
 
-// The claims' constants (DESIGN §2), from the documented bounds of device_model.h, for bases up
-// to kMaxBase. In units of u of the compute type, the angle's relative error is at most:
+// The claims' constants (docs/design.md §3.2), from the documented bounds of device_model.h, for
+// bases up to kMaxBase. In units of u of the compute type, the angle's relative error is at most:
 //   logspace, accurate: c = fl(-ln b / d) and fl(2k c) cost 2u, which exp amplifies by
 //     |2k c| <= ln b; expf 2 ulp (4u); pos * w u: 2 ln b + 5 = 32.7 at b = 1e6;
 //   pow, accurate: fl(2k/d) costs u |2k/d ln b| <= u ln b; powf 4 ulp (8u); pos / den u:

@@ -126,7 +126,7 @@ PEV_HD inline Exponent exponent_of(int d_model, Schedule schedule, int pair) {
   return {-2 * static_cast<int64_t>(pair), d_model};
 }
 
-// Where sin and cos of pair k land in a row of `layout` (DESIGN §1); -1 where not stored.
+// Where sin and cos of pair k land in a row of `layout` (docs/design.md §1.2); -1 where not stored.
 struct Columns {
   int sin0 = -1, sin1 = -1, cos0 = -1, cos1 = -1;
 };

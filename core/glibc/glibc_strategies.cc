@@ -128,9 +128,9 @@ FillFn fill_for(Dtype compute) {
   return nullptr;
 }
 
-// The honest-implementation model's constant (DESIGN §2), from the error analysis of the direct
-// strategies in compute precision u: rounding the exponent (or -ln b / d) costs u, which exp or
-// pow amplify by |x| <= ln b (13.9 for b = 10^6) on each side of the product k * c, the product
+// The honest-implementation model's constant (docs/design.md §3.2), from the error analysis of the
+// direct strategies in compute precision u: rounding the exponent (or -ln b / d) costs u, which exp
+// or pow amplify by |x| <= ln b (13.9 for b = 10^6) on each side of the product k * c, the product
 // pos * w or the quotient pos / b^e another u, and sin/cos (< 1 ulp) at most 2u |exact|:
 // 2 ln(10^6) + 4 < 32, the direct C of encoding/claims.json. The rotations add about 2u per
 // step, inside the same C via `steps`.
