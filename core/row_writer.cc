@@ -52,6 +52,22 @@ void RowWriter<T>::write(const T* sin, const T* cos, void* table, uint64_t row) 
       std::copy(sin, sin + half, r);
       std::copy(sin, sin + half, r + half);
       break;
+    case Layout::kRopeCosPairs:
+      for (int k = 0; k < half; ++k) r[2 * k] = r[2 * k + 1] = cos[k];
+      break;
+    case Layout::kRopeSinPairs:
+      for (int k = 0; k < half; ++k) r[2 * k] = r[2 * k + 1] = sin[k];
+      break;
+    case Layout::kRopeCosSin:
+      std::copy(cos, cos + half, r);
+      std::copy(sin, sin + half, r + half);
+      break;
+    case Layout::kPolar:
+      for (int k = 0; k < half; ++k) {
+        r[2 * k] = cos[k];
+        r[2 * k + 1] = sin[k];
+      }
+      break;
   }
   char* dst = static_cast<char*>(table) + row * width_ * element_size(output_);
   convert_row(r, static_cast<size_t>(width_), output_, conversion_, dst);

@@ -30,6 +30,14 @@ Column column_at(const TableSpec& spec, int column) {
       return {column % half, false};
     case Layout::kRopeSinDup:
       return {column % half, true};
+    case Layout::kRopeCosPairs:
+      return {column / 2, false};
+    case Layout::kRopeSinPairs:
+      return {column / 2, true};
+    case Layout::kRopeCosSin:
+      return {column % half, column >= half};
+    case Layout::kPolar:
+      return {column / 2, column % 2 == 1};
   }
   return {0, true};
 }
@@ -40,9 +48,12 @@ FrequencyExponent frequency_exponent(const TableSpec& spec, int pair) {
 }
 
 double frequency(const TableSpec& spec, int pair) {
+  if (!is_plain(spec)) return rope_double::frequency(spec.rope, spec.base, spec.d_model, pair);
   const FrequencyExponent e = frequency_exponent(spec, pair);
   return std::pow(spec.base, static_cast<double>(e.numerator) / static_cast<double>(e.denominator));
 }
+
+double attention_factor(const TableSpec& spec) { return rope_double::attention_factor(spec.rope); }
 
 std::optional<std::string> validate(const TableSpec& spec) {
   if (spec.d_model < 2) return "d_model must be >= 2, got " + std::to_string(spec.d_model);
@@ -53,6 +64,11 @@ std::optional<std::string> validate(const TableSpec& spec) {
     return "base must be a finite number > 1, got " + std::to_string(spec.base);
   if (spec.start > kMaxPosition)
     return "start position " + std::to_string(spec.start) + " exceeds 2^53";
+  if (!is_plain(spec)) {
+    if (spec.schedule != Schedule::kPaper)
+      return std::string("rotary recipes scale the paper schedule's frequencies, not t2t's");
+    if (auto err = validate_rope(spec.rope, spec.d_model)) return err;
+  }
   return std::nullopt;
 }
 
@@ -62,6 +78,14 @@ std::optional<std::string> validate_range(const TableSpec& spec, uint64_t count)
   if (count - 1 > kMaxPosition - spec.start)
     return "last position start + positions - 1 exceeds 2^53";
   return std::nullopt;
+}
+
+const std::vector<Layout>& all_layouts() {
+  static const std::vector<Layout> all = {
+      Layout::kInterleaved, Layout::kHalves,     Layout::kRopeCos,      Layout::kRopeSin,
+      Layout::kRopeCosDup,  Layout::kRopeSinDup, Layout::kRopeCosPairs, Layout::kRopeSinPairs,
+      Layout::kRopeCosSin,  Layout::kPolar};
+  return all;
 }
 
 std::string_view name_of(Schedule s) { return s == Schedule::kT2T ? "t2t" : "paper"; }
@@ -80,6 +104,14 @@ std::string_view name_of(Layout l) {
       return "rope-cos-dup";
     case Layout::kRopeSinDup:
       return "rope-sin-dup";
+    case Layout::kRopeCosPairs:
+      return "rope-cos-pairs";
+    case Layout::kRopeSinPairs:
+      return "rope-sin-pairs";
+    case Layout::kRopeCosSin:
+      return "rope-cos-sin";
+    case Layout::kPolar:
+      return "polar";
   }
   return "?";
 }
@@ -105,8 +137,7 @@ std::optional<Schedule> parse_schedule(std::string_view name) {
 }
 
 std::optional<Layout> parse_layout(std::string_view name) {
-  for (Layout l : {Layout::kInterleaved, Layout::kHalves, Layout::kRopeCos, Layout::kRopeSin,
-                   Layout::kRopeCosDup, Layout::kRopeSinDup})
+  for (Layout l : all_layouts())
     if (name == name_of(l)) return l;
   return std::nullopt;
 }

@@ -7,6 +7,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "encoding/rope.h"
 
 namespace pev {
 
@@ -18,12 +21,16 @@ enum class Schedule {
 
 // Where PE(pos, k)'s sin and cos land in a row.
 enum class Layout {
-  kInterleaved,  // [sin w_0, cos w_0, sin w_1, cos w_1, ...], width d.
-  kHalves,       // [sin w_0 .. sin w_{d/2-1}, cos w_0 .. cos w_{d/2-1}], width d.
-  kRopeCos,      // rotary cache cos[pos][k], width d/2.
-  kRopeSin,      // rotary cache sin[pos][k], width d/2.
-  kRopeCosDup,   // GPT-NeoX / Llama cos cache: the d/2 columns repeated, width d.
-  kRopeSinDup,   // GPT-NeoX / Llama sin cache, width d.
+  kInterleaved,   // [sin w_0, cos w_0, sin w_1, cos w_1, ...], width d.
+  kHalves,        // [sin w_0 .. sin w_{d/2-1}, cos w_0 .. cos w_{d/2-1}], width d.
+  kRopeCos,       // rotary cache cos[pos][k], width d/2.
+  kRopeSin,       // rotary cache sin[pos][k], width d/2.
+  kRopeCosDup,    // GPT-NeoX / Llama / Hugging Face cos cache: the d/2 columns twice, width d.
+  kRopeSinDup,    // GPT-NeoX / Llama / Hugging Face sin cache, width d.
+  kRopeCosPairs,  // GPT-J / Meta interleaved cos cache: [c_0, c_0, c_1, c_1, ...], width d.
+  kRopeSinPairs,  // GPT-J / Meta interleaved sin cache, width d.
+  kRopeCosSin,    // vLLM's cos_sin_cache: [cos w_0 .. cos w_{d/2-1}, sin w_0 ..], width d.
+  kPolar,         // Meta's freqs_cis, complex cos + i sin per pair: [c_0, s_0, c_1, s_1, ...].
 };
 
 // The storage formats peverify reads and writes.
@@ -31,11 +38,12 @@ enum class Dtype { kFloat64, kFloat32, kFloat16, kBFloat16 };
 
 // One table: rows are positions start .. start + count - 1 (count is given per request).
 struct TableSpec {
-  int d_model = 512;  // even, >= 2; for rotary caches the head dimension.
+  int d_model = 512;  // even, >= 2; for rotary caches the rotary dimension.
   double base = 10000.0;
   Schedule schedule = Schedule::kPaper;
   Layout layout = Layout::kInterleaved;
   uint64_t start = 0;  // first position.
+  RopeScaling rope;    // the rotary recipe (default: the schedule's frequencies unchanged)
 };
 
 // Largest position any part of peverify accepts: every integer up to it is a double.
@@ -57,9 +65,14 @@ struct FrequencyExponent {
 };
 FrequencyExponent frequency_exponent(const TableSpec& spec, int pair);
 
-// w_k in double (pow of the exact exponent): what budgets and identities use for the angle
-// pos * w_k, where a relative error of 2^-52 does not matter. The exact w_k is the oracle's.
+// w_k in double (pow of the exact exponent, then the recipe): what budgets and identities use for
+// the angle pos * w_k, where a relative error of 2^-52 does not matter. The exact w_k is the
+// oracle's.
 double frequency(const TableSpec& spec, int pair);
+// The factor every value is multiplied by, in double (1 but for yarn and longrope).
+double attention_factor(const TableSpec& spec);
+// Whether the table is the plain sinusoidal encoding (no recipe, attention 1).
+inline bool is_plain(const TableSpec& spec) { return spec.rope.type == RopeType::kDefault; }
 
 // Empty when the spec is valid, else a one-line reason ("d_model must be even, got 7").
 std::optional<std::string> validate(const TableSpec& spec);
@@ -72,6 +85,8 @@ std::string_view name_of(Layout l);
 std::string_view name_of(Dtype t);
 std::optional<Schedule> parse_schedule(std::string_view name);
 std::optional<Layout> parse_layout(std::string_view name);
+// Every layout, in the order the command line lists them.
+const std::vector<Layout>& all_layouts();
 std::optional<Dtype> parse_dtype(std::string_view name);
 
 }  // namespace pev

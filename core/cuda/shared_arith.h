@@ -155,6 +155,22 @@ PEV_HD inline Columns columns_of(Layout layout, int half, int k) {
       c.sin0 = k;
       c.sin1 = half + k;
       break;
+    case Layout::kRopeCosPairs:
+      c.cos0 = 2 * k;
+      c.cos1 = 2 * k + 1;
+      break;
+    case Layout::kRopeSinPairs:
+      c.sin0 = 2 * k;
+      c.sin1 = 2 * k + 1;
+      break;
+    case Layout::kRopeCosSin:
+      c.cos0 = k;
+      c.sin0 = half + k;
+      break;
+    case Layout::kPolar:
+      c.cos0 = 2 * k;
+      c.sin0 = 2 * k + 1;
+      break;
   }
   return c;
 }

@@ -206,10 +206,17 @@ void FillPrecise(const TableSpec& spec, uint64_t count, Dtype output, Conversion
     return;
   }
 #endif
-  if (fast && spec.layout != Layout::kInterleaved) {
+  // Layouts whose sin and cos columns are contiguous runs; the strided ones (pairs, polar) go
+  // through the general rows below.
+  const bool runs = spec.layout != Layout::kInterleaved && spec.layout != Layout::kRopeCosPairs &&
+                    spec.layout != Layout::kRopeSinPairs && spec.layout != Layout::kPolar;
+  if (fast && runs) {
     int s0 = -1, s1 = -1, c0 = -1, c1 = -1;
     switch (spec.layout) {
       case Layout::kInterleaved:  // handled above
+      case Layout::kRopeCosPairs:
+      case Layout::kRopeSinPairs:
+      case Layout::kPolar:
         break;
       case Layout::kHalves:
         s0 = 0, c0 = half;
@@ -225,6 +232,9 @@ void FillPrecise(const TableSpec& spec, uint64_t count, Dtype output, Conversion
         break;
       case Layout::kRopeSinDup:
         s0 = 0, s1 = half;
+        break;
+      case Layout::kRopeCosSin:
+        c0 = 0, s0 = half;
         break;
     }
     SplitF32 sink(static_cast<float*>(out), width, s0, s1, c0, c1);

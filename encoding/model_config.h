@@ -1,0 +1,46 @@
+// What a model's Hugging Face config.json says about its rotary embedding: the rotary dimension,
+// the base and the recipe (docs/design.md §2.3). Configs are user input: every problem is a
+// ConfigError of one line that names the field.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "encoding/rope.h"
+#include "encoding/spec.h"
+
+namespace pev {
+
+struct ConfigError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+struct ModelRope {
+  std::string model_type;              // "llama", "qwen2", ... (empty when the config has none)
+  int head_dim = 0;                    // head_dim, or hidden_size / num_attention_heads
+  double partial_rotary_factor = 1.0;  // partial_rotary_factor (GPT-NeoX: rotary_pct)
+  int rotary_dim = 0;                  // int(head_dim * partial_rotary_factor): the table's d
+  double base = 10000.0;               // rope_theta (10000 when absent, as Hugging Face does)
+  uint64_t max_position = 0;           // max_position_embeddings (0 when absent)
+  RopeScaling rope;  // sequence_length is the table's business (set_sequence_length)
+};
+
+// Reads config.json text (a whole config, or a transformers config's to_dict()). Accepts
+// rope_scaling with `rope_type` or the older `type`, and transformers 5's rope_parameters;
+// original_max_position_embeddings inside the recipe or at the config's top level.
+ModelRope model_rope_from_config(std::string_view json_text);
+
+// Reads a recipe alone (`--rope-scaling '{"rope_type": "yarn", ...}'`); max_position is the
+// model's max_position_embeddings when known (0 otherwise).
+RopeScaling rope_scaling_from_json(std::string_view json_text, uint64_t max_position);
+
+// The spec of a table of `rows` positions from `start` built from the config: d, base, recipe,
+// with the recipe's sequence length set to start + rows (Hugging Face's max position id + 1).
+TableSpec spec_of(const ModelRope& model, Layout layout, uint64_t start, uint64_t rows);
+
+// Sets the sequence length recipes that need one depend on: start + rows.
+void set_sequence_length(TableSpec& spec, uint64_t rows);
+
+}  // namespace pev

@@ -1,0 +1,81 @@
+// The frequency recipes of rotary embeddings (docs/design.md §2): how real models scale the
+// frequencies b^(-2j/d) and the values. Each recipe is the real-number formula of Hugging Face's
+// modeling_rope_utils, not its float32 arithmetic; numbers a config gives are the doubles they
+// parse to, and the formulas' own constants (0.1, 0.001, 2 pi) are exact.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pev {
+
+enum class RopeType { kDefault, kLinear, kDynamic, kYarn, kLongRope, kLlama3 };
+
+struct RopeScaling {
+  RopeType type = RopeType::kDefault;
+  double factor = 1.0;  // s: linear, dynamic, yarn, llama3 (longrope: see attention_factor)
+  // L0, the pretrained context: yarn's correction range, longrope's switch, llama3's bands.
+  uint64_t original_max_position = 0;
+  // max_position_embeddings: dynamic's L; longrope's attention factor (max / L0).
+  uint64_t max_position = 0;
+  // The table's last position + 1, as Hugging Face computes the cache for it: dynamic rescales
+  // its base from it, longrope chooses its factor list by it.
+  uint64_t sequence_length = 0;
+  double beta_fast = 32, beta_slow = 1;              // yarn
+  bool truncate = true;                              // yarn: floor and ceil the correction range
+  std::optional<double> mscale, mscale_all_dim;      // yarn
+  std::optional<double> attention_factor;            // yarn, longrope: given explicitly
+  double low_freq_factor = 1, high_freq_factor = 4;  // llama3
+  std::vector<double> short_factor, long_factor;     // longrope: d/2 each
+};
+// Field by field (written out: CUDA sources include this header as C++17).
+bool operator==(const RopeScaling& a, const RopeScaling& b);
+inline bool operator!=(const RopeScaling& a, const RopeScaling& b) { return !(a == b); }
+
+std::string_view name_of(RopeType t);
+// "default", "linear", "dynamic", "yarn", "longrope", "llama3"; "su" is longrope's older name.
+std::optional<RopeType> parse_rope_type(std::string_view name);
+
+// Whether the recipe's frequencies depend on the table's length (dynamic, longrope).
+bool needs_sequence_length(const RopeScaling& r);
+
+// Empty when the recipe is valid for rotary dimension d, else one line naming the field.
+std::optional<std::string> validate_rope(const RopeScaling& r, int d);
+
+// "yarn(factor=4, L0=32768, beta 32/1)": the recipe in a few words.
+std::string describe(const RopeScaling& r);
+
+// The recipe's quantities in double, for budgets, reports and implementations that mirror a
+// framework's double arithmetic (the oracle computes them exactly, oracle/rope_frequencies.h).
+namespace rope_double {
+
+// theta_j = b^(-2j/d) turned into the recipe's w_j.
+double frequency(const RopeScaling& r, double base, int d, int pair);
+// The factor every value is multiplied by (1 for default, linear, dynamic, llama3).
+double attention_factor(const RopeScaling& r);
+// dynamic: the rescaled base b * (s n / L - (s - 1))^(d / (d - 2)), n = max(seq_len, L).
+double dynamic_base(const RopeScaling& r, double base, int d);
+// yarn: the correction range [low, high] (after floor/ceil when truncating, and +0.001 when
+// equal) and the ramp of pair j in [0, 1].
+struct YarnRange {
+  double low, high;
+};
+YarnRange yarn_range(const RopeScaling& r, double base, int d);
+double yarn_ramp(const YarnRange& range, int pair);
+
+}  // namespace rope_double
+
+// What the recipe does to the relative error of w_j an honest implementation makes, in units of
+// the compute precision's u (docs/design.md §3.2): the error theta_j already carries (C u) comes
+// out multiplied by 1 + gain, and the recipe's own roundings add `extra`. The model claim's angle
+// term for pair j is then (C (1 + gain) + extra) u a. Zero for the default recipe.
+struct PairConditioning {
+  double gain = 0;
+  double extra = 0;
+};
+std::vector<PairConditioning> recipe_conditioning(const RopeScaling& r, double base, int d);
+
+}  // namespace pev
