@@ -46,10 +46,22 @@ void Figures::merge(const Figures& o) {
 }
 
 Judge::Judge(const TableSpec& spec, const Claim& claim, Dtype output)
-    : claim_(claim), output_(output), column_frequency_(table_width(spec)) {
+    : claim_(claim),
+      output_(output),
+      column_frequency_(table_width(spec)),
+      angle_weight_(table_width(spec), 1.0),
+      attention_(attention_factor(spec)) {
   std::vector<double> w(spec.d_model / 2);
   for (int k = 0; k < spec.d_model / 2; ++k) w[k] = frequency(spec, k);
   for (int c = 0; c < table_width(spec); ++c) column_frequency_[c] = w[column_at(spec, c).pair];
+  if (!is_plain(spec)) {
+    const std::vector<PairConditioning> k = recipe_conditioning(spec.rope, spec.base, spec.d_model);
+    for (int c = 0; c < table_width(spec); ++c) {
+      const PairConditioning& p = k[column_at(spec, c).pair];
+      const double recipe = claim.c > 0 ? 1 + p.gain + p.extra / claim.c : 1;
+      angle_weight_[c] = attention_ * recipe;
+    }
+  }
   vacuous_[0] = claim_constants().vacuous_budget[0];
   vacuous_[1] = claim_constants().vacuous_budget[1];
 }

@@ -74,10 +74,22 @@ class Judge {
     return static_cast<double>(pos) * column_frequency_[column];
   }
 
+  // The claim's budget for one element. With a rotary recipe the values are scaled by the
+  // attention factor, and so are the angle's and the rotations' contributions; the angle term
+  // also grows by the recipe's conditioning (docs/design.md §3.2). Plain tables: weight 1.
+  double allowed(uint64_t pos, int column, double steps, double exact) const {
+    return claim_.allowed(exact, weighted_angle(pos, column), steps * attention_, output_);
+  }
+  // The angle as the claim's angle term counts it: times the attention factor and the recipe's
+  // conditioning (the plain angle for plain tables).
+  double weighted_angle(uint64_t pos, int column) const {
+    return angle(pos, column) * angle_weight_[column];
+  }
+
   Judgement judge(uint64_t pos, int column, double steps, double got, double exact) const {
     Judgement j;
     j.error = error_of(got, exact, output_);
-    j.allowed = claim_.allowed(exact, angle(pos, column), steps, output_);
+    j.allowed = allowed(pos, column, steps, exact);
     j.within = is_number(j.error.category) && j.error.abs <= j.allowed;
     return j;
   }
@@ -92,6 +104,8 @@ class Judge {
   Claim claim_;
   Dtype output_;
   std::vector<double> column_frequency_;  // w of each column's pair
+  std::vector<double> angle_weight_;      // attention x the recipe's conditioning, per column
+  double attention_ = 1;
   double vacuous_[2];
 };
 

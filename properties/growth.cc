@@ -63,7 +63,8 @@ Verdict check_growth(const UnderTest& ut, const TableSpec& spec_template,
       // The direct model's C for this element: what is left after the output rounding.
       const double rest = abs - claim.output_ulps * ulp_of(x, out);
       if (rest > 0)
-        fitted_c = std::max(fitted_c, rest / (claim.u * (std::fabs(x) + judge.angle(pos, c))));
+        fitted_c =
+            std::max(fitted_c, rest / (claim.u * (std::fabs(x) + judge.weighted_angle(pos, c))));
       if (!j.within) {
         within = false;
         measure::keep_worst(v.worst,
