@@ -23,8 +23,12 @@ class RegistryEntry final : public properties::UnderTest {
     for (size_t i = 0; i < v.size(); ++i) v[i] = t.value(i);
     return v;
   }
+  // The entries build the plain encoding in every layout; the recipes come with the entries'
+  // recipe support.
+  properties::Scope scope() const override { return properties::Scope::plain(); }
   bool can_produce(const TableSpec& spec, uint64_t count) const override {
     if (impl_.available && !impl_.available()) return false;
+    if (!scope().covers(spec)) return false;
     if (spec.base > impl_.max_base) return false;
     return count >= 1 && spec.start + count - 1 <= max_position(spec.d_model);
   }

@@ -46,6 +46,14 @@ struct TableSpec {
   RopeScaling rope;    // the rotary recipe (default: the schedule's frequencies unchanged)
 };
 
+// A plain table of d and base, every other field at its default.
+inline TableSpec grid_spec(int d_model, double base) {
+  TableSpec s;
+  s.d_model = d_model;
+  s.base = base;
+  return s;
+}
+
 // Largest position any part of peverify accepts: every integer up to it is a double.
 inline constexpr uint64_t kMaxPosition = uint64_t{1} << 53;
 

@@ -1,4 +1,5 @@
-// bounded: every value finite and in [-1, 1], and sin^2 + cos^2 = 1 within the claim.
+// bounded: every value finite and within the attention factor (1 for plain tables), and
+// sin^2 + cos^2 = attention^2 within the claim.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -14,9 +15,9 @@ Verdict check_bounded(const UnderTest& ut, const TableSpec& spec, uint64_t count
   v.property = "bounded";
   const int width = table_width(spec);
   const std::vector<internal::PairColumns> cols = internal::pair_columns(spec);
-  std::vector<double> w(spec.d_model / 2);
-  for (int k = 0; k < spec.d_model / 2; ++k) w[k] = frequency(spec, k);
-  const Claim claim = ut.claim();
+  const measure::Judge judge(spec, ut.claim(), ut.output());
+  const double bound = internal::value_bound(spec, ut.output());
+  const double att = attention_factor(spec);
   double worst_identity = 0;
   uint64_t bad = 0;
   internal::for_each_chunk(
@@ -38,15 +39,14 @@ Verdict check_bounded(const UnderTest& ut, const TableSpec& spec, uint64_t count
             if (cols[k].sin < 0 || cols[k].cos < 0) continue;
             const double s = row[cols[k].sin], co = row[cols[k].cos];
             if (!std::isfinite(s) || !std::isfinite(co)) continue;
-            const double a = static_cast<double>(pos) * w[k];
             const double steps = static_cast<double>(ut.steps_since_direct(pos));
-            const double es = allowed_near(claim, s, a, steps, ut.output());
-            const double ec = allowed_near(claim, co, a, steps, ut.output());
-            // |(s+e_s)^2 + (c+e_c)^2 - 1| <= 2|s||e_s| + 2|c||e_c| + e_s^2 + e_c^2, plus the
-            // evaluation's own rounding in double.
-            const double tol =
-                2 * (std::fabs(s) * es + std::fabs(co) * ec) + es * es + ec * ec + 0x1p-50;
-            const double dev = std::fabs(s * s + co * co - 1);
+            const double es = allowed_near(judge, pos, cols[k].sin, steps, s, bound);
+            const double ec = allowed_near(judge, pos, cols[k].cos, steps, co, bound);
+            // |(s+e_s)^2 + (c+e_c)^2 - att^2| <= 2|s||e_s| + 2|c||e_c| + e_s^2 + e_c^2, plus the
+            // evaluation's own rounding in double (and att^2's, relative to att^2).
+            const double tol = 2 * (std::fabs(s) * es + std::fabs(co) * ec) + es * es + ec * ec +
+                               0x1p-50 * att * att;
+            const double dev = std::fabs(s * s + co * co - att * att);
             worst_identity = std::max(worst_identity, dev / tol);
             if (dev > tol) {
               ++bad;
@@ -60,9 +60,9 @@ Verdict check_bounded(const UnderTest& ut, const TableSpec& spec, uint64_t count
   v.figures["violations"] = static_cast<double>(bad);
   v.figures["identity_worst_fraction_of_tolerance"] = worst_identity;
   v.summary = v.holds ? fmt::format(
-                            "all {} values finite and in [-1, 1]; sin^2+cos^2-1 at most {:.3g} of "
-                            "its tolerance",
-                            v.checked, worst_identity)
+                            "all {} values finite and in [-{:.7g}, {:.7g}]; sin^2+cos^2-{} at most "
+                            "{:.3g} of its tolerance",
+                            v.checked, bound, bound, att == 1 ? "1" : "att^2", worst_identity)
                       : fmt::format("{} violations among {} values", bad, v.checked);
   return v;
 }

@@ -10,6 +10,7 @@
 #include "encoding/claim.h"
 #include "encoding/format.h"
 #include "encoding/spec.h"
+#include "measure/judge.h"
 #include "properties/under_test.h"
 
 namespace pev::properties::internal {
@@ -20,12 +21,20 @@ struct PairColumns {
 };
 std::vector<PairColumns> pair_columns(const TableSpec& spec);
 
+// The largest |value| of a correctly rounded table: the attention factor, rounded up to the
+// output format (1 for plain tables).
+inline double value_bound(const TableSpec& spec, Dtype output) {
+  const double att = attention_factor(spec);
+  const double ulp = ulp_of(att, output);
+  return std::ceil(att / ulp) * ulp;
+}
+
 // The claim's budget for a value known only through the implementation's output: the exact
 // value may sit one output ulp away, in a binade with a larger ulp, so take the budget there.
-inline double allowed_near(const Claim& claim, double got, double angle, double steps,
-                           Dtype output) {
+inline double allowed_near(const measure::Judge& judge, uint64_t pos, int column, double steps,
+                           double got, double bound) {
   const double a = std::fabs(got);
-  return claim.allowed(std::min(1.0, a + ulp_of(a, output)), angle, steps, output);
+  return judge.allowed(pos, column, steps, std::min(bound, a + ulp_of(a, judge.output())));
 }
 
 // Hands the rows to `body` a few thousand at a time, so that a table of 131072 x 4096 is never

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "encoding/spec.h"
+
 namespace pev::properties::gen {
 
 inline rc::Gen<int> d_model() {
@@ -38,6 +40,55 @@ inline rc::Gen<int> pair(int pairs) {
   return rc::gen::oneOf(rc::gen::inRange(0, std::min(pairs, 4)),
                         rc::gen::inRange(std::max(0, pairs - 4), pairs),
                         rc::gen::inRange(0, pairs));
+}
+
+// A rotary recipe of `type` for rotary dimension d with the parameters real models use and
+// others around them; sequence_length is the caller's (see sequence_for).
+inline rc::Gen<RopeScaling> recipe(RopeType type, int d) {
+  return rc::gen::exec([type, d] {
+    RopeScaling r;
+    r.type = type;
+    switch (type) {
+      case RopeType::kDefault:
+        break;
+      case RopeType::kLinear:
+        r.factor = *rc::gen::element(2.0, 4.0, 8.0, 16.0, 0.5);
+        break;
+      case RopeType::kDynamic:
+        r.factor = *rc::gen::element(2.0, 4.0, 8.0);
+        r.max_position = *rc::gen::element<uint64_t>(2048, 4096, 32768);
+        break;
+      case RopeType::kYarn:
+        r.factor = *rc::gen::element(4.0, 8.0, 16.0, 32.0, 40.0);
+        r.original_max_position = *rc::gen::element<uint64_t>(2048, 4096, 32768);
+        if (*rc::gen::inRange(0, 3) == 0) {
+          r.beta_slow = *rc::gen::inRange(1, 8);
+          r.beta_fast = r.beta_slow + *rc::gen::inRange(0, 64);
+        }
+        if (*rc::gen::inRange(0, 3) == 0) r.mscale = r.mscale_all_dim = 1.0;
+        if (*rc::gen::inRange(0, 4) == 0) r.mscale = 0.707;
+        if (*rc::gen::inRange(0, 4) == 0) r.truncate = false;
+        break;
+      case RopeType::kLongRope: {
+        r.original_max_position = 4096;
+        r.max_position = *rc::gen::element<uint64_t>(4096, 131072);
+        double f = 1;
+        for (int j = 0; j < d / 2; ++j) {  // increasing with j, as real lists are
+          r.short_factor.push_back(f);
+          r.long_factor.push_back(f * *rc::gen::element(1.0, 1.5, 2.0));
+          f += *rc::gen::element(0.0, 0.01, 0.5, 2.0);
+        }
+        break;
+      }
+      case RopeType::kLlama3:
+        r.factor = *rc::gen::element(8.0, 32.0, 16.0);
+        r.low_freq_factor = 1;
+        r.high_freq_factor = *rc::gen::element(4.0, 2.0);
+        r.original_max_position = *rc::gen::element<uint64_t>(8192, 4096);
+        break;
+    }
+    return r;
+  });
 }
 
 }  // namespace pev::properties::gen

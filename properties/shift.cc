@@ -15,8 +15,13 @@ Verdict check_shift(const UnderTest& ut, const TableSpec& spec,
   Verdict v;
   v.property = "shift";
   const std::vector<internal::PairColumns> cols = internal::pair_columns(spec);
-  const Claim claim = ut.claim();
-  const auto engine = oracle::make_engine(oracle::EngineKind::kFast, spec, ut.output());
+  const measure::Judge judge(spec, ut.claim(), ut.output());
+  const double bound = internal::value_bound(spec, ut.output());
+  // The rows are scaled by the attention factor; the rotations M_m are not.
+  const double att = attention_factor(spec);
+  TableSpec unscaled = spec;
+  if (att != 1) unscaled.rope.attention_factor = 1.0;
+  const auto engine = oracle::make_engine(oracle::EngineKind::kFast, unscaled, ut.output());
   uint64_t bad = 0;
   double worst_fraction = 0;
   const auto row_of = [&](uint64_t pos) {
@@ -36,12 +41,10 @@ Verdict check_shift(const UnderTest& ut, const TableSpec& spec,
     oracle::TileValues mv;
     engine->evaluate({sc.m, 1, sc.pair, 1}, mv);
     const double cm = mv.cos_exact[0], sm = mv.sin_exact[0];  // M_m, exact to 2^-53
-    const double w = frequency(spec, sc.pair);
     const auto err_of = [&](const std::vector<double>& r, uint64_t pos) {
-      const double a = static_cast<double>(pos) * w,
-                   st = static_cast<double>(ut.steps_since_direct(pos));
-      const double es = allowed_near(claim, r[pc.sin], a, st, ut.output());
-      const double ec = allowed_near(claim, r[pc.cos], a, st, ut.output());
+      const double st = static_cast<double>(ut.steps_since_direct(pos));
+      const double es = allowed_near(judge, pos, pc.sin, st, r[pc.sin], bound);
+      const double ec = allowed_near(judge, pos, pc.cos, st, r[pc.cos], bound);
       return std::hypot(es, ec);
     };
     const double e0 = err_of(r0, sc.pos), e1 = err_of(r1, sc.pos + sc.m);
@@ -57,17 +60,18 @@ Verdict check_shift(const UnderTest& ut, const TableSpec& spec,
     };
     const double s0 = r0[pc.sin], c0 = r0[pc.cos], s1 = r1[pc.sin], c1 = r1[pc.cos];
     // Forward: rotating an error e gives an error |e|; M_m itself is off by ~2^-53.
-    const double tol_fwd = e0 + e1 + 0x1p-50;
+    const double tol_fwd = e0 + e1 + 0x1p-50 * att;
     check(s1, s0 * cm + c0 * sm, tol_fwd, sc.pos + sc.m, pc.sin, "M_m");
     check(c1, c0 * cm - s0 * sm, tol_fwd, sc.pos + sc.m, pc.cos, "M_m");
     check(s0, s1 * cm - c1 * sm, tol_fwd, sc.pos, pc.sin, "M_m^T");
     check(c0, c1 * cm + s1 * sm, tol_fwd, sc.pos, pc.cos, "M_m^T");
     if (rm.empty()) continue;
     // Composition with the implementation's own rotations: M_pos M_m = M_{pos+m}. Products of
-    // perturbed rotations: |M_a~ M_b~ - M_a M_b| <= e_a + e_b + e_a e_b per entry.
-    const double em = err_of(rm, sc.m);
-    const double sa = rm[pc.sin], ca = rm[pc.cos];
-    const double tol_comp = e0 + em + e0 * em + e1 + 0x1p-50;
+    // perturbed rotations: |M_a~ M_b~ - M_a M_b| <= e_a + e_b + e_a e_b per entry. Row m is
+    // att M_m: divided by att (exact for att = 1), its error is em / att.
+    const double em = err_of(rm, sc.m) / att;
+    const double sa = rm[pc.sin] / att, ca = rm[pc.cos] / att;
+    const double tol_comp = e0 + att * em + e0 * em + e1 + 0x1p-50 * att;
     check(s1, s0 * ca + c0 * sa, tol_comp, sc.pos + sc.m, pc.sin, "M_a M_b = M_{a+b}");
     check(c1, c0 * ca - s0 * sa, tol_comp, sc.pos + sc.m, pc.cos, "M_a M_b = M_{a+b}");
   }

@@ -49,6 +49,36 @@ TableSpec spec_of(int d, double base) {
   return s;
 }
 
+// Rotary tables of real models (Llama 3.1's llama3, Qwen2.5's and DeepSeek-V3's YaRN), for the
+// fixed runs: the ones in the implementation's scope.
+std::vector<TableSpec> model_specs(const UnderTest& ut) {
+  TableSpec llama = spec_of(128, 5e5);
+  llama.rope.type = RopeType::kLlama3;
+  llama.rope.factor = 8;
+  llama.rope.original_max_position = 8192;
+  TableSpec qwen = spec_of(128, 1e6);
+  qwen.rope.type = RopeType::kYarn;
+  qwen.rope.factor = 4;
+  qwen.rope.original_max_position = 32768;
+  TableSpec deepseek = spec_of(64, 1e4);
+  deepseek.rope = qwen.rope;
+  deepseek.rope.factor = 40;
+  deepseek.rope.original_max_position = 4096;
+  deepseek.rope.mscale = deepseek.rope.mscale_all_dim = 1.0;
+  std::vector<TableSpec> out;
+  for (TableSpec s : {llama, qwen, deepseek}) {
+    s.layout = Layout::kRopeCosDup;
+    for (const Layout l : {Layout::kInterleaved, Layout::kRopeCosDup, Layout::kRopeSinDup}) {
+      s.layout = l;
+      if (ut.scope().covers(s)) {
+        out.push_back(s);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 // The shared state of one suite: the implementation, made once per test program.
 struct SuiteState {
   Factory make;
@@ -73,6 +103,10 @@ void run_bounded(SuiteState& s) {
   } else {
     const TableSpec small = spec_of(64, 1e4);
     parts.push_back(check_bounded(ut, small, std::min<uint64_t>(2048, ut.max_position(64) + 1)));
+    for (const TableSpec& model : model_specs(ut)) {
+      const uint64_t rows = std::min<uint64_t>(1024, ut.max_position(model.d_model) + 1);
+      if (ut.can_produce(model, rows)) parts.push_back(check_bounded(ut, model, rows));
+    }
     for (const uint64_t p : growth_positions(ut.max_position(512))) {
       TableSpec big = spec_of(512, 1e4);
       big.start = p;
@@ -119,6 +153,10 @@ void run_oracle_exhaustive(SuiteState& s) {
         const uint64_t rows = std::min<uint64_t>(512, ut.max_position(d) + 1);
         if (ut.can_produce(spec, rows)) parts.push_back(check_oracle(ut, spec, rows));
       }
+    for (const TableSpec& model : model_specs(ut)) {
+      const uint64_t rows = std::min<uint64_t>(512, ut.max_position(model.d_model) + 1);
+      if (ut.can_produce(model, rows)) parts.push_back(check_oracle(ut, model, rows));
+    }
   }
   if (parts.empty()) GTEST_SKIP() << "no small grid this implementation can produce";
   expect(merge(parts), s.expectation("oracle"));
@@ -139,11 +177,28 @@ Case generate_case(const UnderTest& ut, uint64_t margin) {
     RC_PRE(last >= fixed->start + margin);
     c.pos = fixed->start + *gen::position(last - margin - fixed->start);
   } else {
+    const Scope scope = ut.scope();
     c.spec.d_model = *gen::d_model();
     c.spec.base = *gen::base();
+    c.spec.layout = *rc::gen::elementOf(scope.layouts);
+    // The plain encoding in half the cases when the implementation claims recipes at all.
+    const RopeType type = *rc::gen::weightedOneOf<RopeType>(
+        {{static_cast<size_t>(scope.recipes.size()), rc::gen::just(RopeType::kDefault)},
+         {static_cast<size_t>(scope.recipes.size()), rc::gen::elementOf(scope.recipes)}});
+    if (type != RopeType::kDefault) {
+      RC_PRE(c.spec.d_model >= 4);
+      c.spec.base = *rc::gen::element(1e4, 5e5, 1e6);
+      c.spec.rope = *gen::recipe(type, c.spec.d_model);
+    }
+    RC_PRE(scope.covers(c.spec));
     const uint64_t last = std::min<uint64_t>(ut.max_position(c.spec.d_model), uint64_t{1} << 40);
     RC_PRE(last >= margin);
     c.pos = *gen::position(last - margin);
+    // The table holds positions up to at least pos + margin (its sequence length is past them).
+    if (needs_sequence_length(c.spec.rope))
+      c.spec.rope.sequence_length =
+          c.pos + margin + 1 + *rc::gen::element<uint64_t>(0, 1, 1000, uint64_t{1} << 20);
+    RC_CLASSIFY(type != RopeType::kDefault, std::string(name_of(type)));
   }
   c.pair = *gen::pair(c.spec.d_model / 2);
   RC_CLASSIFY(c.pos < 4096, "pos < 4096");

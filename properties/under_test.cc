@@ -4,16 +4,30 @@
 #include <stdexcept>
 
 namespace pev::properties {
+
+bool Scope::covers(const TableSpec& spec) const {
+  return std::find(recipes.begin(), recipes.end(), spec.rope.type) != recipes.end() &&
+         std::find(layouts.begin(), layouts.end(), spec.layout) != layouts.end();
+}
+
+Scope Scope::plain() {
+  Scope s;
+  s.recipes = {RopeType::kDefault};
+  return s;
+}
+
 namespace {
 
 class Callable final : public UnderTest {
  public:
-  Callable(std::string name, Dtype output, Claim claim, FillFunction fill, uint64_t max_position)
+  Callable(std::string name, Dtype output, Claim claim, FillFunction fill, uint64_t max_position,
+           Scope scope)
       : name_(std::move(name)),
         output_(output),
         claim_(claim),
         fill_(std::move(fill)),
-        max_position_(max_position) {}
+        max_position_(max_position),
+        scope_(std::move(scope)) {}
   std::string name() const override { return name_; }
   Dtype output() const override { return output_; }
   Claim claim() const override { return claim_; }
@@ -23,9 +37,10 @@ class Callable final : public UnderTest {
     return v;
   }
   bool can_produce(const TableSpec& spec, uint64_t count) const override {
-    return count >= 1 && spec.start + count - 1 <= max_position_;
+    return count >= 1 && spec.start + count - 1 <= max_position_ && scope_.covers(spec);
   }
   uint64_t max_position(int) const override { return max_position_; }
+  Scope scope() const override { return scope_; }
 
  private:
   std::string name_;
@@ -33,6 +48,7 @@ class Callable final : public UnderTest {
   Claim claim_;
   FillFunction fill_;
   uint64_t max_position_;
+  Scope scope_;
 };
 
 class LoadedTable final : public UnderTest {
@@ -58,10 +74,12 @@ class LoadedTable final : public UnderTest {
   bool can_produce(const TableSpec& spec, uint64_t count) const override {
     return spec.d_model == spec_.d_model && spec.base == spec_.base &&
            spec.schedule == spec_.schedule && spec.layout == spec_.layout &&
-           spec.start >= spec_.start && count >= 1 && spec.start + count <= spec_.start + rows_;
+           spec.rope == spec_.rope && spec.start >= spec_.start && count >= 1 &&
+           spec.start + count <= spec_.start + rows_;
   }
   uint64_t max_position(int) const override { return spec_.start + rows_ - 1; }
   std::optional<TableSpec> fixed_spec() const override { return spec_; }
+  Scope scope() const override { return Scope{{spec_.rope.type}, {spec_.layout}}; }
 
  private:
   std::string name_;
@@ -75,8 +93,9 @@ class LoadedTable final : public UnderTest {
 }  // namespace
 
 std::unique_ptr<UnderTest> callable(std::string name, Dtype output, Claim claim, FillFunction fill,
-                                    uint64_t max_position) {
-  return std::make_unique<Callable>(std::move(name), output, claim, std::move(fill), max_position);
+                                    uint64_t max_position, Scope scope) {
+  return std::make_unique<Callable>(std::move(name), output, claim, std::move(fill), max_position,
+                                    std::move(scope));
 }
 
 std::unique_ptr<UnderTest> loaded_table(std::string name, Dtype output, Claim claim, TableSpec spec,

@@ -15,6 +15,17 @@
 
 namespace pev::properties {
 
+// What an implementation under test says it computes: the recipes and layouts the suite may ask
+// it for. The suite asks for everything in scope, so a kernel that claims a recipe and ignores it
+// fails; one that never claimed it is not asked.
+struct Scope {
+  std::vector<RopeType> recipes = {RopeType::kDefault, RopeType::kLinear,   RopeType::kDynamic,
+                                   RopeType::kYarn,    RopeType::kLongRope, RopeType::kLlama3};
+  std::vector<Layout> layouts = all_layouts();
+  bool covers(const TableSpec& spec) const;
+  static Scope plain();  // the default recipe only, every layout
+};
+
 class UnderTest {
  public:
   virtual ~UnderTest() = default;
@@ -32,13 +43,16 @@ class UnderTest {
   virtual uint64_t steps_since_direct(uint64_t) const { return 0; }
   // For a loaded table: its one spec. Properties then use it instead of generated specs.
   virtual std::optional<TableSpec> fixed_spec() const { return std::nullopt; }
+  // The recipes and layouts the suite may generate for it (a loaded table: its own spec).
+  virtual Scope scope() const { return Scope{}; }
 };
 
 // A user's kernel: fill(spec, count, out) writes count rows of table_width(spec) doubles (the
 // stored values widened), any layout. `max_position` bounds what the suite will ask for.
 using FillFunction = std::function<void(const TableSpec& spec, uint64_t count, double* out)>;
 std::unique_ptr<UnderTest> callable(std::string name, Dtype output, Claim claim, FillFunction fill,
-                                    uint64_t max_position = uint64_t{1} << 24);
+                                    uint64_t max_position = uint64_t{1} << 24,
+                                    Scope scope = Scope{});
 
 // A table already computed: `values` holds rows spec.start .. spec.start + rows - 1.
 std::unique_ptr<UnderTest> loaded_table(std::string name, Dtype output, Claim claim, TableSpec spec,

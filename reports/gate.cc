@@ -123,7 +123,7 @@ BudgetFile read_budget_file(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw FileError(path + ": malformed budget file: " + e.what());
   }
-  if (auto err = validate(TableSpec{f.d_model, f.base})) throw FileError(path + ": " + *err);
+  if (auto err = validate(grid_spec(f.d_model, f.base))) throw FileError(path + ": " + *err);
   return f;
 }
 
@@ -185,7 +185,7 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
       loaded = read_table(g.table, ro);
     }
     TableSpec spec = g.spec;
-    if (impl) spec = TableSpec{file.d_model, file.base};
+    if (impl) spec = grid_spec(file.d_model, file.base);
     const std::string subject = impl ? g.impl : g.table;
     const Dtype output = impl ? impl->output : loaded->dtype;
     // The gate records errors, not verdicts: the claim only fills in the figures' budget terms.

@@ -48,7 +48,7 @@ StudyConfig read_study_config(const std::string& path) {
   if (c.d_models.empty() || c.bases.empty()) throw FileError(path + ": no d_models or bases");
   for (int d : c.d_models)
     for (double b : c.bases)
-      if (auto err = validate(TableSpec{d, b})) throw FileError(path + ": " + *err);
+      if (auto err = validate(grid_spec(d, b))) throw FileError(path + ": " + *err);
   if (c.max_position > kMaxPosition) throw FileError(path + ": max_position beyond 2^53");
   try {
     (void)std::regex(c.filter);

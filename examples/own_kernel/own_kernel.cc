@@ -20,8 +20,9 @@ void my_kernel(const pev::TableSpec& spec, uint64_t rows, double* out) {
 int main(int argc, char** argv) {
   using namespace pev::properties;
   register_suite("MyKernel", [] {
+    // Every layout (column_at), but no rotary recipe: the suite asks for what the kernel does.
     return callable("my-kernel", pev::Dtype::kFloat32, pev::Claim::model(pev::Dtype::kFloat32),
-                    my_kernel);
+                    my_kernel, uint64_t{1} << 24, Scope::plain());
   });
   testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
