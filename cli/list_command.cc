@@ -1,6 +1,7 @@
 // peverify list: the registry, one entry per line, name first; --json for tools.
+#include <fmt/format.h>
+
 #include <bit>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -52,10 +53,9 @@ int run_list(bool json) {
   }
   for (const core::Implementation& e : core::registry()) {
     const bool available = !e.available || e.available();
-    std::printf(
-        "%-34s %-20s pos<=%-8s %s%s\n", e.name.c_str(), e.claim.describe().c_str(),
-        position_text(e.max_position).c_str(), e.description.c_str(),
-        available ? "" : (" [unavailable: " + std::string(e.unavailable_reason) + "]").c_str());
+    fmt::print("{:<34} {:<20} pos<={:<8} {}{}\n", e.name, e.claim.describe(),
+               position_text(e.max_position), e.description,
+               available ? "" : fmt::format(" [unavailable: {}]", e.unavailable_reason));
   }
   return kExitOk;
 }

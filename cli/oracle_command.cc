@@ -1,4 +1,6 @@
 // peverify oracle: the correctly rounded reference table as .npy.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -40,14 +42,12 @@ int run_oracle(const OracleOptions& o) {
   const oracle::EngineStats& s = engine->stats();
   std::string rungs;
   for (int r = 0; r < oracle::EngineStats::kRungs; ++r)
-    if (const uint64_t n = s.decided_at_rung[r].load())
-      rungs += " " + std::to_string(r) + ":" + std::to_string(n);
-  std::fprintf(stderr,
-               "peverify oracle: wrote %s: %llu x %d %s (%s engine, %.2f s; pairs decided per "
-               "rung:%s; handed to MPFR: %llu)\n",
-               o.table.output.c_str(), static_cast<unsigned long long>(table.rows), table.width,
-               o.dtype.c_str(), std::string(engine->name()).c_str(), seconds, rungs.c_str(),
-               static_cast<unsigned long long>(s.handed_off.load()));
+    if (const uint64_t n = s.decided_at_rung[r].load()) rungs += fmt::format(" {}:{}", r, n);
+  fmt::print(stderr,
+             "peverify oracle: wrote {}: {} x {} {} ({} engine, {:.2f} s; pairs decided per "
+             "rung:{}; handed to MPFR: {})\n",
+             o.table.output, table.rows, table.width, o.dtype, engine->name(), seconds, rungs,
+             s.handed_off.load());
   return kExitOk;
 }
 

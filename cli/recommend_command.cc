@@ -1,5 +1,6 @@
 // peverify recommend: the fastest implementation meeting an accuracy target up to a context.
-#include <cstdio>
+#include <fmt/format.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,9 +51,8 @@ int run_recommend(const RecommendOptions& o) {
   const auto recs = reports::recommend(study.entries, {o.dtype}, {o.positions}, targets);
   bool all = true;
   for (const reports::Recommendation& r : recs) {
-    std::printf("%s, %llu positions, target %s: %s\n  %s\n", r.dtype.c_str(),
-                static_cast<unsigned long long>(r.context), r.target.c_str(),
-                r.entry.empty() ? "none" : r.entry.c_str(), r.evidence.c_str());
+    fmt::print("{}, {} positions, target {}: {}\n  {}\n", r.dtype, r.context, r.target,
+               r.entry.empty() ? "none" : r.entry, r.evidence);
     all = all && !r.entry.empty();
   }
   return all ? kExitOk : kExitCheckFailed;
