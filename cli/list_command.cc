@@ -8,11 +8,19 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/enum_option.h"
 #include "core/cuda/modelled_bounds.h"
 #include "core/registry.h"
 
 namespace pev::cli {
 namespace {
+
+// Every entry writes every layout.
+nlohmann::json layout_names() {
+  nlohmann::json names = nlohmann::json::array();
+  for (Layout l : kLayouts) names.push_back(name_of(l));
+  return names;
+}
 
 nlohmann::json to_json(const core::Implementation& e) {
   const bool available = !e.available || e.available();
@@ -24,8 +32,7 @@ nlohmann::json to_json(const core::Implementation& e) {
       {"output", name_of(e.output)},
       {"conversion", e.conversion == core::Conversion::kTruncate ? "truncate" : "nearest-even"},
       {"backend", core::name_of(e.backend)},
-      {"layouts",
-       {"interleaved", "halves", "rope-cos", "rope-sin", "rope-cos-dup", "rope-sin-dup"}},
+      {"layouts", layout_names()},
       {"claim",
        {{"kind", e.claim.describe()}, {"c", e.claim.c}, {"output_ulps", e.claim.output_ulps}}},
       {"max_position", e.max_position},
