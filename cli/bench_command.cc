@@ -1,4 +1,6 @@
 // peverify bench: every CPU implementation beside the store roofline, medians of repetitions.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
 #include <regex>
@@ -30,26 +32,27 @@ int run_bench(const BenchOptions& o) {
   config.filter = o.filter;
   config.repetitions = o.repetitions > 0 ? o.repetitions : (o.quick ? 3 : 5);
   config.min_time = o.quick ? 0.02 : 0.1;
-  bench::Report report = bench::run(
-      config, [](const std::string& line) { std::fprintf(stderr, "bench: %s\n", line.c_str()); });
+  bench::Report report =
+      bench::run(config, [](const std::string& line) { fmt::print(stderr, "bench: {}\n", line); });
   if (o.oracle) report.oracle = bench::measure_oracle(o.quick ? 0.3 : 1.0);
   const nlohmann::json j = bench::to_json(report);
   write_file_atomically(o.json, [&](std::ostream& out) { out << j.dump(2) << "\n"; });
 
-  std::printf("%-36s %-11s %3s %14s %9s\n", "implementation", "table", "thr", "values/s",
-              "roofline");
+  // Numbers aligned right explicitly: fmt 9 would put inf and nan on the left.
+  fmt::print("{:<36} {:<11} {:>3} {:>14} {:>9}\n", "implementation", "table", "thr", "values/s",
+             "roofline");
   for (const bench::Roofline& r : report.rooflines)
-    std::printf("%-36s %-11s %3d %14.3g %9s\n", ("roofline (" + r.best + ")").c_str(),
-                r.table.c_str(), r.threads, r.bytes_per_s.median / 4, "1");
+    fmt::print("{:<36} {:<11} {:>3} {:>14.3g} {:>9}\n", "roofline (" + r.best + ")", r.table,
+               r.threads, r.bytes_per_s.median / 4, "1");
   for (const bench::Result& r : report.results)
-    std::printf("%-36s %-11s %3d %14.3g %9.3f\n", r.impl.c_str(), r.table.c_str(), r.threads,
-                r.values_per_s.median, r.roofline_ratio);
+    fmt::print("{:<36} {:<11} {:>3} {:>14.3g} {:>9.3f}\n", r.impl, r.table, r.threads,
+               r.values_per_s.median, r.roofline_ratio);
   if (report.oracle) {
     for (const auto& [engine, v] : report.oracle->values_per_s)
-      std::printf("oracle engine %-22s %14.3g values/s (one thread)\n", engine.c_str(), v);
+      fmt::print("oracle engine {:<22} {:>14.3g} values/s (one thread)\n", engine, v);
     if (report.oracle->speedup)
-      std::printf("oracle speedup fast/mpfr %.0fx, hand-off rate %.2g\n", *report.oracle->speedup,
-                  report.oracle->handoff_rate.value_or(0));
+      fmt::print("oracle speedup fast/mpfr {:.0f}x, hand-off rate {:.2g}\n",
+                 *report.oracle->speedup, report.oracle->handoff_rate.value_or(0));
   }
   return kExitOk;
 }

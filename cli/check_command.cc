@@ -1,4 +1,6 @@
 // peverify check --budgets FILE: the CI gate.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -21,15 +23,15 @@ int run_check(const CheckOptions& o) {
   const reports::BudgetFile file = reports::read_budget_file(o.budgets);
   if (!o.junit.empty()) check_writable(o.junit);
   const auto outcomes = reports::run_gate(file, [](const std::string& subject) {
-    std::fprintf(stderr, "check: measured %s\n", subject.c_str());
+    fmt::print(stderr, "check: measured {}\n", subject);
   });
   int regressions = 0;
   for (const reports::GateOutcome& g : outcomes) {
     if (g.skipped) continue;
     regressions += g.regressed;
     if (g.regressed || !o.update)
-      std::printf("%-8s %-34s positions %-18s %s\n", g.regressed ? "FAIL" : "ok", g.subject.c_str(),
-                  g.band.c_str(), g.message.c_str());
+      fmt::print("{:<8} {:<34} positions {:<18} {}\n", g.regressed ? "FAIL" : "ok", g.subject,
+                 g.band, g.message);
   }
   if (!o.junit.empty())
     write_file_atomically(o.junit, [&](std::ostream& out) { out << reports::junit_xml(outcomes); });
@@ -37,10 +39,10 @@ int run_check(const CheckOptions& o) {
     const reports::BudgetFile next = reports::updated(file, outcomes);
     write_file_atomically(
         o.budgets, [&](std::ostream& out) { out << reports::to_json(next).dump(2) << "\n"; });
-    std::printf("check: rewrote %s with the measured budgets\n", o.budgets.c_str());
+    fmt::print("check: rewrote {} with the measured budgets\n", o.budgets);
     return kExitOk;
   }
-  std::printf("check: %d regression(s) in %zu measurements\n", regressions, outcomes.size());
+  fmt::print("check: {} regression(s) in {} measurements\n", regressions, outcomes.size());
   return regressions ? kExitCheckFailed : kExitOk;
 }
 

@@ -13,6 +13,7 @@ expect_exit() {  # expect_exit CODE DESCRIPTION ARGS...
   local err
   err=$("$peverify" "$@" 2>&1 >/dev/null)
   local got=$?
+  last_error=$err
   if [ "$got" -ne "$want" ]; then
     echo "FAIL: $what: exit $got, want $want ($err)"
     failures=$((failures + 1))
@@ -21,6 +22,16 @@ expect_exit() {  # expect_exit CODE DESCRIPTION ARGS...
       echo "FAIL: $what: error is not one 'peverify: error:' line: $err"
       failures=$((failures + 1))
     fi
+  fi
+}
+
+expect_message() {  # expect_message TEXT DESCRIPTION ARGS...: exit 2, and the error line holds TEXT
+  local text=$1 what=$2
+  shift 2
+  expect_exit 2 "$what" "$@"
+  if [[ "$last_error" != *"$text"* ]]; then
+    echo "FAIL: $what: the error does not say '$text': $last_error"
+    failures=$((failures + 1))
   fi
 }
 
@@ -44,12 +55,14 @@ expect_exit 2 "zero positions" oracle --d-model 4 --positions 0 -o "$out"
 expect_exit 2 "overflowing positions" oracle --d-model 4 --positions 99999999999999999999999 -o "$out"
 expect_exit 2 "start beyond 2^53" oracle --d-model 4 --positions 2 --start 9007199254740993 -o "$out"
 expect_exit 2 "negative start" oracle --d-model 4 --positions 2 --start -1 -o "$out"
-expect_exit 2 "unknown dtype" oracle --d-model 4 --positions 4 --dtype float8 -o "$out"
-expect_exit 2 "unknown layout" oracle --d-model 4 --positions 4 --layout diagonal -o "$out"
-expect_exit 2 "unknown schedule" oracle --d-model 4 --positions 4 --schedule t5 -o "$out"
+# Enum options: CLI11's message names the option and the bad value.
+expect_message "--dtype: float8 not in" "unknown dtype" oracle --d-model 4 --positions 4 --dtype float8 -o "$out"
+expect_message "--layout: diagonal not in" "unknown layout" oracle --d-model 4 --positions 4 --layout diagonal -o "$out"
+expect_message "--layout: 2 not in" "a number for a layout" oracle --d-model 4 --positions 4 --layout 2 -o "$out"
+expect_message "--schedule: t5 not in" "unknown schedule" oracle --d-model 4 --positions 4 --schedule t5 -o "$out"
 expect_exit 2 "base <= 1" oracle --d-model 4 --positions 4 --base 1 -o "$out"
 expect_exit 2 "base not a number" oracle --d-model 4 --positions 4 --base ten -o "$out"
-expect_exit 2 "unknown engine" oracle --d-model 4 --positions 4 --engine abacus -o "$out"
+expect_message "--engine: abacus not in" "unknown engine" oracle --d-model 4 --positions 4 --engine abacus -o "$out"
 expect_exit 2 "missing output" oracle --d-model 4 --positions 4
 expect_exit 2 "unwritable output" oracle --d-model 4 --positions 4 -o /nonexistent/dir/t.npy
 expect_exit 2 "output is a directory" oracle --d-model 4 --positions 4 -o "$dir"
@@ -98,16 +111,19 @@ expect_exit 2 "verify a random file" verify "$dir/random.npy"
 : > "$dir/empty.npy"
 expect_exit 2 "verify an empty file" verify "$dir/empty.npy"
 expect_exit 2 "verify with a width that disagrees" verify "$honest" --d-model 128
-expect_exit 2 "verify with an unknown budget" verify "$honest" --budget tight
-expect_exit 2 "verify with an unknown layout" verify "$honest" --layout diagonal
+expect_message "--budget: tight not in" "verify with an unknown budget" verify "$honest" --budget tight
+expect_message "--layout: diagonal not in" "verify with an unknown layout" verify "$honest" --layout diagonal
+expect_message "--compute: half not in" "verify with an unknown compute type" verify "$honest" --compute half
+expect_exit 0 "verify with every enum option" verify "$honest" --layout interleaved --schedule paper --compute float64 --dtype float32 --budget strict
 expect_exit 2 "verify into an unwritable json" verify "$honest" --json "$honest/v.json"
 
 # check: a malformed budget file is bad input; recommend and bench reject bad flags.
 echo '{"version": 1}' > "$dir/budgets.json"
 expect_exit 2 "check a malformed budget file" check --budgets "$dir/budgets.json"
 expect_exit 2 "check a missing budget file" check --budgets "$dir/none.json"
-expect_exit 2 "recommend an unknown dtype" recommend --dtype float8 --positions 100
-expect_exit 2 "recommend an unknown target" recommend --dtype float32 --positions 100 --target 1e-9
+expect_message "--dtype: float8 not in" "recommend an unknown dtype" recommend --dtype float8 --positions 100
+expect_message "--dtype: float64 not in" "recommend float64" recommend --dtype float64 --positions 100
+expect_message "--target: 1e-9 not in" "recommend an unknown target" recommend --dtype float32 --positions 100 --target 1e-9
 expect_exit 2 "bench with a bad regex" bench --filter '(' --json "$dir/b.json"
 expect_exit 2 "report into an unwritable place" report --out "$honest/r"
 

@@ -1,4 +1,6 @@
 // peverify generate: one registry entry's table as .npy.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -26,11 +28,10 @@ int run_generate(const GenerateOptions& o) {
     throw UsageError(o.impl + " cannot run here: " + std::string(impl->unavailable_reason));
   const uint64_t last = spec.start + o.table.positions - 1;
   if (last > impl->max_position || spec.base > impl->max_base)
-    std::fprintf(stderr,
-                 "peverify generate: warning: %s claims its accuracy only for positions <= %llu "
-                 "and bases <= %g\n",
-                 impl->name.c_str(), static_cast<unsigned long long>(impl->max_position),
-                 impl->max_base);
+    fmt::print(stderr,
+               "peverify generate: warning: {} claims its accuracy only for positions <= {} and "
+               "bases <= {:g}\n",
+               impl->name, impl->max_position, impl->max_base);
   const core::GeneratedTable t = core::generate(*impl, spec, o.table.positions, o.threads);
   std::vector<uint64_t> bits(t.size());
   for (size_t i = 0; i < bits.size(); ++i) bits[i] = t.bits(i);

@@ -1,17 +1,26 @@
 // peverify list: the registry, one entry per line, name first; --json for tools.
+#include <fmt/format.h>
+
 #include <bit>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/command.h"
+#include "cli/enum_option.h"
 #include "core/cuda/modelled_bounds.h"
 #include "core/registry.h"
 
 namespace pev::cli {
 namespace {
+
+// Every entry writes every layout.
+nlohmann::json layout_names() {
+  nlohmann::json names = nlohmann::json::array();
+  for (Layout l : kLayouts) names.push_back(name_of(l));
+  return names;
+}
 
 nlohmann::json to_json(const core::Implementation& e) {
   const bool available = !e.available || e.available();
@@ -23,8 +32,7 @@ nlohmann::json to_json(const core::Implementation& e) {
       {"output", name_of(e.output)},
       {"conversion", e.conversion == core::Conversion::kTruncate ? "truncate" : "nearest-even"},
       {"backend", core::name_of(e.backend)},
-      {"layouts",
-       {"interleaved", "halves", "rope-cos", "rope-sin", "rope-cos-dup", "rope-sin-dup"}},
+      {"layouts", layout_names()},
       {"claim",
        {{"kind", e.claim.describe()}, {"c", e.claim.c}, {"output_ulps", e.claim.output_ulps}}},
       {"max_position", e.max_position},
@@ -52,10 +60,9 @@ int run_list(bool json) {
   }
   for (const core::Implementation& e : core::registry()) {
     const bool available = !e.available || e.available();
-    std::printf(
-        "%-34s %-20s pos<=%-8s %s%s\n", e.name.c_str(), e.claim.describe().c_str(),
-        position_text(e.max_position).c_str(), e.description.c_str(),
-        available ? "" : (" [unavailable: " + std::string(e.unavailable_reason) + "]").c_str());
+    fmt::print("{:<34} {:<20} pos<={:<8} {}{}\n", e.name, e.claim.describe(),
+               position_text(e.max_position), e.description,
+               available ? "" : fmt::format(" [unavailable: {}]", e.unavailable_reason));
   }
   return kExitOk;
 }

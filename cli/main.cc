@@ -1,4 +1,6 @@
 // peverify: one main; each subcommand parses its options and calls the libraries.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -13,7 +15,7 @@ int fail(int code, const std::string& message) {
   std::string line = message;
   for (char& c : line)
     if (c == '\n') c = ' ';
-  std::fprintf(stderr, "peverify: error: %s\n", line.c_str());
+  fmt::print(stderr, "peverify: error: {}\n", line);
   return code;
 }
 

@@ -1,10 +1,13 @@
 // peverify oracle: the correctly rounded reference table as .npy.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "cli/command.h"
+#include "cli/enum_option.h"
 #include "cli/table_options.h"
 #include "encoding/format.h"
 #include "oracle/engine.h"
@@ -16,38 +19,33 @@ namespace {
 
 struct OracleOptions {
   TableOptions table;
-  std::string dtype = "float32";
-  std::string engine = "fast";
+  Dtype dtype = Dtype::kFloat32;
+  oracle::EngineKind engine = oracle::EngineKind::kFast;
   int threads = 0;
 };
 
 int run_oracle(const OracleOptions& o) {
   const TableSpec spec = table_spec_of(o.table);
-  const Dtype dtype = dtype_of(o.dtype);
-  const auto kind = oracle::parse_engine_kind(o.engine);
-  if (!kind) throw UsageError("unknown engine '" + o.engine + "' (available: fast, mpfr)");
 
   const auto t0 = std::chrono::steady_clock::now();
-  const auto engine = oracle::make_engine(*kind, spec, dtype);
+  const auto engine = oracle::make_engine(o.engine, spec, o.dtype);
   const oracle::ExactTable table =
       oracle::compute_table(*engine, spec, o.table.positions, o.threads);
   std::vector<uint64_t> bits(table.rounded.size());
-  for (size_t i = 0; i < bits.size(); ++i) bits[i] = encode_exact(table.rounded[i], dtype);
-  write_npy(o.table.output, dtype, table.rows, static_cast<uint64_t>(table.width), bits);
+  for (size_t i = 0; i < bits.size(); ++i) bits[i] = encode_exact(table.rounded[i], o.dtype);
+  write_npy(o.table.output, o.dtype, table.rows, static_cast<uint64_t>(table.width), bits);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   const oracle::EngineStats& s = engine->stats();
   std::string rungs;
   for (int r = 0; r < oracle::EngineStats::kRungs; ++r)
-    if (const uint64_t n = s.decided_at_rung[r].load())
-      rungs += " " + std::to_string(r) + ":" + std::to_string(n);
-  std::fprintf(stderr,
-               "peverify oracle: wrote %s: %llu x %d %s (%s engine, %.2f s; pairs decided per "
-               "rung:%s; handed to MPFR: %llu)\n",
-               o.table.output.c_str(), static_cast<unsigned long long>(table.rows), table.width,
-               o.dtype.c_str(), std::string(engine->name()).c_str(), seconds, rungs.c_str(),
-               static_cast<unsigned long long>(s.handed_off.load()));
+    if (const uint64_t n = s.decided_at_rung[r].load()) rungs += fmt::format(" {}:{}", r, n);
+  fmt::print(stderr,
+             "peverify oracle: wrote {}: {} x {} {} ({} engine, {:.2f} s; pairs decided per "
+             "rung:{}; handed to MPFR: {})\n",
+             o.table.output, table.rows, table.width, name_of(o.dtype), engine->name(), seconds,
+             rungs, s.handed_off.load());
   return kExitOk;
 }
 
@@ -59,10 +57,12 @@ void add_oracle_command(CLI::App& root, std::vector<Command>& commands) {
       "oracle", "Write the exact table, correctly rounded (round-to-nearest-even), as .npy");
   add_table_options(*app, opts->table);
   app->add_option("--dtype", opts->dtype,
-                  "float32, float16, bfloat16 (stored as uint16 bits) or float64");
+                  "the stored type (default float32; bfloat16 is stored as uint16 bits)")
+      ->transform(one_of(kDtypes));
   app->add_option("--engine", opts->engine,
                   "fast (default: double-double with a proven bound, MPFR where it cannot decide) "
-                  "or mpfr; both give the same bits");
+                  "or mpfr; both give the same bits")
+      ->transform(one_of(kEngines));
   app->add_option("--threads", opts->threads, "worker threads (default: all cores)");
   commands.push_back({app, [opts] { return run_oracle(*opts); }});
 }

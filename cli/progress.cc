@@ -1,5 +1,6 @@
 #include "cli/progress.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,12 +20,12 @@ void Progress::update(const std::string& step, double fraction) {
   const int percent = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 100);
   if (terminal_) {
     const int filled = percent * 30 / 100;
-    std::fprintf(stderr, "\r%s [%.*s%*s] %3d%% %-48.48s", what_.c_str(), filled,
-                 "##############################", 30 - filled, "", percent, step.c_str());
+    fmt::print(stderr, "\r{} [{:<30}] {:3}% {:<48.48}", what_, std::string(filled, '#'), percent,
+               step);
     std::fflush(stderr);
   } else if (percent / 10 != last_percent_ / 10 || percent == 100) {
     // Plain lines for logs: one every 10%.
-    std::fprintf(stderr, "%s: %d%% (%s)\n", what_.c_str(), percent, step.c_str());
+    fmt::print(stderr, "{}: {}% ({})\n", what_, percent, step);
   }
   last_percent_ = percent;
 }

@@ -1,4 +1,6 @@
 // peverify report: the accuracy and performance comparison report (the main job).
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -45,11 +47,9 @@ int render_sweep(const ReportOptions& o) {
   if (ec) throw UsageError("cannot create the output directory " + o.out + ": " + ec.message());
   check_writable(o.out + "/report.json");
   const auto files = reports::write_report(json, o.out);
-  if (!o.quiet) {
-    std::fprintf(stderr, "peverify report: rendered the sweep in %s; wrote", o.from.c_str());
-    for (const std::string& f : files) std::fprintf(stderr, " %s", f.c_str());
-    std::fprintf(stderr, "\n");
-  }
+  if (!o.quiet)
+    fmt::print(stderr, "peverify report: rendered the sweep in {}; wrote {}\n", o.from,
+               fmt::join(files, " "));
   return kExitOk;
 }
 
@@ -69,12 +69,9 @@ int run_report(const ReportOptions& o) {
   }
   const nlohmann::json json = reports::to_json(study);
   const auto files = reports::write_report(json, o.out);
-  if (!o.quiet) {
-    std::fprintf(stderr, "peverify report: %zu implementations in %.1f s; wrote",
-                 study.entries.size(), study.seconds);
-    for (const std::string& f : files) std::fprintf(stderr, " %s", f.c_str());
-    std::fprintf(stderr, "\n");
-  }
+  if (!o.quiet)
+    fmt::print(stderr, "peverify report: {} implementations in {:.1f} s; wrote {}\n",
+               study.entries.size(), study.seconds, fmt::join(files, " "));
   return kExitOk;
 }
 

@@ -1,5 +1,7 @@
 // peverify sweep: the report's study in shards, on threads or MPI ranks, resumable (docs/design.md
 // §8).
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,9 +30,8 @@ std::vector<size_t> open_dir(const reports::StudyPlan& plan, const SweepOptions&
   reports::open_sweep_dir(plan, o.out);
   std::vector<size_t> missing = reports::missing_shards(plan, o.out);
   if (!o.quiet)
-    std::fprintf(stderr, "peverify sweep: %zu shards, %zu already recorded in %s, %zu to compute\n",
-                 plan.shards().size(), plan.shards().size() - missing.size(), o.out.c_str(),
-                 missing.size());
+    fmt::print(stderr, "peverify sweep: {} shards, {} already recorded in {}, {} to compute\n",
+               plan.shards().size(), plan.shards().size() - missing.size(), o.out, missing.size());
   return missing;
 }
 
@@ -45,12 +46,9 @@ int finish(const reports::StudyPlan& plan, const SweepOptions& o,
   }
   study.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto files = reports::write_report(reports::to_json(study), o.out);
-  if (!o.quiet) {
-    std::fprintf(stderr, "peverify sweep: %zu implementations from %zu shards in %.1f s; wrote",
-                 study.entries.size(), plan.shards().size(), study.seconds);
-    for (const std::string& f : files) std::fprintf(stderr, " %s", f.c_str());
-    std::fprintf(stderr, "\n");
-  }
+  if (!o.quiet)
+    fmt::print(stderr, "peverify sweep: {} implementations from {} shards in {:.1f} s; wrote {}\n",
+               study.entries.size(), plan.shards().size(), study.seconds, fmt::join(files, " "));
   return kExitOk;
 }
 

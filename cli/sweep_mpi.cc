@@ -1,5 +1,6 @@
 #include "cli/sweep_mpi.h"
 
+#include <fmt/format.h>
 #include <mpi.h>
 
 #include <atomic>
@@ -31,7 +32,7 @@ void wait_for(MPI_Request& request) {
 }
 
 [[noreturn]] void abort_job(int rank, const std::string& what) {
-  std::fprintf(stderr, "peverify: error: sweep rank %d: %s\n", rank, what.c_str());
+  fmt::print(stderr, "peverify: error: sweep rank {}: {}\n", rank, what);
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, kExitInternalError);
   std::abort();
@@ -101,8 +102,8 @@ int run_sweep_mpi(const reports::StudyPlan& plan, const std::string& dir, bool q
     std::lock_guard lock(mutex);
     ++done;
     if (!quiet)
-      std::fprintf(stderr, "peverify sweep: [%zu/%zu] %s (rank %d)\n", done, missing.size(),
-                   plan.shards()[shard].key().c_str(), by);
+      fmt::print(stderr, "peverify sweep: [{}/{}] {} (rank {})\n", done, missing.size(),
+                 plan.shards()[shard].key(), by);
   };
   std::atomic<bool> failed{false};
   std::string failure;

@@ -5,17 +5,9 @@
 #include <filesystem>
 
 #include "cli/command.h"
+#include "cli/enum_option.h"
 
 namespace pev::cli {
-namespace {
-
-template <typename T>
-T parsed_or_throw(std::optional<T> v, const char* what, const std::string& name) {
-  if (!v) throw UsageError(std::string("unknown ") + what + " '" + name + "'");
-  return *v;
-}
-
-}  // namespace
 
 void check_writable(const std::string& path) {
   namespace fs = std::filesystem;
@@ -34,9 +26,10 @@ void add_table_options(CLI::App& app, TableOptions& o) {
   app.add_option("--positions", o.positions, "number of positions (rows)")->required();
   app.add_option("--start", o.start, "first position (default 0)");
   app.add_option("--base", o.base, "frequency base b (default 10000)");
-  app.add_option("--schedule", o.schedule, "paper: w_k = b^(-2k/d); t2t: b^(-k/(d/2-1))");
-  app.add_option("--layout", o.layout,
-                 "interleaved, halves, rope-cos, rope-sin, rope-cos-dup or rope-sin-dup");
+  app.add_option("--schedule", o.schedule, "paper: w_k = b^(-2k/d); t2t: b^(-k/(d/2-1))")
+      ->transform(one_of(kSchedules));
+  app.add_option("--layout", o.layout, "where sin and cos go in a row (default interleaved)")
+      ->transform(one_of(kLayouts));
   app.add_option("-o,--output", o.output, "output .npy file")->required();
 }
 
@@ -45,8 +38,8 @@ TableSpec table_spec_of(const TableOptions& o) {
   spec.d_model = o.d_model;
   spec.base = o.base;
   spec.start = o.start;
-  spec.schedule = schedule_of(o.schedule);
-  spec.layout = layout_of(o.layout);
+  spec.schedule = o.schedule;
+  spec.layout = o.layout;
   if (auto err = validate_range(spec, o.positions)) throw UsageError(*err);
   const uint64_t width = static_cast<uint64_t>(table_width(spec));
   if (o.positions > (uint64_t{1} << 31) / width)
@@ -54,18 +47,6 @@ TableSpec table_spec_of(const TableOptions& o) {
                      " values is larger than the 2^31 values one call writes");
   check_writable(o.output);
   return spec;
-}
-
-Dtype dtype_of(const std::string& name) {
-  return parsed_or_throw(parse_dtype(name), "dtype", name);
-}
-
-Schedule schedule_of(const std::string& name) {
-  return parsed_or_throw(parse_schedule(name), "schedule", name);
-}
-
-Layout layout_of(const std::string& name) {
-  return parsed_or_throw(parse_layout(name), "layout", name);
 }
 
 }  // namespace pev::cli

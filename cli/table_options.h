@@ -14,8 +14,8 @@ struct TableOptions {
   uint64_t positions = 0;
   uint64_t start = 0;
   double base = 10000.0;
-  std::string schedule = "paper";
-  std::string layout = "interleaved";
+  Schedule schedule = Schedule::kPaper;
+  Layout layout = Layout::kInterleaved;
   std::string output;
 };
 
@@ -26,11 +26,6 @@ void add_table_options(CLI::App& app, TableOptions& o);
 // memory limits and that the output's directory is writable, so that a long computation does
 // not end in an error.
 TableSpec table_spec_of(const TableOptions& o);
-
-// Throw UsageError unless `name` parses.
-Dtype dtype_of(const std::string& name);
-Schedule schedule_of(const std::string& name);
-Layout layout_of(const std::string& name);
 
 // Throws UsageError unless `path` can be created (its directory exists and is writable).
 void check_writable(const std::string& path);

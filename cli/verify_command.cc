@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/enum_option.h"
 #include "cli/table_options.h"
 #include "reports/verify.h"
 #include "tables/atomic_file.h"
@@ -17,33 +18,31 @@ struct VerifyCommandOptions {
   std::string table;
   int d_model = 0;  // 0: from the table's width
   double base = 10000.0;
-  std::string layout = "interleaved";
+  Layout layout = Layout::kInterleaved;
   uint64_t start = 0;
-  std::string schedule = "paper";
-  std::string compute = "float32";
-  std::string dtype;
+  Schedule schedule = Schedule::kPaper;
+  Dtype compute = Dtype::kFloat32;
+  std::optional<Dtype> dtype;  // empty: from the file
   std::string tensor;
-  std::string budget = "model";
+  Claim::Kind budget = Claim::Kind::kModel;
   std::string json;
 };
 
 Claim budget_of(const VerifyCommandOptions& o) {
-  if (o.budget == "strict") return Claim::strict();
-  if (o.budget == "faithful") return Claim::faithful();
-  if (o.budget != "model")
-    throw UsageError("unknown budget '" + o.budget + "' (model, strict or faithful)");
-  return Claim::model(dtype_of(o.compute));
+  if (o.budget == Claim::Kind::kStrict) return Claim::strict();
+  if (o.budget == Claim::Kind::kFaithful) return Claim::faithful();
+  return Claim::model(o.compute);
 }
 
 int run_verify(const VerifyCommandOptions& o) {
   TableSpec spec;
   spec.base = o.base;
   spec.start = o.start;
-  spec.schedule = schedule_of(o.schedule);
-  spec.layout = layout_of(o.layout);
+  spec.schedule = o.schedule;
+  spec.layout = o.layout;
   const Claim budget = budget_of(o);
   ReadOptions read;
-  if (!o.dtype.empty()) read.dtype = dtype_of(o.dtype);
+  read.dtype = o.dtype;
   if (!o.tensor.empty()) read.tensor = o.tensor;
   if (!o.json.empty()) check_writable(o.json);
 
@@ -52,8 +51,8 @@ int run_verify(const VerifyCommandOptions& o) {
   const uint64_t implied_d = half_width ? 2 * t.width : t.width;
   if (o.d_model != 0 && static_cast<uint64_t>(o.d_model) != implied_d)
     throw UsageError("the table is " + std::to_string(t.width) + " wide, but --d-model " +
-                     std::to_string(o.d_model) + " with layout " + o.layout + " needs " +
-                     std::to_string(half_width ? o.d_model / 2 : o.d_model));
+                     std::to_string(o.d_model) + " with layout " + std::string(name_of(o.layout)) +
+                     " needs " + std::to_string(half_width ? o.d_model / 2 : o.d_model));
   if (implied_d > (uint64_t{1} << 20))
     throw UsageError("the table is " + std::to_string(t.width) +
                      " wide: d_model above 2^20 is "
@@ -82,16 +81,19 @@ void add_verify_command(CLI::App& root, std::vector<Command>& commands) {
   app->add_option("table", o->table, "the table file (.npy or .safetensors)")->required();
   app->add_option("--d-model", o->d_model, "d_model (default: from the table's width)");
   app->add_option("--base", o->base, "frequency base b (default 10000)");
-  app->add_option("--layout", o->layout,
-                  "interleaved, halves, rope-cos, rope-sin, rope-cos-dup or rope-sin-dup");
+  app->add_option("--layout", o->layout, "where sin and cos go in a row (default interleaved)")
+      ->transform(one_of(kLayouts));
   app->add_option("--start", o->start, "position of the first row (default 0)");
-  app->add_option("--schedule", o->schedule, "paper or t2t");
+  app->add_option("--schedule", o->schedule, "the frequency schedule (default paper)")
+      ->transform(one_of(kSchedules));
   app->add_option("--compute", o->compute,
-                  "the precision you claim to compute in (default float32, whatever the storage)");
-  app->add_option("--dtype", o->dtype,
-                  "how to read 16-bit data: bfloat16 (uint16 .npy) or float16");
+                  "the precision you claim to compute in (default float32, whatever the storage)")
+      ->transform(one_of(kDtypes));
+  app->add_option("--dtype", o->dtype, "how to read 16-bit data: bfloat16 (uint16 .npy) or float16")
+      ->transform(one_of(kDtypes));
   app->add_option("--tensor", o->tensor, "the tensor to read from a .safetensors file");
-  app->add_option("--budget", o->budget, "model (default), strict or faithful");
+  app->add_option("--budget", o->budget, "the error budget (default model)")
+      ->transform(one_of(kBudgets));
   app->add_option("--json", o->json, "also write the results as JSON here");
   commands.push_back({app, [o] { return run_verify(*o); }});
 }

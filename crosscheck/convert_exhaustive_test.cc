@@ -1,6 +1,7 @@
 // All 2^32 floats, on every compiled SIMD target, against the oracle (label `exhaustive`). The
 // oracle decides each float once (0.1-0.15 us); every target's row, and the scalar function, must
 // give the same bits as its verdict. About 24 CPU-minutes in all: 12 minutes on 2 idle cores.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -53,9 +54,9 @@ void check_every_float(Dtype format, Conversion conversion, Check check) {
   const char* name = format == Dtype::kFloat16             ? "float16"
                      : conversion == Conversion::kTruncate ? "bfloat16 (truncate)"
                                                            : "bfloat16";
-  std::printf("%s: every float on", name);
-  for (const int64_t t : targets) std::printf(" %s", hwy::TargetName(t));
-  std::printf("\n");
+  fmt::print("{}: every float on", name);
+  for (const int64_t t : targets) fmt::print(" {}", hwy::TargetName(t));
+  fmt::print("\n");
 
   std::vector<float> in(kChunk);
   std::vector<std::vector<uint16_t>> out(targets.size(), std::vector<uint16_t>(kChunk));
@@ -91,26 +92,23 @@ void check_every_float(Dtype format, Conversion conversion, Check check) {
         } else {
           const uint16_t e = oracle.expected(x, format);
           ok = got == e;
-          char s[16];
-          std::snprintf(s, sizeof s, "0x%04x", e);
-          expected = s;
+          expected = fmt::format("0x{:04x}", e);
         }
         const uint16_t one = scalar(x, format, conversion);
         if (!ok || one != got) {
           ++wrong;
-          char s[160];
-          std::snprintf(s, sizeof s, "%s: %s row 0x%04x, scalar 0x%04x, expected %s",
-                        describe(x).c_str(), hwy::TargetName(targets[0]), got, one,
-                        expected.c_str());
-          if (messages.size() < kShown) messages.push_back(s);
+          if (messages.size() < kShown)
+            messages.push_back(fmt::format("{}: {} row 0x{:04x}, scalar 0x{:04x}, expected {}",
+                                           describe(x), hwy::TargetName(targets[0]), got, one,
+                                           expected));
         }
         for (size_t t = 1; t < targets.size(); ++t) {
           if (out[t][i] == got) continue;
           ++differ;
-          char s[160];
-          std::snprintf(s, sizeof s, "%s: %s gives 0x%04x, %s 0x%04x", describe(x).c_str(),
-                        hwy::TargetName(targets[t]), out[t][i], hwy::TargetName(targets[0]), got);
-          if (messages.size() < kShown) messages.push_back(s);
+          if (messages.size() < kShown)
+            messages.push_back(fmt::format("{}: {} gives 0x{:04x}, {} 0x{:04x}", describe(x),
+                                           hwy::TargetName(targets[t]), out[t][i],
+                                           hwy::TargetName(targets[0]), got));
         }
       }
       tally.add(wrong, differ, messages);
@@ -120,17 +118,16 @@ void check_every_float(Dtype format, Conversion conversion, Check check) {
     if (done % (64 * kChunk) == 0) {
       const double s =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::printf("%s: %5.1f%% of 2^32 in %.0f s (~%.0f s to go), %llu wrong, %llu differ\n", name,
-                  100.0 * static_cast<double>(done) / kAll, s,
-                  s * static_cast<double>(kAll - done) / static_cast<double>(done),
-                  static_cast<unsigned long long>(tally.wrong),
-                  static_cast<unsigned long long>(tally.differ));
+      fmt::print("{}: {:5.1f}% of 2^32 in {:.0f} s (~{:.0f} s to go), {} wrong, {} differ\n", name,
+                 100.0 * static_cast<double>(done) / kAll, s,
+                 s * static_cast<double>(kAll - done) / static_cast<double>(done), tally.wrong,
+                 tally.differ);
       std::fflush(stdout);
     }
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%s: 2^32 floats x %zu targets checked in %.1f s\n", name, targets.size(), seconds);
+  fmt::print("{}: 2^32 floats x {} targets checked in {:.1f} s\n", name, targets.size(), seconds);
   ::testing::Test::RecordProperty("seconds", std::to_string(seconds));
   for (const std::string& m : tally.shown) ADD_FAILURE() << m;
   EXPECT_EQ(tally.wrong, 0u);

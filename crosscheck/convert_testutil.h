@@ -2,6 +2,7 @@
 // sample) and convert_exhaustive_test (every float). Header-only, so each test is one source.
 #pragma once
 
+#include <fmt/format.h>
 #include <mpfr.h>
 
 #include <algorithm>
@@ -94,7 +95,7 @@ class OracleRounding {
     }
     const auto r = oracle::round_if_decided(nudged_, kNudgedErr, format);
     if (!r) {
-      std::fprintf(stderr, "oracle undecided next to %a\n", a);
+      fmt::print(stderr, "oracle undecided next to {:a}\n", a);
       std::abort();
     }
     return *r;
@@ -105,16 +106,10 @@ class OracleRounding {
 
 // "0x1.ffep+15 (0x477ff000)": a float as %a and its bits, for failure messages.
 inline std::string describe(float x) {
-  char s[64];
-  std::snprintf(s, sizeof s, "%a (0x%08x)", static_cast<double>(x), std::bit_cast<uint32_t>(x));
-  return s;
+  return fmt::format("{:a} (0x{:08x})", static_cast<double>(x), std::bit_cast<uint32_t>(x));
 }
 
-inline std::string describe(double x) {
-  char s[64];
-  std::snprintf(s, sizeof s, "%a", x);
-  return s;
-}
+inline std::string describe(double x) { return fmt::format("{:a}", x); }
 
 // Runs body(begin, end) over [0, n) in one contiguous block per hardware thread (the oracle is
 // thread-safe when MPFR is built with thread-local caches; otherwise one thread).

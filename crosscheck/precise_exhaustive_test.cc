@@ -1,9 +1,9 @@
 // Bigger samples of the precise strategy against the MPFR oracle (`ctest -L exhaustive`, about a
 // minute on 2 cores): whole tables, dense log-scale blocks up to 2^24 for several d, bases and
 // both schedules, random positions, every output type. Prints the worst element of each group.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <random>
 
 #include "core/precise/plan.h"
@@ -25,9 +25,8 @@ TableSpec make_spec(int d, double base, Schedule schedule, uint64_t start = 0) {
 
 void report(const char* group, const Implementation& impl, const TableSpec& spec,
             const WorstElement& w) {
-  std::printf("%-17s %9llu elements, %llu not correctly rounded; worst %s\n", group,
-              static_cast<unsigned long long>(w.elements),
-              static_cast<unsigned long long>(w.misrounded), describe(impl, spec, w).c_str());
+  fmt::print("{:<17} {:9} elements, {} not correctly rounded; worst {}\n", group, w.elements,
+             w.misrounded, describe(impl, spec, w));
 }
 
 TEST(ExhaustivePrecise, WholeTablesAreFaithful) {

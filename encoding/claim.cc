@@ -76,8 +76,19 @@ std::string Claim::describe() const {
                              ? fmt::format(", {:g} ulp for the output", output_ulps)
                              : "");
     case Kind::kFaithful:
-      return "faithful";
     case Kind::kStrict:
+      return std::string(name_of(kind));
+  }
+  return "?";
+}
+
+std::string_view name_of(Claim::Kind kind) {
+  switch (kind) {
+    case Claim::Kind::kModel:
+      return "model";
+    case Claim::Kind::kFaithful:
+      return "faithful";
+    case Claim::Kind::kStrict:
       return "strict";
   }
   return "?";

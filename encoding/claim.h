@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <string_view>
 
 #include "encoding/format.h"
 #include "encoding/spec.h"
@@ -61,5 +62,8 @@ struct Claim {
   // "model(C=32, u=2^-24)", "model(C=32, u=2^-24, 1 ulp for the output)", "faithful", "strict".
   std::string describe() const;
 };
+
+// "model", "faithful" and "strict", as the command line spells them.
+std::string_view name_of(Claim::Kind kind);
 
 }  // namespace pev

@@ -53,5 +53,11 @@ TEST(Claim, DescribesItselfInAFewWords) {
   EXPECT_EQ(Claim::strict().describe(), "strict");
 }
 
+TEST(Claim, KindsHaveTheirCommandLineNames) {
+  EXPECT_EQ(name_of(Claim::Kind::kModel), "model");
+  EXPECT_EQ(name_of(Claim::Kind::kFaithful), "faithful");
+  EXPECT_EQ(name_of(Claim::Kind::kStrict), "strict");
+}
+
 }  // namespace
 }  // namespace pev

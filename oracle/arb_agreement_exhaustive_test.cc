@@ -1,10 +1,10 @@
 // The long run of the oracle-versus-Arb agreement (label `exhaustive`): PEV_ARB_CASES cases per
 // format (default 10^5), from the seed PEV_ARB_SEED (default differs from the sampled test's, so
 // the two runs cover different cases). Replay a reported failure from its printed case.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdio>
 #include <string>
 
 #include "oracle/arb_agreement_testutil.h"
@@ -27,8 +27,8 @@ void expect_agreement(Dtype target) {
                                  << " cases disagree (seed " << seed << "):" << shown;
   ::testing::Test::RecordProperty("cases", std::to_string(cases.size()));
   ::testing::Test::RecordProperty("seconds", std::to_string(took.count()));
-  std::printf("%s: %zu cases, %llu values, %.1f s\n", std::string(name_of(target)).c_str(),
-              cases.size(), static_cast<unsigned long long>(s.elements), took.count());
+  fmt::print("{}: {} cases, {} values, {:.1f} s\n", name_of(target), cases.size(), s.elements,
+             took.count());
 }
 
 TEST(ExhaustiveMpfrVsArb, Float64) { expect_agreement(Dtype::kFloat64); }

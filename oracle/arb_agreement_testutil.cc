@@ -1,9 +1,10 @@
 #include "oracle/arb_agreement_testutil.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <bit>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <random>
@@ -48,23 +49,16 @@ int sample_pair(Rng& rng, int d) {
 }
 
 std::string describe(const AgreementCase& c, Dtype target) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%s d=%d base=%.17g schedule=%s pos=%llu pair=%d",
-                std::string(name_of(target)).c_str(), c.spec.d_model, c.spec.base,
-                std::string(name_of(c.spec.schedule)).c_str(),
-                static_cast<unsigned long long>(c.pos), c.pair);
-  return buf;
+  return fmt::format("{} d={} base={:.17g} schedule={} pos={} pair={}", name_of(target),
+                     c.spec.d_model, c.spec.base, name_of(c.spec.schedule), c.pos, c.pair);
 }
 
 // Compare encodings, not values: == would not tell +0 from -0.
 void compare_one(const char* what, double oracle, uint64_t oracle_bits, double arb,
                  uint64_t arb_bits, std::string& out) {
   if (oracle_bits == arb_bits) return;
-  char buf[200];
-  std::snprintf(buf, sizeof buf, " %s: oracle %a (0x%llx) arb %a (0x%llx);", what, oracle,
-                static_cast<unsigned long long>(oracle_bits), arb,
-                static_cast<unsigned long long>(arb_bits));
-  out += buf;
+  out += fmt::format(" {}: oracle {:a} (0x{:x}) arb {:a} (0x{:x});", what, oracle, oracle_bits, arb,
+                     arb_bits);
 }
 
 }  // namespace

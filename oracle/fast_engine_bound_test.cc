@@ -1,12 +1,12 @@
 // The fast engine's error bound (fast_engine.md) checked where it can fail: the kernel's
 // double-double sin and cos against MPFR at 600 bits, on random elements over the whole domain
 // and on positions that put the angle a hair from a multiple of pi/2.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <random>
 #include <string>
 
@@ -57,15 +57,13 @@ void check(const TableSpec& spec, const Frequencies& f, int pair, uint64_t pos, 
     mpfr_sub_d(diff, diff, lo, MPFR_RNDN);
     const double error = std::fabs(mpfr_get_d(diff, MPFR_RNDU));
     const double ratio = error / bound;
-    char buf[240];
-    std::snprintf(buf, sizeof buf,
-                  "d=%d base=%a pair=%d pos=%llu %s: hi %a lo %a error %a bound %a", spec.d_model,
-                  spec.base, pair, static_cast<unsigned long long>(pos), what, hi, lo, error,
-                  bound);
-    EXPECT_LE(error, bound) << buf;
+    const std::string where =
+        fmt::format("d={} base={:a} pair={} pos={} {}: hi {:a} lo {:a} error {:a} bound {:a}",
+                    spec.d_model, spec.base, pair, pos, what, hi, lo, error, bound);
+    EXPECT_LE(error, bound) << where;
     if (ratio > worst.error_over_bound) {
       worst.error_over_bound = ratio;
-      worst.where = buf;
+      worst.where = where;
     }
     if (error > 0)
       worst.log2_relative = std::max(worst.log2_relative, std::log2(error / std::fabs(hi)));
@@ -77,8 +75,8 @@ void check(const TableSpec& spec, const Frequencies& f, int pair, uint64_t pos, 
 }
 
 void report(const Worst& w) {
-  std::printf("%d elements: largest error/bound %.3g, largest relative error 2^%.1f\n  at %s\n",
-              w.elements, w.error_over_bound, w.log2_relative, w.where.c_str());
+  fmt::print("{} elements: largest error/bound {:.3g}, largest relative error 2^{:.1f}\n  at {}\n",
+             w.elements, w.error_over_bound, w.log2_relative, w.where);
   testing::Test::RecordProperty("max_error_over_bound", std::to_string(w.error_over_bound));
 }
 

@@ -1,11 +1,11 @@
 // The long run of the fast engine against the MPFR engine (label `exhaustive`): PEV_FAST_CASES
 // elements per format (default 10^7), each compared bit for bit in the format and in float64,
 // from the seed PEV_FAST_SEED. Also the whole d 512 tables in float64. Prints the hand-off rate.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -43,10 +43,9 @@ TEST_P(ExhaustiveFastVsMpfr, RandomElements) {
   EXPECT_GE(m.elements, cases);
   RecordProperty("elements", std::to_string(m.elements));
   RecordProperty("handed_off", std::to_string(handed));
-  std::printf("%s: %llu elements (%zu specs), %llu handed to MPFR (%.2g), %.1f s\n",
-              std::string(name_of(dtype)).c_str(), static_cast<unsigned long long>(m.elements),
-              tiles.size(), static_cast<unsigned long long>(handed),
-              static_cast<double>(handed) / static_cast<double>(m.elements), took.count());
+  fmt::print("{}: {} elements ({} specs), {} handed to MPFR ({:.2g}), {:.1f} s\n", name_of(dtype),
+             m.elements, tiles.size(), handed,
+             static_cast<double>(handed) / static_cast<double>(m.elements), took.count());
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, ExhaustiveFastVsMpfr,

@@ -1,12 +1,12 @@
 // The fast engine against the MPFR engine, bit for bit: whole tables, the hard cases, random cases
 // over the whole domain (more under `exhaustive`), every SIMD target this CPU runs; and its error
 // bound against MPFR at 400 bits.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <random>
 #include <string>
 #include <tuple>
@@ -44,12 +44,10 @@ Mismatches compare_tables(const TableSpec& spec, uint64_t rows, Dtype dtype) {
         std::bit_cast<uint64_t>(a.exact[i]) == std::bit_cast<uint64_t>(b.exact[i]))
       continue;
     ++m.count;
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "pos %llu column %llu: fast %a / %a, mpfr %a / %a",
-                  static_cast<unsigned long long>(spec.start + i / a.width),
-                  static_cast<unsigned long long>(i % a.width), a.rounded[i], a.exact[i],
-                  b.rounded[i], b.exact[i]);
-    if (m.shown.size() < 10) m.shown.push_back(buf);
+    if (m.shown.size() < 10)
+      m.shown.push_back(fmt::format("pos {} column {}: fast {:a} / {:a}, mpfr {:a} / {:a}",
+                                    spec.start + i / a.width, i % a.width, a.rounded[i], a.exact[i],
+                                    b.rounded[i], b.exact[i]));
   }
   return m;
 }
@@ -97,8 +95,7 @@ TEST(FastVsMpfr, HardCasesGiveTheRecordedBits) {
     handed += fast->stats().handed_off.load();
   }
   RecordProperty("handed_off", std::to_string(handed));
-  std::printf("%zu hard cases, %llu evaluations handed to MPFR\n", cases.size(),
-              static_cast<unsigned long long>(handed));
+  fmt::print("{} hard cases, {} evaluations handed to MPFR\n", cases.size(), handed);
 }
 
 // The unit run's share of the random cases; fast_engine_exhaustive_test.cc runs 10^7 per format.

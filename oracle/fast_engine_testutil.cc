@@ -1,8 +1,9 @@
 #include "oracle/fast_engine_testutil.h"
 
+#include <fmt/format.h>
+
 #include <bit>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -56,21 +57,14 @@ uint64_t random_position(Rng& rng) {
 }
 
 std::string describe(const TableSpec& spec, uint64_t pos, int pair, Dtype target) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%s d=%d base=%a schedule=%s pos=%llu pair=%d",
-                std::string(name_of(target)).c_str(), spec.d_model, spec.base,
-                std::string(name_of(spec.schedule)).c_str(), static_cast<unsigned long long>(pos),
-                pair);
-  return buf;
+  return fmt::format("{} d={} base={:a} schedule={} pos={} pair={}", name_of(target), spec.d_model,
+                     spec.base, name_of(spec.schedule), pos, pair);
 }
 
 void compare_value(const char* what, double got, double want, Dtype t, std::string& diff) {
   const uint64_t g = encode_exact(got, t), w = encode_exact(want, t);
   if (g == w) return;
-  char buf[160];
-  std::snprintf(buf, sizeof buf, " %s: fast %a (0x%llx) mpfr %a (0x%llx);", what, got,
-                static_cast<unsigned long long>(g), want, static_cast<unsigned long long>(w));
-  diff += buf;
+  diff += fmt::format(" {}: fast {:a} (0x{:x}) mpfr {:a} (0x{:x});", what, got, g, want, w);
 }
 
 }  // namespace

@@ -2,9 +2,9 @@
 // rounding rung 0 cannot decide, by cancellation near a zero of sin or cos or by an exact value
 // within a hair of a rounding midpoint. Each row's recorded bits come from Arb; the MPFR engine
 // must reproduce them, and must have climbed to the recorded rung to do so.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -77,12 +77,9 @@ std::vector<HardCase> read_cases() {
 }
 
 std::string where(const HardCase& c) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%s:%d: d=%d base=%s %s pos=%llu pair=%d %s %s", kPath, c.line,
-                c.spec.d_model, c.base_text.c_str(), std::string(name_of(c.spec.schedule)).c_str(),
-                static_cast<unsigned long long>(c.pos), c.pair, c.is_sin ? "sin" : "cos",
-                std::string(name_of(c.dtype)).c_str());
-  return buf;
+  return fmt::format("{}:{}: d={} base={} {} pos={} pair={} {} {}", kPath, c.line, c.spec.d_model,
+                     c.base_text, name_of(c.spec.schedule), c.pos, c.pair, c.is_sin ? "sin" : "cos",
+                     name_of(c.dtype));
 }
 
 struct Evaluated {
@@ -106,13 +103,11 @@ TEST(HardCases, OracleAndArbGiveTheRecordedBits) {
     const ArbReference a = arb_reference(c.spec, c.pos, c.pair, c.dtype);
     const uint64_t arb_bits = c.is_sin ? a.sin_bits : a.cos_bits;
     const double arb_value = c.is_sin ? a.sin_value : a.cos_value;
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "recorded 0x%llx, oracle %a (0x%llx), arb %a (0x%llx)",
-                  static_cast<unsigned long long>(c.expected_bits), e.oracle_value,
-                  static_cast<unsigned long long>(e.oracle_bits), arb_value,
-                  static_cast<unsigned long long>(arb_bits));
-    EXPECT_EQ(arb_bits, c.expected_bits) << buf;
-    EXPECT_EQ(e.oracle_bits, c.expected_bits) << buf;
+    const std::string values =
+        fmt::format("recorded 0x{:x}, oracle {:a} (0x{:x}), arb {:a} (0x{:x})", c.expected_bits,
+                    e.oracle_value, e.oracle_bits, arb_value, arb_bits);
+    EXPECT_EQ(arb_bits, c.expected_bits) << values;
+    EXPECT_EQ(e.oracle_bits, c.expected_bits) << values;
   }
 }
 
@@ -133,18 +128,14 @@ TEST(HardCases, EngineClimbsToTheRecordedRung) {
 //   build/tests/oracle_arb_test --gtest_also_run_disabled_tests
 //       --gtest_filter=HardCases.DISABLED_PrintRows
 TEST(HardCases, DISABLED_PrintRows) {
-  std::printf(
+  fmt::print(
       "d_model\tbase\tschedule\tpos\tpair\tfunction\tdtype\texpected_bits\tmin_rung\t"
       "origin\n");
   for (const HardCase& c : read_cases()) {
     const Evaluated e = evaluate(c);
-    std::printf("%d\t%s\t%s\t%llu\t%d\t%s\t%s\t0x%llx\t%d\t%s\n", c.spec.d_model,
-                c.base_text.c_str(), std::string(name_of(c.spec.schedule)).c_str(),
-                static_cast<unsigned long long>(c.pos), c.pair, c.is_sin ? "sin" : "cos",
-                std::string(name_of(c.dtype)).c_str(),
-                static_cast<unsigned long long>(
-                    arb_reference_bits(c.spec, c.pos, c.pair, c.is_sin, c.dtype)),
-                e.rung, c.origin.c_str());
+    fmt::print("{}\t{}\t{}\t{}\t{}\t{}\t{}\t0x{:x}\t{}\t{}\n", c.spec.d_model, c.base_text,
+               name_of(c.spec.schedule), c.pos, c.pair, c.is_sin ? "sin" : "cos", name_of(c.dtype),
+               arb_reference_bits(c.spec, c.pos, c.pair, c.is_sin, c.dtype), e.rung, c.origin);
   }
 }
 

@@ -1,9 +1,9 @@
 #include "oracle/table.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -46,12 +46,8 @@ ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t c
 namespace {
 
 std::string cache_file(const std::string& dir, const TableSpec& spec, uint64_t count) {
-  char name[256];
-  std::snprintf(
-      name, sizeof name, "exact-d%d-b%a-%s-%s-p%llu-n%llu.f64", spec.d_model, spec.base,
-      std::string(name_of(spec.schedule)).c_str(), std::string(name_of(spec.layout)).c_str(),
-      static_cast<unsigned long long>(spec.start), static_cast<unsigned long long>(count));
-  return dir + "/" + name;
+  return fmt::format("{}/exact-d{}-b{:a}-{}-{}-p{}-n{}.f64", dir, spec.d_model, spec.base,
+                     name_of(spec.schedule), name_of(spec.layout), spec.start, count);
 }
 
 }  // namespace

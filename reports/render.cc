@@ -1,7 +1,8 @@
 #include "reports/render.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <sstream>
 
@@ -15,9 +16,7 @@ nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : 
 
 std::string g3(const nlohmann::json& x) {
   if (x.is_null()) return "inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", x.get<double>());
-  return buf;
+  return fmt::format("{:.3g}", x.get<double>());
 }
 
 std::string csv_field(const std::string& s) {

@@ -1,7 +1,8 @@
 #include "core/cuda/modelled_bounds.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cstdio>
 
 namespace pev::core::cuda {
 namespace {
@@ -51,17 +52,9 @@ constexpr RecordedModel kRecorded[] = {
     {"cuda/precise/f64>bf16/accurate", 0.001953, 0, 0.001953, 0.001953, 0, 0.001953},
 };
 
-std::string number(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2g", x);
-  return buf;
-}
+std::string number(double x) { return fmt::format("{:.2g}", x); }
 
-std::string percent(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f%%", 100 * share);
-  return buf;
-}
+std::string percent(double share) { return fmt::format("{:.0f}%", 100 * share); }
 
 }  // namespace
 

@@ -5,11 +5,11 @@
 // __cosf arguments leave [-pi, pi] are flagged.
 #include "core/cuda/device_model.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -127,8 +127,7 @@ TEST_P(EntryModel, TwinComputesTheCpuFormula) {
   const double ulp_at_one = e.output == Dtype::kFloat16    ? 0x1p-10
                             : e.output == Dtype::kBFloat16 ? 0x1p-7
                                                            : 0x1p-23;
-  std::printf("%s vs %s: %.4f identical, max |diff| %.3g\n", e.name.c_str(), cpu->name.c_str(),
-              fraction, worst);
+  fmt::print("{} vs {}: {:.4f} identical, max |diff| {:.3g}\n", e.name, cpu->name, fraction, worst);
   // A function result one float ulp off moves an output by at most one ulp; a rotation carries
   // a different last bit of sin w or cos w through every later row.
   const bool rotation = e.strategy == Strategy::kRecurrence || e.strategy == Strategy::kAnchored;
@@ -192,9 +191,8 @@ TEST_P(EntryModel, WithinItsClaimAtTheDocumentedBounds) {
         fitted = std::max(fitted, check_claim(e, spec_of(d, base, start), 8, floor));
     }
   }
-  std::printf(
-      "%s: fitted C %.3g (claim %s)\n", e.name.c_str(), fitted,
-      e.claim.kind == Claim::Kind::kFaithful ? "faithful" : std::to_string(e.claim.c).c_str());
+  fmt::print("{}: fitted C {:.3g} (claim {})\n", e.name, fitted,
+             e.claim.kind == Claim::Kind::kFaithful ? "faithful" : std::to_string(e.claim.c));
 }
 
 TEST_P(EntryModel, FlagsFastArgumentsOutsideMinusPiPi) {
@@ -230,12 +228,11 @@ TEST_P(EntryModel, RecordedModel) {
     far_assumed = f.assumed_max_abs;
   }
   const double near_share = static_cast<double>(n.out_of_range) / n.elements;
-  char line[256];
-  std::snprintf(line, sizeof line, "    {\"%s\", %.4g, %.4g, %.4g, %.4g, %.4g, %.4g},",
-                e.name.c_str(), n.max_abs, near_share, n.assumed_max_abs, far_abs, far_share,
-                far_assumed);
-  std::printf("%s\n  worst near: pos %llu col %d got %a exact %a (%.3g ulp)\n", line,
-              static_cast<unsigned long long>(n.pos), n.column, n.got, n.exact, n.max_ulp);
+  const std::string line =
+      fmt::format("    {{\"{}\", {:.4g}, {:.4g}, {:.4g}, {:.4g}, {:.4g}, {:.4g}}},", e.name,
+                  n.max_abs, near_share, n.assumed_max_abs, far_abs, far_share, far_assumed);
+  fmt::print("{}\n  worst near: pos {} col {} got {:a} exact {:a} ({:.3g} ulp)\n", line, n.pos,
+             n.column, n.got, n.exact, n.max_ulp);
   const RecordedModel* r = recorded_model(e.name);
   ASSERT_NE(r, nullptr) << "record in core/cuda/modelled_bounds.cc:\n" << line;
   const auto close = [](double a, double b) {
