@@ -16,19 +16,19 @@ namespace pev::cli {
 
 // Every value an option takes, in the order --help lists them.
 inline constexpr std::array kSchedules = {Schedule::kPaper, Schedule::kT2T};
-inline constexpr std::array kLayouts = {Layout::kInterleaved, Layout::kHalves,
-                                        Layout::kRopeCos,     Layout::kRopeSin,
-                                        Layout::kRopeCosDup,  Layout::kRopeSinDup};
 inline constexpr std::array kDtypes = {Dtype::kFloat32, Dtype::kFloat16, Dtype::kBFloat16,
                                        Dtype::kFloat64};
 inline constexpr std::array kEngines = {oracle::EngineKind::kFast, oracle::EngineKind::kMpfr};
 inline constexpr std::array kBudgets = {Claim::Kind::kModel, Claim::Kind::kStrict,
                                         Claim::Kind::kFaithful};
 
+// The layouts are encoding's list (all_layouts()), so a new layout reaches every option.
+
 // The transformer for an option of type Enum (or std::optional<Enum>) that takes these values:
-//   app.add_option("--layout", layout, "...")->transform(one_of(kLayouts));
-template <typename Enum, size_t N>
-CLI::Validator one_of(const std::array<Enum, N>& values) {
+//   app.add_option("--layout", layout, "...")->transform(one_of(all_layouts()));
+template <typename Values>
+CLI::Validator one_of(const Values& values) {
+  using Enum = typename Values::value_type;
   std::vector<std::string> names;
   std::map<std::string, Enum> by_name;
   for (Enum v : values) {

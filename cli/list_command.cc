@@ -18,7 +18,7 @@ namespace {
 // Every entry writes every layout.
 nlohmann::json layout_names() {
   nlohmann::json names = nlohmann::json::array();
-  for (Layout l : kLayouts) names.push_back(name_of(l));
+  for (Layout l : all_layouts()) names.push_back(name_of(l));
   return names;
 }
 

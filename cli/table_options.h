@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cli/rotary_options.h"
 #include "encoding/spec.h"
 
 namespace pev::cli {
@@ -17,9 +18,14 @@ struct TableOptions {
   Schedule schedule = Schedule::kPaper;
   Layout layout = Layout::kInterleaved;
   std::string output;
+  RotaryOptions rotary;
+  // Whether --d-model and --base were given (a model config then must agree with them).
+  CLI::Option* d_model_option = nullptr;
+  CLI::Option* base_option = nullptr;
 };
 
-// --d-model, --positions, --start, --base, --schedule, --layout and -o.
+// --d-model, --positions, --start, --base, --schedule, --layout, --model-config, --rope-scaling
+// and -o.
 void add_table_options(CLI::App& app, TableOptions& o);
 
 // The validated spec (throws UsageError with the reason); also checks that the table fits in

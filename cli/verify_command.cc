@@ -1,4 +1,6 @@
 // peverify verify TABLE: every property of the suite on a user's table.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -6,6 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/enum_option.h"
+#include "cli/rotary_options.h"
 #include "cli/table_options.h"
 #include "reports/verify.h"
 #include "tables/atomic_file.h"
@@ -26,6 +29,9 @@ struct VerifyCommandOptions {
   std::string tensor;
   Claim::Kind budget = Claim::Kind::kModel;
   std::string json;
+  RotaryOptions rotary;
+  CLI::Option* d_model_option = nullptr;
+  CLI::Option* base_option = nullptr;
 };
 
 Claim budget_of(const VerifyCommandOptions& o) {
@@ -47,17 +53,27 @@ int run_verify(const VerifyCommandOptions& o) {
   if (!o.json.empty()) check_writable(o.json);
 
   LoadedTable t = read_table(o.table, read);
+  if (t.complex && spec.layout != Layout::kPolar)
+    throw UsageError("the table holds complex numbers (like Meta's freqs_cis): read it with "
+                     "--layout polar");
   const bool half_width = spec.layout == Layout::kRopeCos || spec.layout == Layout::kRopeSin;
   const uint64_t implied_d = half_width ? 2 * t.width : t.width;
-  if (o.d_model != 0 && static_cast<uint64_t>(o.d_model) != implied_d)
-    throw UsageError("the table is " + std::to_string(t.width) + " wide, but --d-model " +
-                     std::to_string(o.d_model) + " with layout " + std::string(name_of(o.layout)) +
-                     " needs " + std::to_string(half_width ? o.d_model / 2 : o.d_model));
   if (implied_d > (uint64_t{1} << 20))
     throw UsageError("the table is " + std::to_string(t.width) +
                      " wide: d_model above 2^20 is "
                      "not a positional encoding peverify knows");
+  // d comes from the table's width, unless a flag or a model config says it.
   spec.d_model = static_cast<int>(implied_d);
+  const bool d_given = o.d_model_option->count() > 0;
+  apply_rotary_options(o.rotary, d_given ? std::optional<int>(o.d_model) : std::nullopt,
+                       o.base_option->count() ? std::optional<double>(o.base) : std::nullopt,
+                       spec);
+  if (static_cast<uint64_t>(spec.d_model) != implied_d)
+    throw UsageError(fmt::format(
+        "the table is {} wide, but {} {} with layout {} needs {}", t.width,
+        d_given ? "--d-model" : "the model config's rotary dimension", spec.d_model,
+        name_of(spec.layout), half_width ? spec.d_model / 2 : spec.d_model));
+  set_sequence_length(spec, t.rows);
   if (auto err = validate_range(spec, t.rows)) throw UsageError(*err);
 
   reports::TableInput input{o.table, t.description, t.dtype, t.rows, std::move(t.values)};
@@ -79,10 +95,12 @@ void add_verify_command(CLI::App& root, std::vector<Command>& commands) {
   CLI::App* app = root.add_subcommand(
       "verify", "Check a table of yours (.npy or .safetensors) against every property");
   app->add_option("table", o->table, "the table file (.npy or .safetensors)")->required();
-  app->add_option("--d-model", o->d_model, "d_model (default: from the table's width)");
-  app->add_option("--base", o->base, "frequency base b (default 10000)");
+  o->d_model_option =
+      app->add_option("--d-model", o->d_model, "d_model (default: from the table's width)");
+  o->base_option = app->add_option("--base", o->base, "frequency base b (default 10000)");
+  add_rotary_options(*app, o->rotary);
   app->add_option("--layout", o->layout, "where sin and cos go in a row (default interleaved)")
-      ->transform(one_of(kLayouts));
+      ->transform(one_of(all_layouts()));
   app->add_option("--start", o->start, "position of the first row (default 0)");
   app->add_option("--schedule", o->schedule, "the frequency schedule (default paper)")
       ->transform(one_of(kSchedules));

@@ -212,7 +212,34 @@ ModelRope model_rope_from_config(std::string_view json_text) {
 
 RopeScaling rope_scaling_from_json(std::string_view json_text, uint64_t max_position) {
   const json rs = parse(json_text, "--rope-scaling");
+  // A recipe given alone may carry the model's max_position_embeddings (dynamic needs it).
+  if (find(rs, "max_position_embeddings"))
+    max_position = count_at(rs, "max_position_embeddings", "rope_scaling.");
   return read_recipe(rs, "rope_scaling.", json::object(), max_position);
+}
+
+void apply_rotary(const RotaryRequest& q, TableSpec& spec) {
+  if (q.d_model) spec.d_model = *q.d_model;
+  if (q.base) spec.base = *q.base;
+  if (q.model) {
+    const ModelRope& m = *q.model;
+    if (q.d_model && *q.d_model != m.rotary_dim)
+      fail(fmt::format("d_model {} contradicts {}: its rotary dimension is {} (head_dim {} x "
+                       "partial_rotary_factor {:g})",
+                       *q.d_model, q.model_name, m.rotary_dim, m.head_dim,
+                       m.partial_rotary_factor));
+    if (q.base && *q.base != m.base)
+      fail(fmt::format("base {:g} contradicts {}: its rope_theta is {:g}", *q.base, q.model_name,
+                       m.base));
+    spec.d_model = m.rotary_dim;
+    spec.base = m.base;
+    spec.rope = m.rope;
+  }
+  if (q.recipe) {
+    if (q.model && q.model->rope.type != RopeType::kDefault && !(*q.recipe == q.model->rope))
+      fail(fmt::format("the rope scaling given contradicts the rope_scaling of {}", q.model_name));
+    spec.rope = *q.recipe;
+  }
 }
 
 void set_sequence_length(TableSpec& spec, uint64_t rows) {

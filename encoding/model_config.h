@@ -1,9 +1,10 @@
 // What a model's Hugging Face config.json says about its rotary embedding: the rotary dimension,
-// the base and the recipe (docs/design.md §2.3). Configs are user input: every problem is a
+// the base and the recipe (docs/design.md §12). Configs are user input: every problem is a
 // ConfigError of one line that names the field.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -42,5 +43,21 @@ TableSpec spec_of(const ModelRope& model, Layout layout, uint64_t start, uint64_
 
 // Sets the sequence length recipes that need one depend on: start + rows.
 void set_sequence_length(TableSpec& spec, uint64_t rows);
+
+// How a caller describes a table's frequencies: explicit values and/or a model config and/or a
+// recipe alone (the command line's --d-model, --base, --model-config, --rope-scaling; Python's
+// keyword arguments).
+struct RotaryRequest {
+  std::optional<int> d_model;
+  std::optional<double> base;
+  std::optional<ModelRope> model;     // from model_rope_from_config
+  std::string model_name;             // how messages name the config ("config.json")
+  std::optional<RopeScaling> recipe;  // from rope_scaling_from_json
+};
+
+// The config's (or the recipe's) rotary dimension, base and recipe in `spec`, else the explicit
+// values. An explicit d_model or base that contradicts the config, or a recipe that contradicts
+// its recipe, is a ConfigError naming both. The sequence length is set_sequence_length's.
+void apply_rotary(const RotaryRequest& request, TableSpec& spec);
 
 }  // namespace pev

@@ -1,4 +1,4 @@
-// The frequency recipes of rotary embeddings (docs/design.md §2): how real models scale the
+// The frequency recipes of rotary embeddings (docs/design.md §12): how real models scale the
 // frequencies b^(-2j/d) and the values. Each recipe is the real-number formula of Hugging Face's
 // modeling_rope_utils, not its float32 arithmetic; numbers a config gives are the doubles they
 // parse to, and the formulas' own constants (0.1, 0.001, 2 pi) are exact.

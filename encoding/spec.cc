@@ -15,6 +15,11 @@ int table_width(const TableSpec& spec) {
   }
 }
 
+bool holds_sin_and_cos(Layout layout) {
+  return layout == Layout::kInterleaved || layout == Layout::kHalves ||
+         layout == Layout::kRopeCosSin || layout == Layout::kPolar;
+}
+
 Column column_at(const TableSpec& spec, int column) {
   const int half = spec.d_model / 2;
   switch (spec.layout) {

@@ -64,6 +64,9 @@ struct Column {
 };
 
 int table_width(const TableSpec& spec);
+// Whether a row holds both sin and cos of each pair (what the shift identities rotate), or a
+// cache of one function.
+bool holds_sin_and_cos(Layout layout);
 Column column_at(const TableSpec& spec, int column);
 
 // The rational exponent e_k with w_k = b^e_k: numerator / denominator, both exact integers.

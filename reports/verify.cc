@@ -32,6 +32,39 @@ std::vector<properties::ShiftCase> shift_cases(const TableSpec& spec, uint64_t r
 
 }  // namespace
 
+nlohmann::json rope_json(const TableSpec& spec) {
+  const RopeScaling& r = spec.rope;
+  nlohmann::json j = {{"rope_type", name_of(r.type)},
+                      {"attention_factor", attention_factor(spec)}};
+  if (is_plain(spec)) return j;
+  j["factor"] = r.factor;
+  if (r.original_max_position) j["original_max_position_embeddings"] = r.original_max_position;
+  if (r.max_position) j["max_position_embeddings"] = r.max_position;
+  if (needs_sequence_length(r)) j["sequence_length"] = r.sequence_length;
+  switch (r.type) {
+    case RopeType::kYarn: {
+      const rope_double::YarnRange range = rope_double::yarn_range(r, spec.base, spec.d_model);
+      j["beta_fast"] = r.beta_fast;
+      j["beta_slow"] = r.beta_slow;
+      j["truncate"] = r.truncate;
+      j["correction_range"] = {range.low, range.high};
+      if (r.mscale) j["mscale"] = *r.mscale;
+      if (r.mscale_all_dim) j["mscale_all_dim"] = *r.mscale_all_dim;
+      break;
+    }
+    case RopeType::kLlama3:
+      j["low_freq_factor"] = r.low_freq_factor;
+      j["high_freq_factor"] = r.high_freq_factor;
+      break;
+    case RopeType::kLongRope:
+      j["factor_list"] = r.sequence_length > r.original_max_position ? "long" : "short";
+      break;
+    default:
+      break;
+  }
+  return j;
+}
+
 bool VerifyResult::holds() const {
   return std::all_of(verdicts.begin(), verdicts.end(),
                      [](const properties::Verdict& v) { return v.holds; });
@@ -60,7 +93,7 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
                                            std::move(table.values));
   r.verdicts.push_back(properties::check_bounded(*ut, spec, rows));
   r.verdicts.push_back(properties::check_unique(*ut, spec, rows));
-  if (spec.layout == Layout::kInterleaved || spec.layout == Layout::kHalves) {
+  if (holds_sin_and_cos(spec.layout)) {
     r.verdicts.push_back(properties::check_shift(*ut, spec, shift_cases(spec, rows)));
   } else {
     properties::Verdict na;
@@ -101,7 +134,8 @@ nlohmann::json to_json(const VerifyResult& r) {
                {"base", r.spec.base},
                {"schedule", name_of(r.spec.schedule)},
                {"layout", name_of(r.spec.layout)},
-               {"start", r.spec.start}};
+               {"start", r.spec.start},
+               {"rope", rope_json(r.spec)}};
   j["budget"] = r.budget.describe();
   j["holds"] = r.holds();
   j["oracle_coverage"] = r.oracle_coverage;
@@ -132,8 +166,10 @@ nlohmann::json to_json(const VerifyResult& r) {
 
 std::string to_text(const VerifyResult& r) {
   std::string out = fmt::format(
-      "{}: {} read as {}, d_model {}, base {:g}, {} schedule, positions {}..; budget {}\n", r.table,
-      r.description, name_of(r.spec.layout), r.spec.d_model, r.spec.base, name_of(r.spec.schedule),
+      "{}: {} read as {}, d_model {}, base {:g}, {}, positions {}..; budget {}\n", r.table,
+      r.description, name_of(r.spec.layout), r.spec.d_model, r.spec.base,
+      is_plain(r.spec) ? std::string(name_of(r.spec.schedule)) + " schedule"
+                       : "rotary " + describe(r.spec.rope),
       r.spec.start, r.budget.describe());
   for (const properties::Verdict& v : r.verdicts)
     out += fmt::format("  {:<8} {:<5} {}\n", v.property, v.holds ? "holds" : "FAILS", v.summary);

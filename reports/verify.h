@@ -42,6 +42,8 @@ struct VerifyResult {
 VerifyResult verify_table(TableInput table, const VerifyOptions& options);
 
 nlohmann::json to_json(const VerifyResult& r);
+// The table's rotary recipe as JSON: its type, attention factor and parameters.
+nlohmann::json rope_json(const TableSpec& spec);
 // The human summary: one line per property, then the worst elements of the failing ones.
 std::string to_text(const VerifyResult& r);
 

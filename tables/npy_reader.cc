@@ -176,6 +176,7 @@ struct ElementType {
   int itemsize;
   bool big_endian;
   bool reinterpreted;  // 16-bit patterns that are not a NumPy float type
+  bool complex = false;  // each element two of dtype: real, imaginary
 };
 
 ElementType resolve_type(const ByteSource& src, const std::string& descr, const ReadOptions& opts) {
@@ -192,7 +193,8 @@ ElementType resolve_type(const ByteSource& src, const std::string& descr, const 
   static constexpr Known kKnown[] = {
       {"f8", Dtype::kFloat64, ""},   {"f4", Dtype::kFloat32, ""},
       {"f2", Dtype::kFloat16, ""},   {"u2", std::nullopt, "uint16"},
-      {"i2", std::nullopt, "int16"}, {"V2", std::nullopt, "2-byte void"}};
+      {"i2", std::nullopt, "int16"}, {"V2", std::nullopt, "2-byte void"},
+      {"c8", Dtype::kFloat32, ""},   {"c16", Dtype::kFloat64, ""}};
   std::optional<Dtype> natural;
   std::string opaque;
   for (const Known& k : kKnown) {
@@ -203,7 +205,8 @@ ElementType resolve_type(const ByteSource& src, const std::string& descr, const 
   }
   if ((!natural && opaque.empty()) || (order != '<' && order != '>' && order != '|'))
     src.fail("unsupported dtype " + quoted +
-             " (peverify reads '<f8', '<f4', '<f2', and '<u2', '<i2' or '<V2' bit patterns)");
+             " (peverify reads '<f8', '<f4', '<f2', '<c8', '<c16', and '<u2', '<i2' or '<V2' bit "
+             "patterns)");
   if (order == '|' && type != "V2")
     src.fail("dtype " + quoted + " has no byte order ('|'), which a multi-byte type needs");
   ElementType t{Dtype::kFloat32, 0, order == '>', !natural};
@@ -223,7 +226,8 @@ ElementType resolve_type(const ByteSource& src, const std::string& descr, const 
     src.fail("the file holds " + opaque + " data (" + quoted +
              "); if these are bfloat16 bit patterns, read them with --dtype bfloat16");
   }
-  t.itemsize = traits_of(t.dtype).storage_bits / 8;
+  t.complex = type == "c8" || type == "c16";
+  t.itemsize = traits_of(t.dtype).storage_bits / 8 * (t.complex ? 2 : 1);
   return t;
 }
 
@@ -275,9 +279,13 @@ LoadedTable read_npy(const ByteSource& src, const ReadOptions& opts) {
 
   const ElementType type = resolve_type(src, h.descr, opts);
   const std::vector<uint64_t>& s = h.shape;
-  if (!(s.size() == 2 || (s.size() == 3 && s[0] == 1)))
-    src.fail("expected shape [N, d] or [1, N, d], found " + shape_string(s));
-  const uint64_t rows = s[s.size() - 2], width = s[s.size() - 1];
+  const auto shape = table_shape(s);
+  if (!shape)
+    src.fail("expected shape [N, d] (extra dimensions of size 1 allowed), found " +
+             shape_string(s));
+  const auto [rows, width] = *shape;
+  if (type.complex && h.fortran_order)
+    src.fail("a complex table in Fortran order is not supported: save it in C order");
   if (rows == 0 || width == 0) src.fail("the table is empty (shape " + shape_string(s) + ")");
   const auto count = checked_mul(rows, width);
   const auto bytes = count ? checked_mul(*count, type.itemsize) : std::nullopt;
@@ -301,8 +309,10 @@ LoadedTable read_npy(const ByteSource& src, const ReadOptions& opts) {
   layout.big_endian = type.big_endian;
   layout.column_major = h.fortran_order;
   layout.rows = rows;
-  layout.width = width;
-  return load_elements(src, layout, std::move(description));
+  layout.width = type.complex ? 2 * width : width;  // real and imaginary parts, side by side
+  LoadedTable t = load_elements(src, layout, std::move(description));
+  t.complex = type.complex;
+  return t;
 }
 
 }  // namespace pev

@@ -135,6 +135,28 @@ TEST(NpyReader, LeadingDimensionOfOneIsDropped) {
   EXPECT_EQ(t.description, "npy <f4 [1, 2, 3]");
 }
 
+// Hugging Face saves caches as [1, 1, N, d] and GPT-NeoX as [N, 1, 1, d].
+TEST(NpyReader, EveryExtraDimensionOfOneIsDropped) {
+  for (const char* shape : {"(1, 1, 2, 3)", "(2, 1, 1, 3)", "(1, 2, 1, 3)"}) {
+    const LoadedTable t = read_bytes(
+        npy_file(std::string("{'descr': '<f4', 'fortran_order': False, 'shape': ") + shape + "}",
+                 eighths_f4()),
+        ".npy");
+    expect_eighths(t);
+  }
+}
+
+// Meta's freqs_cis: complex64 [N, d/2], read as [N, d] real/imaginary pairs.
+TEST(NpyReader, ComplexValuesAreReadAsRealImaginaryPairs) {
+  const LoadedTable t =
+      read_bytes(npy_file("{'descr': '<c8', 'fortran_order': False, 'shape': (2, 3)}",
+                          std::string(eighths_f4()) + std::string(eighths_f4())),
+                 ".npy");
+  EXPECT_TRUE(t.complex);
+  EXPECT_EQ(t.rows, 2u);
+  EXPECT_EQ(t.width, 6u);
+}
+
 TEST(NpyReader, Versions2And3HaveFourByteHeaderLengths) {
   for (int major : {2, 3})
     expect_eighths(read_bytes(npy_file(kF4x23, eighths_f4(), major), ".npy"));
@@ -269,7 +291,7 @@ TEST(NpyMalformed, ShapeProductOverflows) {
 }
 
 TEST(NpyMalformed, UnsupportedDtypes) {
-  for (const char* descr : {"<i4", "<c8", "|b1", "<f16", "|O", "=f4", "|f4", "<U8", "", "<V4"})
+  for (const char* descr : {"<i4", "<c4", "|b1", "<f16", "|O", "=f4", "|f4", "<U8", "", "<V4"})
     expect_bad_file(with_dict(std::string("{'descr': '") + descr +
                               "', 'fortran_order': False, 'shape': (2, 3)}"),
                     ".npy", "dtype");
@@ -366,11 +388,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadDict{"ControlByte", "{'descr': '<f4', 'fortran_order': False,\x01 'shape': (2, 3)}",
                 "control byte \\x01"},
         BadDict{"OneDimension", "{'descr': '<f4', 'fortran_order': False, 'shape': (6,)}",
-                "expected shape [N, d] or [1, N, d], found [6]"},
-        BadDict{"FourDimensions", "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 2, 3)}",
-                "found [1, 1"},
-        BadDict{"BatchOfTwo", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 1, 3)}",
-                "found [2, 1, 3]"},
+                "expected shape [N, d] (extra dimensions of size 1 allowed), found [6]"},
+        BadDict{"TwoLongDimensions",
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 2, 3)}",
+                "found [1, 2, 2, 3]"},
+        BadDict{"BatchOfTwo", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2, 3)}",
+                "found [2, 2, 3]"},
         BadDict{"NoDimensions", "{'descr': '<f4', 'fortran_order': False, 'shape': ()}",
                 "found []"},
         BadDict{"ZeroRows", "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3)}", "empty"},

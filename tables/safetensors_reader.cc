@@ -184,7 +184,9 @@ LoadedTable read_safetensors(const ByteSource& src, const ReadOptions& opts) {
   static const std::map<std::string, Dtype> kNatural = {{"F64", Dtype::kFloat64},
                                                         {"F32", Dtype::kFloat32},
                                                         {"F16", Dtype::kFloat16},
-                                                        {"BF16", Dtype::kBFloat16}};
+                                                        {"BF16", Dtype::kBFloat16},
+                                                        {"C64", Dtype::kFloat32}};
+  const bool complex = dtype_name == "C64";  // two float32 each: real, imaginary
   Dtype dtype = Dtype::kFloat32;
   const bool opaque = dtype_name == "U16" || dtype_name == "I16";
   if (const auto it = kNatural.find(dtype_name); it != kNatural.end()) {
@@ -200,17 +202,19 @@ LoadedTable read_safetensors(const ByteSource& src, const ReadOptions& opts) {
              " data; if these are bfloat16 bit patterns, read them with --dtype bfloat16");
   } else {
     src.fail("tensor " + quoted(name) + " has dtype '" + printable(dtype_name, 20) +
-             "' (peverify reads F64, F32, F16, BF16, and U16 or I16 with --dtype bfloat16)");
+             "' (peverify reads F64, F32, F16, BF16, C64, and U16 or I16 with --dtype bfloat16)");
   }
 
   const std::vector<uint64_t> s = shape_of(src, name, t);
-  if (!(s.size() == 2 || (s.size() == 3 && s[0] == 1)))
-    src.fail("tensor " + quoted(name) + ": expected shape [N, d] or [1, N, d], found " +
+  const auto shape = table_shape(s);
+  if (!shape)
+    src.fail("tensor " + quoted(name) +
+             ": expected shape [N, d] (extra dimensions of size 1 allowed), found " +
              shape_string(s));
-  const uint64_t rows = s[s.size() - 2], width = s[s.size() - 1];
+  const auto [rows, width] = *shape;
   if (rows == 0 || width == 0)
     src.fail("tensor " + quoted(name) + " is empty (shape " + shape_string(s) + ")");
-  const int itemsize = traits_of(dtype).storage_bits / 8;
+  const int itemsize = traits_of(dtype).storage_bits / 8 * (complex ? 2 : 1);
   const auto count = checked_mul(rows, width);
   const auto bytes = count ? checked_mul(*count, itemsize) : std::nullopt;
   const uint64_t have = chosen->end - chosen->begin;
@@ -227,8 +231,10 @@ LoadedTable read_safetensors(const ByteSource& src, const ReadOptions& opts) {
   layout.offset = data_start + chosen->begin;
   layout.dtype = dtype;
   layout.rows = rows;
-  layout.width = width;
-  return load_elements(src, layout, std::move(description));
+  layout.width = complex ? 2 * width : width;
+  LoadedTable table = load_elements(src, layout, std::move(description));
+  table.complex = complex;
+  return table;
 }
 
 }  // namespace pev

@@ -135,6 +135,19 @@ LoadedTable load_elements(const ByteSource& src, const ElementLayout& layout,
   return t;
 }
 
+std::optional<std::pair<uint64_t, uint64_t>> table_shape(const std::vector<uint64_t>& shape) {
+  if (shape.size() < 2) return std::nullopt;
+  uint64_t rows = 1;
+  int larger = 0;
+  for (size_t i = 0; i + 1 < shape.size(); ++i)
+    if (shape[i] != 1) {
+      rows = shape[i];
+      ++larger;
+    }
+  if (larger > 1) return std::nullopt;
+  return std::pair{rows, shape.back()};
+}
+
 std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b) {
   uint64_t r;
   if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;

@@ -32,6 +32,7 @@ struct LoadedTable {
   std::vector<double> values;      // rows * width values, widened exactly (NaN and Inf kept)
   std::vector<unsigned char> raw;  // the stored encodings, little-endian, row-major
   std::string description;         // e.g. "npy <f4 [4096, 512]"
+  bool complex = false;  // complex numbers (each one two values, real then imaginary): polar only
 
   // The stored bit pattern of element i (row-major): exact even for NaN payloads.
   uint64_t bits(uint64_t i) const;
@@ -99,6 +100,11 @@ struct ElementLayout {
 // The caller has checked the sizes; they are checked again here, before allocating.
 LoadedTable load_elements(const ByteSource& src, const ElementLayout& layout,
                           std::string description);
+
+// [N, d] from a shape of two dimensions or more whose extra ones are all 1 ([1, N, d],
+// [1, 1, N, d], [N, 1, 1, d], as frameworks save caches); the last dimension is d. nullopt when
+// more than two dimensions exceed 1 (or there are fewer than two).
+std::optional<std::pair<uint64_t, uint64_t>> table_shape(const std::vector<uint64_t>& shape);
 
 // a * b, or nullopt when it does not fit in 64 bits.
 std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b);

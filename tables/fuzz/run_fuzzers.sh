@@ -44,8 +44,8 @@ exe="$work/${format}_fuzz"
 echo "building $exe with $cxx"
 "$cxx" "${flags[@]}" "${inc[@]}" "$src/tables/fuzz/${format}_fuzz.cc" \
   "$src/tables/table_file.cc" "$src/tables/npy_reader.cc" \
-  "$src/tables/safetensors_reader.cc" "$src/encoding/format.cc" "$src/encoding/spec.cc" \
-  -o "$exe"
+  "$src/tables/safetensors_reader.cc" "$src/encoding/format.cc" "$src/encoding/spec.cc" "$src/encoding/rope.cc" \
+  -lfmt -o "$exe"
 
 # libFuzzer adds what it finds to the first corpus folder: a scratch copy, never the seeds.
 corpus="$work/${format}_corpus"

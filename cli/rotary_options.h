@@ -1,0 +1,30 @@
+// --model-config and --rope-scaling: a rotary table's dimension, base and recipe from a model's
+// Hugging Face config.json (or a recipe alone), shared by verify, oracle and generate.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "encoding/model_config.h"
+#include "encoding/spec.h"
+
+namespace pev::cli {
+
+struct RotaryOptions {
+  std::string model_config;  // path of a config.json
+  std::string rope_scaling;  // a rope_scaling object as JSON text
+};
+
+void add_rotary_options(CLI::App& app, RotaryOptions& o);
+
+// The request the options make, with the explicit --d-model / --base (nullopt: not given); the
+// config file read and parsed. A bad file or config is a UsageError naming the field.
+RotaryRequest rotary_request(const RotaryOptions& o, std::optional<int> d_model,
+                             std::optional<double> base);
+
+// apply_rotary(rotary_request(...), spec), its ConfigError a UsageError.
+void apply_rotary_options(const RotaryOptions& o, std::optional<int> d_model,
+                          std::optional<double> base, TableSpec& spec);
+
+}  // namespace pev::cli
