@@ -11,6 +11,7 @@
 #include "cli/enum_option.h"
 #include "core/cuda/modelled_bounds.h"
 #include "core/registry.h"
+#include "encoding/model_presets.h"
 
 namespace pev::cli {
 namespace {
@@ -51,6 +52,27 @@ std::string position_text(uint64_t p) {
   return std::to_string(p);
 }
 
+// The model presets: name, rotary dimension, base and recipe.
+int run_list_models(bool json) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const ModelPreset& p : model_presets()) {
+    const ModelRope m = model_rope_from_config(p.config_json);
+    if (json) {
+      all.push_back({{"name", p.name},
+                     {"rotary_dim", m.rotary_dim},
+                     {"head_dim", m.head_dim},
+                     {"base", m.base},
+                     {"max_position_embeddings", m.max_position},
+                     {"rope", describe(m.rope)}});
+    } else {
+      fmt::print("{:<18} rotary dim {:<4} (head {:<4}) base {:<9g} {}\n", p.name, m.rotary_dim,
+                 m.head_dim, m.base, describe(m.rope));
+    }
+  }
+  if (json) std::cout << all.dump(2) << "\n";
+  return kExitOk;
+}
+
 int run_list(bool json) {
   if (json) {
     nlohmann::json all = nlohmann::json::array();
@@ -71,9 +93,14 @@ int run_list(bool json) {
 
 void add_list_command(CLI::App& root, std::vector<Command>& commands) {
   auto json = std::make_shared<bool>(false);
-  CLI::App* app = root.add_subcommand("list", "List the registry's implementations");
+  auto models = std::make_shared<bool>(false);
+  CLI::App* app = root.add_subcommand(
+      "list", "List the registry's implementations (or, with --models, the model presets)");
   app->add_flag("--json", *json, "machine-readable JSON");
-  commands.push_back({app, [json] { return run_list(*json); }});
+  app->add_flag("--models", *models,
+                "the model presets --model-config accepts by name, and the report studies");
+  commands.push_back(
+      {app, [json, models] { return *models ? run_list_models(*json) : run_list(*json); }});
 }
 
 }  // namespace pev::cli

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "cli/command.h"
+#include "encoding/model_presets.h"
 #include "tables/table_file.h"
 
 namespace pev::cli {
@@ -30,8 +32,9 @@ std::string read_text(const std::string& path) {
 
 void add_rotary_options(CLI::App& app, RotaryOptions& o) {
   app.add_option("--model-config", o.model_config,
-                 "a model's config.json (Hugging Face): the rotary dimension, rope_theta and "
-                 "rope_scaling; --d-model then becomes optional");
+                 "a model's config.json (Hugging Face), or the name of a preset (`peverify list "
+                 "--models`): the rotary dimension, rope_theta and rope_scaling; --d-model then "
+                 "becomes optional");
   app.add_option("--rope-scaling", o.rope_scaling,
                  "a rotary recipe as JSON, e.g. '{\"rope_type\": \"yarn\", \"factor\": 4, "
                  "\"original_max_position_embeddings\": 32768}'");
@@ -45,7 +48,12 @@ RotaryRequest rotary_request(const RotaryOptions& o, std::optional<int> d_model,
   try {
     if (!o.model_config.empty()) {
       q.model_name = printable(o.model_config);
-      q.model = model_rope_from_config(read_text(o.model_config));
+      std::error_code ec;
+      if (std::filesystem::exists(o.model_config, ec))
+        q.model = model_rope_from_config(read_text(o.model_config));
+      else if (!(q.model = model_preset(o.model_config)))
+        throw UsageError(fmt::format("no file {}, and no model preset of that name (presets: {})",
+                                     q.model_name, model_preset_names()));
     }
     if (!o.rope_scaling.empty())
       q.recipe = rope_scaling_from_json(o.rope_scaling, q.model ? q.model->max_position : 0);

@@ -54,8 +54,9 @@ int run_verify(const VerifyCommandOptions& o) {
 
   LoadedTable t = read_table(o.table, read);
   if (t.complex && spec.layout != Layout::kPolar)
-    throw UsageError("the table holds complex numbers (like Meta's freqs_cis): read it with "
-                     "--layout polar");
+    throw UsageError(
+        "the table holds complex numbers (like Meta's freqs_cis): read it with "
+        "--layout polar");
   const bool half_width = spec.layout == Layout::kRopeCos || spec.layout == Layout::kRopeSin;
   const uint64_t implied_d = half_width ? 2 * t.width : t.width;
   if (implied_d > (uint64_t{1} << 20))
@@ -66,13 +67,12 @@ int run_verify(const VerifyCommandOptions& o) {
   spec.d_model = static_cast<int>(implied_d);
   const bool d_given = o.d_model_option->count() > 0;
   apply_rotary_options(o.rotary, d_given ? std::optional<int>(o.d_model) : std::nullopt,
-                       o.base_option->count() ? std::optional<double>(o.base) : std::nullopt,
-                       spec);
+                       o.base_option->count() ? std::optional<double>(o.base) : std::nullopt, spec);
   if (static_cast<uint64_t>(spec.d_model) != implied_d)
-    throw UsageError(fmt::format(
-        "the table is {} wide, but {} {} with layout {} needs {}", t.width,
-        d_given ? "--d-model" : "the model config's rotary dimension", spec.d_model,
-        name_of(spec.layout), half_width ? spec.d_model / 2 : spec.d_model));
+    throw UsageError(fmt::format("the table is {} wide, but {} {} with layout {} needs {}", t.width,
+                                 d_given ? "--d-model" : "the model config's rotary dimension",
+                                 spec.d_model, name_of(spec.layout),
+                                 half_width ? spec.d_model / 2 : spec.d_model));
   set_sequence_length(spec, t.rows);
   if (auto err = validate_range(spec, t.rows)) throw UsageError(*err);
 

@@ -67,8 +67,8 @@ Judge::Judge(const TableSpec& spec, const Claim& claim, Dtype output)
 }
 
 double Judge::add_row(uint64_t pos, double steps, const double* got, const double* exact,
-                      Figures& f, std::vector<Finding>* worst) const {
-  double row_max = 0;
+                      Figures& f, std::vector<Finding>* worst, double* row_max_ulp) const {
+  double row_max = 0, row_ulp = 0;
   const int width = static_cast<int>(column_frequency_.size());
   for (int c = 0; c < width; ++c) {
     const Judgement j = judge(pos, c, steps, got[c], exact[c]);
@@ -96,6 +96,7 @@ double Judge::add_row(uint64_t pos, double steps, const double* got, const doubl
       f.max_ulp = std::max(f.max_ulp, j.error.ulp);
       f.sum_abs += j.error.abs;
       row_max = std::max(row_max, j.error.abs);
+      row_ulp = std::max(row_ulp, j.error.ulp);
       const double fraction = j.allowed > 0 ? j.error.abs / j.allowed : INFINITY;
       if (fraction > f.worst_fraction) {
         f.worst_fraction = fraction;
@@ -103,7 +104,7 @@ double Judge::add_row(uint64_t pos, double steps, const double* got, const doubl
         f.worst_column = c;
       }
     } else {
-      row_max = INFINITY;
+      row_max = row_ulp = INFINITY;
     }
     if (!j.within) {
       ++f.over_claim;
@@ -113,6 +114,7 @@ double Judge::add_row(uint64_t pos, double steps, const double* got, const doubl
                     j.allowed, j.error.ulp, std::string(name_of(j.error.category))});
     }
   }
+  if (row_max_ulp) *row_max_ulp = row_ulp;
   return row_max;
 }
 

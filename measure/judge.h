@@ -96,9 +96,11 @@ class Judge {
 
   // Adds row `pos` (width values, got and exact) to `figures`; `steps` is the rotations since
   // the last directly computed row. Elements outside the claim go to `worst` when given.
-  // Returns the row's largest absolute error (infinite when one element is not a number).
+  // Returns the row's largest absolute error (infinite when one element is not a number), and
+  // its largest ulp error in `row_max_ulp` when given (what horizons for "faithful" need).
   double add_row(uint64_t pos, double steps, const double* got, const double* exact,
-                 Figures& figures, std::vector<Finding>* worst = nullptr) const;
+                 Figures& figures, std::vector<Finding>* worst = nullptr,
+                 double* row_max_ulp = nullptr) const;
 
  private:
   Claim claim_;

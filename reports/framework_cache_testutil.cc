@@ -96,8 +96,8 @@ std::vector<float> framework_inv_freq(const TableSpec& spec, Bug bug) {
       break;
     }
     case RopeType::kLongRope: {
-      const bool long_list = r.sequence_length > r.original_max_position &&
-                             bug != Bug::kShortFactorsPastL0;
+      const bool long_list =
+          r.sequence_length > r.original_max_position && bug != Bug::kShortFactorsPastL0;
       const std::vector<double>& ext = long_list ? r.long_factor : r.short_factor;
       for (int j = 0; j < half; ++j) inv[j] = 1.0f / (f32(ext[j]) * pos_freqs[j]);
       break;

@@ -55,6 +55,44 @@ std::string verdict_cell(const nlohmann::json& entry, const std::string& propert
   return (*v)["holds"].get<bool>() ? "holds" : "FAILS";
 }
 
+// The rotary section: per model preset, the recommendation and every entry's figures.
+std::string rotary_markdown(const nlohmann::json& r) {
+  if (!r.contains("models") || r["models"].empty()) return "";
+  std::ostringstream md;
+  md << "\n## Rotary caches of real models\n\nEach model's cos/sin cache (`rope-cos-sin`) for "
+        "positions 0 .. "
+     << r["study"]["rotary_positions"].get<uint64_t>() - 1
+     << ", built by every entry with a float32 or bfloat16 output, against the exact values of "
+        "its recipe (docs/design.md §12).\n";
+  for (const auto& m : r["models"]) {
+    const std::string name = m["name"].get<std::string>();
+    md << "\n### " << name << ": rotary dim " << m["rotary_dim"] << ", base " << g3(m["base"])
+       << ", " << m["recipe"].get<std::string>() << "\n\n";
+    md << "| output | target | implementation | evidence |\n|---|---|---|---|\n";
+    for (const auto& x : r["recommendations"])
+      if (x["model"] == name)
+        md << "| " << x["dtype"].get<std::string>() << " | " << x["target"].get<std::string>()
+           << " | "
+           << (x["implementation"].is_null() ? std::string("none")
+                                             : "`" + x["implementation"].get<std::string>() + "`")
+           << " | " << x["evidence"].get<std::string>() << " |\n";
+    md << "\n| implementation | max abs | outside the claim | horizon 1e-4 | horizon 1e-2 |\n"
+          "|---|---|---|---|---|\n";
+    for (const auto& e : r["implementations"])
+      for (const auto& x : e["models"])
+        if (x["model"] == name) {
+          const auto horizon = [&](const char* t) {
+            return x["horizons"].contains(t) ? std::to_string(x["horizons"][t].get<uint64_t>())
+                                             : std::string("never");
+          };
+          md << "| `" << e["name"].get<std::string>() << "` | " << g3(x["max_abs"]) << " | "
+             << x["over_claim"] << " of " << x["elements"] << " | " << horizon("1e-4") << " | "
+             << horizon("1e-2") << " |\n";
+        }
+  }
+  return md.str();
+}
+
 }  // namespace
 
 nlohmann::json to_json(const StudyResult& s) {
@@ -68,7 +106,16 @@ nlohmann::json to_json(const StudyResult& s) {
                 {"max_position", s.config.max_position},
                 {"sampled_blocks", s.config.sampled_blocks},
                 {"filter", s.config.filter},
-                {"bench", s.config.bench}};
+                {"bench", s.config.bench},
+                {"rotary_models", s.config.rotary_models},
+                {"rotary_positions", s.config.rotary_positions}};
+  j["models"] = nlohmann::json::array();
+  for (const ModelStudy& m : s.models)
+    j["models"].push_back({{"name", m.name},
+                           {"rotary_dim", m.rotary_dim},
+                           {"base", m.base},
+                           {"recipe", m.recipe},
+                           {"attention_factor", m.attention}});
   j["seconds"] = s.seconds;
   if (s.bench) {
     const nlohmann::json b = bench::to_json(*s.bench);
@@ -112,6 +159,15 @@ nlohmann::json to_json(const StudyResult& s) {
     x["horizons"] = e.horizons;
     x["error_curve"] = nlohmann::json::array();
     for (const auto& [pos, err] : e.error_curve) x["error_curve"].push_back({pos, number(err)});
+    x["models"] = nlohmann::json::array();
+    for (const ModelResult& m : e.models)
+      x["models"].push_back({{"model", m.model},
+                             {"elements", m.figures.elements},
+                             {"max_abs", number(m.figures.max_abs_or_inf())},
+                             {"max_ulp", number(m.figures.max_ulp_or_inf())},
+                             {"nan_inf", m.figures.not_numbers()},
+                             {"over_claim", m.figures.over_claim},
+                             {"horizons", m.horizons}});
     x["values_per_s"] = e.values_per_s ? nlohmann::json(*e.values_per_s) : nullptr;
     x["roofline_ratio"] = e.roofline_ratio ? nlohmann::json(*e.roofline_ratio) : nullptr;
     j["implementations"].push_back(x);
@@ -119,7 +175,8 @@ nlohmann::json to_json(const StudyResult& s) {
   j["recommendations"] = nlohmann::json::array();
   for (const Recommendation& r : s.recommendations)
     j["recommendations"].push_back(
-        {{"dtype", r.dtype},
+        {{"model", r.model.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.model)},
+         {"dtype", r.dtype},
          {"context", r.context},
          {"target", r.target},
          {"implementation", r.entry.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.entry)},
@@ -145,12 +202,14 @@ std::string to_markdown(const nlohmann::json& r) {
         "length (targets: absolute error, or faithful = under one ulp of the output type).\n\n";
   md << "| output | context | target | implementation | evidence |\n|---|---|---|---|---|\n";
   for (const auto& x : r["recommendations"])
-    md << "| " << x["dtype"].get<std::string>() << " | " << x["context"] << " | "
-       << x["target"].get<std::string>() << " | "
-       << (x["implementation"].is_null() ? std::string("none")
-                                         : "`" + x["implementation"].get<std::string>() + "`")
-       << " | " << x["evidence"].get<std::string>() << " |\n";
+    if (x["model"].is_null())
+      md << "| " << x["dtype"].get<std::string>() << " | " << x["context"] << " | "
+         << x["target"].get<std::string>() << " | "
+         << (x["implementation"].is_null() ? std::string("none")
+                                           : "`" + x["implementation"].get<std::string>() + "`")
+         << " | " << x["evidence"].get<std::string>() << " |\n";
 
+  md << rotary_markdown(r);
   md << "\n## Implementations\n\n";
   md << "| implementation | claim | max abs | max ulp | bounded | unique | shift | growth (C) | "
         "claim held | horizon 1e-4 | values/s | roofline |\n";
@@ -226,9 +285,10 @@ std::string bands_csv(const nlohmann::json& r) {
 
 std::string recommendations_csv(const nlohmann::json& r) {
   std::ostringstream c;
-  c << "dtype,context,target,implementation,evidence\n";
+  c << "model,dtype,context,target,implementation,evidence\n";
   for (const auto& x : r["recommendations"])
-    c << x["dtype"].get<std::string>() << "," << x["context"] << ","
+    c << (x["model"].is_null() ? "" : csv_field(x["model"].get<std::string>())) << ","
+      << x["dtype"].get<std::string>() << "," << x["context"] << ","
       << x["target"].get<std::string>() << ","
       << (x["implementation"].is_null() ? "" : csv_field(x["implementation"].get<std::string>()))
       << "," << csv_field(x["evidence"].get<std::string>()) << "\n";
@@ -256,12 +316,30 @@ std::string to_html(const nlohmann::json& r,
   h << "<h2>Recommendation</h2>\n<table><tr><th>output</th><th>context</th><th>target</th>"
        "<th>implementation</th><th>evidence</th></tr>\n";
   for (const auto& x : r["recommendations"])
-    h << "<tr><td>" << x["dtype"].get<std::string>() << "</td><td>" << x["context"] << "</td><td>"
-      << x["target"].get<std::string>() << "</td><td><code>"
-      << (x["implementation"].is_null() ? "none"
-                                        : html_escape(x["implementation"].get<std::string>()))
-      << "</code></td><td>" << html_escape(x["evidence"].get<std::string>()) << "</td></tr>\n";
-  h << "</table>\n<h2>Plots</h2>\n";
+    if (x["model"].is_null())
+      h << "<tr><td>" << x["dtype"].get<std::string>() << "</td><td>" << x["context"] << "</td><td>"
+        << x["target"].get<std::string>() << "</td><td><code>"
+        << (x["implementation"].is_null() ? "none"
+                                          : html_escape(x["implementation"].get<std::string>()))
+        << "</code></td><td>" << html_escape(x["evidence"].get<std::string>()) << "</td></tr>\n";
+  h << "</table>\n";
+  for (const auto& m : r["models"]) {
+    const std::string name = m["name"].get<std::string>();
+    h << "<h3>Rotary cache: " << html_escape(name) << "</h3>\n<p>rotary dim " << m["rotary_dim"]
+      << ", base " << g3(m["base"]) << ", " << html_escape(m["recipe"].get<std::string>())
+      << "; positions 0 .. " << r["study"]["rotary_positions"].get<uint64_t>() - 1
+      << "</p>\n<table><tr><th>output</th><th>target</th><th>implementation</th><th>evidence</th>"
+         "</tr>\n";
+    for (const auto& x : r["recommendations"])
+      if (x["model"] == name)
+        h << "<tr><td>" << x["dtype"].get<std::string>() << "</td><td>"
+          << x["target"].get<std::string>() << "</td><td><code>"
+          << (x["implementation"].is_null() ? "none"
+                                            : html_escape(x["implementation"].get<std::string>()))
+          << "</code></td><td>" << html_escape(x["evidence"].get<std::string>()) << "</td></tr>\n";
+    h << "</table>\n";
+  }
+  h << "<h2>Plots</h2>\n";
   if (plots_svg.empty()) h << "<p>No plots: gnuplot was not available.</p>\n";
   for (const auto& [title, svg] : plots_svg) {
     const size_t at = svg.find("<svg");

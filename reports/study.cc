@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "core/implementation.h"
+#include "encoding/model_presets.h"
 #include "support/parallel.h"
 
 namespace pev::reports {
@@ -31,8 +32,18 @@ void finish_study(StudyResult& result, size_t implementations,
           e.roofline_ratio = b.roofline_ratio;
         }
   }
+  const std::vector<std::string> targets = {"1e-4", "1e-2", "faithful"};
   result.recommendations = recommend(result.entries, {"float32", "float16", "bfloat16"},
-                                     {4096, 32768, 131072, 1u << 20}, {"1e-4", "1e-2", "faithful"});
+                                     {4096, 32768, 131072, 1u << 20}, targets);
+  result.models.clear();
+  for (const std::string& name : result.config.rotary_models) {
+    const ModelRope m = *model_preset(name);
+    result.models.push_back(
+        {name, m.rotary_dim, m.base, describe(m.rope), rope_double::attention_factor(m.rope)});
+    for (Recommendation& r : recommend_for_model(result.entries, name, {"float32", "bfloat16"},
+                                                 result.config.rotary_positions, targets))
+      result.recommendations.push_back(std::move(r));
+  }
 }
 
 StudyResult run_study(const StudyConfig& config,

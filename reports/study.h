@@ -31,6 +31,10 @@ struct StudyConfig {
   std::string filter;                              // regex over implementation names
   bool bench = true;                               // quick benchmark of every entry
   int threads = 0;                                 // <= 0: all cores
+  // The rotary section: each model preset's cos/sin cache (models/*.json), positions 0 ..
+  // rotary_positions - 1, built by every entry with a float32 or bfloat16 output.
+  std::vector<std::string> rotary_models = {"llama-3.1-8b", "qwen2.5-7b-yarn", "deepseek-v3"};
+  uint64_t rotary_positions = 131072;
 };
 
 // Reads a study config (JSON with any of the fields above); throws FileError when malformed.
@@ -39,6 +43,13 @@ StudyConfig read_study_config(const std::string& path);
 struct Band {
   uint64_t first = 0, last = 0;  // positions [first, last]
   measure::Figures figures;      // every measured element in it, against the entry's claim
+};
+
+// One rotary model's cache as an entry builds it.
+struct ModelResult {
+  std::string model;                         // the preset's name
+  measure::Figures figures;                  // every measured element, against the entry's claim
+  std::map<std::string, uint64_t> horizons;  // target -> largest position meeting it
 };
 
 struct EntryResult {
@@ -52,12 +63,16 @@ struct EntryResult {
   uint64_t elements = 0;
   std::vector<properties::Verdict> verdicts;  // bounded, unique, shift, growth, claim
   double fitted_c = 0;
-  std::map<std::string, uint64_t> horizons;              // target -> largest position meeting it
-  std::vector<std::pair<uint64_t, double>> error_curve;  // (position, max abs), d 512 base 1e4
+  // Target -> the largest position measured up to which every measured row of every plain grid
+  // meets it (absent when even the first rows miss it).
+  std::map<std::string, uint64_t> horizons;
+  std::vector<std::pair<uint64_t, double>> error_curve;  // (position, max abs), the first grid
+  std::vector<ModelResult> models;  // the rotary section (entries that build the caches)
   std::optional<double> values_per_s, roofline_ratio;
 };
 
 struct Recommendation {
+  std::string model;  // the rotary model preset; empty for the plain encoding
   std::string dtype;  // float32, float16, bfloat16
   uint64_t context = 0;
   std::string target;
@@ -65,8 +80,18 @@ struct Recommendation {
   std::string evidence;
 };
 
+// A rotary model as the study built it.
+struct ModelStudy {
+  std::string name;
+  int rotary_dim = 0;
+  double base = 0;
+  std::string recipe;  // describe(rope)
+  double attention = 1;
+};
+
 struct StudyResult {
   StudyConfig config;
+  std::vector<ModelStudy> models;
   std::vector<EntryResult> entries;
   std::optional<bench::Report> bench;
   std::vector<Recommendation> recommendations;
@@ -84,11 +109,14 @@ struct ShardId {
 };
 
 struct ShardResult {
-  std::vector<Band> bands;                    // per report band (accuracy shards)
+  std::vector<Band> bands;  // per report band (plain grids' accuracy shards)
+  measure::Figures rotary;  // a rotary grid's accuracy shard
+  // Target -> the first measured position whose row misses it, and the last position measured.
+  std::map<std::string, uint64_t> first_failure;
+  std::optional<uint64_t> last_measured;
   std::map<int, double> curve;                // octave -> max abs (d 512, base 1e4)
   std::vector<properties::Verdict> verdicts;  // bounded, unique, shift, growth (properties shard)
   double fitted_c = 0;
-  std::map<std::string, uint64_t> horizons;
 };
 
 class StudyPlan {
@@ -129,5 +157,11 @@ std::vector<Recommendation> recommend(const std::vector<EntryResult>& entries,
                                       const std::vector<std::string>& dtypes,
                                       const std::vector<uint64_t>& contexts,
                                       const std::vector<std::string>& targets);
+// The same for one rotary model's cache of `positions` positions.
+std::vector<Recommendation> recommend_for_model(const std::vector<EntryResult>& entries,
+                                                const std::string& model,
+                                                const std::vector<std::string>& dtypes,
+                                                uint64_t positions,
+                                                const std::vector<std::string>& targets);
 
 }  // namespace pev::reports

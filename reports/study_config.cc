@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "encoding/model_presets.h"
 #include "reports/study.h"
 #include "tables/atomic_file.h"
 
@@ -39,6 +40,10 @@ StudyConfig read_study_config(const std::string& path) {
         c.filter = value.get<std::string>();
       else if (key == "bench")
         c.bench = value.get<bool>();
+      else if (key == "rotary_models")
+        c.rotary_models = value.get<std::vector<std::string>>();
+      else if (key == "rotary_positions")
+        c.rotary_positions = value.get<uint64_t>();
       else
         throw FileError(path + ": unknown study setting '" + key + "'");
     }
@@ -50,6 +55,12 @@ StudyConfig read_study_config(const std::string& path) {
     for (double b : c.bases)
       if (auto err = validate(grid_spec(d, b))) throw FileError(path + ": " + *err);
   if (c.max_position > kMaxPosition) throw FileError(path + ": max_position beyond 2^53");
+  for (const std::string& m : c.rotary_models)
+    if (!model_preset(m))
+      throw FileError(path + ": rotary_models: no model preset '" + m +
+                      "' (presets: " + model_preset_names() + ")");
+  if (c.rotary_positions < 1 || c.rotary_positions > kMaxPosition)
+    throw FileError(path + ": rotary_positions must be in [1, 2^53]");
   try {
     (void)std::regex(c.filter);
   } catch (const std::regex_error&) {

@@ -11,51 +11,13 @@
 #include "core/generate.h"
 #include "core/registry.h"
 #include "crosscheck/registry_under_test.h"
-#include "measure/sampling.h"
+#include "encoding/model_presets.h"
 #include "oracle/table.h"
 #include "reports/study.h"
+#include "reports/study_grids.h"
 
 namespace pev::reports {
 namespace {
-
-constexpr uint64_t kSampleRows = 4;
-
-// One table of the study: exact values for rows [start, start + rows) of one (d, base).
-struct Block {
-  TableSpec spec;  // spec.start = first row
-  uint64_t rows;
-  std::vector<double> exact;
-};
-
-struct Grid {
-  int d_model;
-  double base;
-  std::vector<Block> blocks;  // the exhaustive head, then the sampled blocks
-};
-
-std::vector<Grid> make_grids(const StudyConfig& c) {
-  std::vector<Grid> grids;
-  for (const int d : c.d_models)
-    for (const double base : c.bases) {
-      Grid g{d, base, {}};
-      TableSpec spec;
-      spec.d_model = d;
-      spec.base = base;
-      const uint64_t head = std::max<uint64_t>(
-          1, std::min<uint64_t>(c.exhaustive_positions, c.exhaustive_values / d));
-      g.blocks.push_back({spec, head, {}});
-      if (c.max_position >= kSampleRows)
-        for (const measure::RowBlock& b :
-             measure::log_spaced_blocks(head, c.max_position - kSampleRows, c.sampled_blocks,
-                                        kSampleRows, /*include_lo=*/false)) {
-          TableSpec s = spec;
-          s.start = b.first;
-          g.blocks.push_back({s, b.rows, {}});
-        }
-      grids.push_back(std::move(g));
-    }
-  return grids;
-}
 
 size_t band_of(const std::vector<Band>& bands, uint64_t pos) {
   for (size_t i = 0; i < bands.size(); ++i)
@@ -91,40 +53,19 @@ EntryResult describe_entry(const core::Implementation& e, uint64_t max_position)
   return r;
 }
 
-// Rows [row_begin, row_end) of one block of a grid: a piece of an accuracy shard.
-struct Piece {
-  size_t block;
-  uint64_t row_begin, row_end;
-};
-
-constexpr uint64_t kPartValues = uint64_t{1} << 21;
-
-// The parts a grid's positions are cut into: the exhaustive head in chunks of about kPartValues
-// values, then all the sampled blocks together.
-std::vector<std::vector<Piece>> parts_of(const Grid& g) {
-  std::vector<std::vector<Piece>> parts;
-  const uint64_t head = g.blocks[0].rows;
-  const uint64_t chunk = std::max<uint64_t>(1, kPartValues / static_cast<uint64_t>(g.d_model));
-  for (uint64_t r = 0; r < head; r += chunk) parts.push_back({{0, r, std::min(head, r + chunk)}});
-  if (g.blocks.size() > 1) {
-    parts.emplace_back();
-    for (size_t i = 1; i < g.blocks.size(); ++i) parts.back().push_back({i, 0, g.blocks[i].rows});
-  }
-  return parts;
-}
-
-// The accuracy figures of one entry over some pieces of one grid.
+// The accuracy figures of one entry over some pieces of one grid: per report band (plain grids)
+// or in one total (a rotary model's cache), and the first measured row missing each target.
 void measure_pieces(const core::Implementation& impl, const properties::UnderTest& ut,
-                    const Grid& g, const std::vector<Piece>& pieces, ShardResult& out) {
-  const measure::Judge judge(g.blocks[0].spec, ut.claim(), impl.output);
-  const bool curve_grid = g.d_model == 512 && g.base == 1e4;
+                    const Grid& g, bool curve_grid, const std::vector<Piece>& pieces,
+                    ShardResult& out) {
+  const measure::Judge judge(g.spec, ut.claim(), impl.output);
+  const std::vector<properties::Target>& targets = properties::horizon_targets();
   for (const Piece& piece : pieces) {
     const Block& b = g.blocks[piece.block];
     // Whether the entry can produce the whole block decides, so that parts agree with the whole.
+    const uint64_t limit = ut.max_position(g.spec.d_model);
     const uint64_t block_rows =
-        std::min<uint64_t>(b.rows, ut.max_position(g.d_model) >= b.spec.start
-                                       ? ut.max_position(g.d_model) - b.spec.start + 1
-                                       : 0);
+        std::min<uint64_t>(b.rows, limit >= b.spec.start ? limit - b.spec.start + 1 : 0);
     if (block_rows == 0 || !ut.can_produce(b.spec, block_rows)) continue;
     const uint64_t first = piece.row_begin, last = std::min(piece.row_end, block_rows);
     if (first >= last) continue;
@@ -134,10 +75,19 @@ void measure_pieces(const core::Implementation& impl, const properties::UnderTes
     const int width = table_width(b.spec);
     for (uint64_t row = first; row < last; ++row) {
       const uint64_t pos = b.spec.start + row;
+      measure::Figures& figures =
+          g.model.empty() ? out.bands[band_of(out.bands, pos)].figures : out.rotary;
+      double row_ulp = 0;
       const double row_max =
           judge.add_row(pos, static_cast<double>(impl.steps_since_direct(pos)),
-                        got.data() + (row - first) * width, b.exact.data() + row * width,
-                        out.bands[band_of(out.bands, pos)].figures);
+                        got.data() + (row - first) * width, b.exact.data() + row * width, figures,
+                        nullptr, &row_ulp);
+      out.last_measured = std::max(out.last_measured.value_or(0), pos);
+      for (const properties::Target& t : targets)
+        if (!(t.abs > 0 ? row_max <= t.abs : row_ulp < 1)) {
+          auto [it, fresh] = out.first_failure.emplace(t.name, pos);
+          if (!fresh) it->second = std::min(it->second, pos);
+        }
       if (curve_grid) {
         const int octave = pos == 0 ? -1 : static_cast<int>(std::log2(static_cast<double>(pos)));
         out.curve[octave] = std::max(out.curve[octave], row_max);
@@ -146,17 +96,17 @@ void measure_pieces(const core::Implementation& impl, const properties::UnderTes
   }
 }
 
-// The suite's properties on the d 512, base 10^4 table.
-void check_properties(const properties::UnderTest& ut, ShardResult& out) {
-  TableSpec spec;
-  spec.d_model = 512;
-  const uint64_t rows = std::min<uint64_t>(8192, ut.max_position(512) + 1);
+// The suite's properties on the first grid's table (d 512, base 10^4 by default).
+void check_properties(const properties::UnderTest& ut, const TableSpec& grid, ShardResult& out) {
+  const TableSpec spec = grid;
+  const int d = spec.d_model;
+  const uint64_t rows = std::min<uint64_t>(8192, ut.max_position(d) + 1);
   out.verdicts.push_back(properties::check_bounded(ut, spec, rows));
   out.verdicts.push_back(properties::check_unique(ut, spec, rows));
   std::vector<properties::ShiftCase> cases;
   for (uint64_t pos : {0ull, 5ull, 100ull, 4000ull, 70000ull, 1000000ull, 16000000ull})
     for (uint64_t m : {1ull, 3ull, 1000ull})
-      for (int k : {0, 1, 64, 255}) {
+      for (int k : {0, 1, d / 8, d / 2 - 1}) {
         TableSpec at = spec;
         at.start = pos + m;
         if (ut.can_produce(at, 1)) cases.push_back({pos, m, k});
@@ -164,14 +114,40 @@ void check_properties(const properties::UnderTest& ut, ShardResult& out) {
   out.verdicts.push_back(properties::check_shift(ut, spec, cases));
   properties::Verdict growth = properties::check_growth(
       ut, spec,
-      properties::growth_positions(std::min<uint64_t>(ut.max_position(512), uint64_t{1} << 24)));
+      properties::growth_positions(std::min<uint64_t>(ut.max_position(d), uint64_t{1} << 24)));
   out.fitted_c = growth.figures["fitted_c"];
-  for (const properties::Target& t : properties::horizon_targets())
-    out.horizons[t.name] = static_cast<uint64_t>(growth.figures["horizon_" + t.name]);
   out.verdicts.push_back(growth);
 }
 
-// Folds one accuracy shard into the entry's running totals (called in canonical order).
+// What the accuracy shards of one set of grids (the plain ones, or one rotary model's) add up
+// to, before horizons are known.
+struct Accumulated {
+  std::map<std::string, uint64_t> first_failure;
+  std::optional<uint64_t> last_measured;
+  void add(const ShardResult& s) {
+    for (const auto& [target, pos] : s.first_failure) {
+      auto [it, fresh] = first_failure.emplace(target, pos);
+      if (!fresh) it->second = std::min(it->second, pos);
+    }
+    if (s.last_measured) last_measured = std::max(last_measured.value_or(0), *s.last_measured);
+  }
+  // Target -> horizon over `grids`: the largest measured position every row up to which meets
+  // it (a target missed from the first row has none).
+  std::map<std::string, uint64_t> horizons(const std::vector<const Grid*>& grids) const {
+    std::map<std::string, uint64_t> h;
+    if (!last_measured) return h;
+    for (const properties::Target& t : properties::horizon_targets()) {
+      const auto f = first_failure.find(t.name);
+      const auto at =
+          horizon_of(grids, f == first_failure.end() ? std::nullopt : std::optional(f->second),
+                     *last_measured);
+      if (at) h[t.name] = *at;
+    }
+    return h;
+  }
+};
+
+// Folds one plain accuracy shard into the entry's running totals (called in canonical order).
 void merge_accuracy(const ShardResult& s, std::vector<Band>& bands, std::map<int, double>& curve) {
   for (size_t i = 0; i < bands.size() && i < s.bands.size(); ++i)
     bands[i].figures.merge(s.bands[i].figures);
@@ -203,6 +179,12 @@ void finish_entry(const core::Implementation& impl, const std::map<int, double>&
   r.verdicts.push_back(claim_verdict);
 }
 
+// Whether the study builds the rotary caches with this entry: the outputs models store their
+// caches in, float32 and bfloat16.
+bool builds_caches(const core::Implementation& impl) {
+  return impl.output == Dtype::kFloat32 || impl.output == Dtype::kBFloat16;
+}
+
 bool evaluated(const core::Implementation& impl) {
   return impl.device == core::Device::kCpu && (!impl.available || impl.available());
 }
@@ -232,7 +214,8 @@ StudyPlan::StudyPlan(const StudyConfig& config) : config_(config), impl_(new Imp
   for (size_t i = 0; i < impls_.size(); ++i) {
     if (!evaluated(*impls_[i])) continue;
     for (size_t g = 0; g < impl_->grids.size(); ++g) {
-      if (impl_->grids[g].base > impls_[i]->max_base) continue;
+      if (impl_->grids[g].spec.base > impls_[i]->max_base) continue;
+      if (!impl_->grids[g].model.empty() && !builds_caches(*impls_[i])) continue;
       for (size_t p = 0; p < impl_->parts[g].size(); ++p)
         shards_.push_back({i, static_cast<int>(g), static_cast<int>(p)});
     }
@@ -259,38 +242,66 @@ ShardResult StudyPlan::run(const ShardId& shard, int threads) const {
   const auto ut = crosscheck::registry_entry(impl);
   ShardResult out;
   if (shard.grid < 0) {
-    check_properties(*ut, out);
+    check_properties(*ut, impl_->grids.at(0).spec, out);
     return out;
   }
   Grid& g = impl_->grids.at(shard.grid);
   std::call_once(*impl_->exact_once[shard.grid], [&] {
     for (Block& b : g.blocks) b.exact = oracle::exact_values(b.spec, b.rows, threads);
   });
-  out.bands = empty_bands(config_.max_position);
-  measure_pieces(impl, *ut, g, impl_->parts[shard.grid].at(shard.part), out);
+  if (g.model.empty()) out.bands = empty_bands(config_.max_position);
+  measure_pieces(impl, *ut, g, /*curve_grid=*/shard.grid == 0,
+                 impl_->parts[shard.grid].at(shard.part), out);
   return out;
 }
 
 std::vector<EntryResult> StudyPlan::merge(const std::vector<ShardResult>& results) const {
   if (results.size() != shards_.size())
     throw std::invalid_argument("merge: one result per shard is needed");
+  const std::vector<Grid>& grids = impl_->grids;
+  std::vector<const Grid*> plain;
+  std::vector<size_t> model_of_grid(grids.size(), SIZE_MAX);  // index into config().rotary_models
+  for (size_t g = 0, m = 0; g < grids.size(); ++g)
+    if (grids[g].model.empty())
+      plain.push_back(&grids[g]);
+    else
+      model_of_grid[g] = m++;
+  const size_t models = config_.rotary_models.size();
+
   std::vector<EntryResult> entries;
   std::vector<std::map<int, double>> curves(impls_.size());
+  std::vector<Accumulated> plain_acc(impls_.size());
+  std::vector<std::vector<Accumulated>> model_acc(impls_.size(), std::vector<Accumulated>(models));
+  std::vector<std::vector<measure::Figures>> model_figures(impls_.size(),
+                                                           std::vector<measure::Figures>(models));
   for (const core::Implementation* impl : impls_)
     entries.push_back(describe_entry(*impl, config_.max_position));
   for (size_t i = 0; i < shards_.size(); ++i) {
-    EntryResult& r = entries[shards_[i].entry];
+    const ShardId& id = shards_[i];
+    EntryResult& r = entries[id.entry];
     const ShardResult& s = results[i];
-    if (shards_[i].grid >= 0) {
-      merge_accuracy(s, r.bands, curves[shards_[i].entry]);
-    } else {
+    if (id.grid < 0) {
       r.verdicts = s.verdicts;
       r.fitted_c = s.fitted_c;
-      r.horizons = s.horizons;
+    } else if (const size_t m = model_of_grid[id.grid]; m == SIZE_MAX) {
+      merge_accuracy(s, r.bands, curves[id.entry]);
+      plain_acc[id.entry].add(s);
+    } else {
+      model_figures[id.entry][m].merge(s.rotary);
+      model_acc[id.entry][m].add(s);
     }
   }
-  for (size_t i = 0; i < impls_.size(); ++i)
-    if (evaluated(*impls_[i])) finish_entry(*impls_[i], curves[i], entries[i]);
+  for (size_t i = 0; i < impls_.size(); ++i) {
+    if (!evaluated(*impls_[i])) continue;
+    finish_entry(*impls_[i], curves[i], entries[i]);
+    entries[i].horizons = plain_acc[i].horizons(plain);
+    for (size_t g = 0; g < grids.size(); ++g) {
+      const size_t m = model_of_grid[g];
+      if (m == SIZE_MAX || model_figures[i][m].elements == 0) continue;
+      entries[i].models.push_back(
+          {grids[g].model, model_figures[i][m], model_acc[i][m].horizons({&grids[g]})});
+    }
+  }
   return entries;
 }
 

@@ -22,7 +22,7 @@ using nlohmann::json;
 
 // The layout of a shard file's result; part of the study's fingerprint, so that a sweep
 // directory written by another layout is recomputed rather than misread.
-constexpr int kShardFormat = 2;
+constexpr int kShardFormat = 3;
 
 // Doubles travel as %a text: exact, and infinities survive (JSON numbers cannot hold them).
 std::string hex(double x) { return fmt::format("{:a}", x); }
@@ -43,7 +43,9 @@ json config_json(const StudyConfig& c) {
           {"max_position", c.max_position},
           {"sampled_blocks", c.sampled_blocks},
           {"filter", c.filter},
-          {"bench", c.bench}};
+          {"bench", c.bench},
+          {"rotary_models", c.rotary_models},
+          {"rotary_positions", c.rotary_positions}};
 }
 
 json to_json(const measure::Figures& f) {
@@ -97,7 +99,9 @@ json to_json(const ShardResult& s) {
                              {"figures", figures}});
   }
   j["fitted_c"] = hex(s.fitted_c);
-  j["horizons"] = s.horizons;
+  j["rotary"] = to_json(s.rotary);
+  j["first_failure"] = s.first_failure;
+  j["last_measured"] = s.last_measured ? json(*s.last_measured) : json(nullptr);
   return j;
 }
 
@@ -121,7 +125,9 @@ ShardResult from_json(const json& j) {
     s.verdicts.push_back(verdict);
   }
   s.fitted_c = unhex(j.at("fitted_c"));
-  s.horizons = j.at("horizons").get<std::map<std::string, uint64_t>>();
+  s.rotary = figures_from_json(j.at("rotary"));
+  s.first_failure = j.at("first_failure").get<std::map<std::string, uint64_t>>();
+  if (!j.at("last_measured").is_null()) s.last_measured = j.at("last_measured").get<uint64_t>();
   return s;
 }
 

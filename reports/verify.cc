@@ -34,8 +34,7 @@ std::vector<properties::ShiftCase> shift_cases(const TableSpec& spec, uint64_t r
 
 nlohmann::json rope_json(const TableSpec& spec) {
   const RopeScaling& r = spec.rope;
-  nlohmann::json j = {{"rope_type", name_of(r.type)},
-                      {"attention_factor", attention_factor(spec)}};
+  nlohmann::json j = {{"rope_type", name_of(r.type)}, {"attention_factor", attention_factor(spec)}};
   if (is_plain(spec)) return j;
   j["factor"] = r.factor;
   if (r.original_max_position) j["original_max_position_embeddings"] = r.original_max_position;
@@ -165,12 +164,12 @@ nlohmann::json to_json(const VerifyResult& r) {
 }
 
 std::string to_text(const VerifyResult& r) {
-  std::string out = fmt::format(
-      "{}: {} read as {}, d_model {}, base {:g}, {}, positions {}..; budget {}\n", r.table,
-      r.description, name_of(r.spec.layout), r.spec.d_model, r.spec.base,
-      is_plain(r.spec) ? std::string(name_of(r.spec.schedule)) + " schedule"
-                       : "rotary " + describe(r.spec.rope),
-      r.spec.start, r.budget.describe());
+  std::string out =
+      fmt::format("{}: {} read as {}, d_model {}, base {:g}, {}, positions {}..; budget {}\n",
+                  r.table, r.description, name_of(r.spec.layout), r.spec.d_model, r.spec.base,
+                  is_plain(r.spec) ? std::string(name_of(r.spec.schedule)) + " schedule"
+                                   : "rotary " + describe(r.spec.rope),
+                  r.spec.start, r.budget.describe());
   for (const properties::Verdict& v : r.verdicts)
     out += fmt::format("  {:<8} {:<5} {}\n", v.property, v.holds ? "holds" : "FAILS", v.summary);
   out += "  oracle coverage: " + r.oracle_coverage + "\n";
