@@ -11,6 +11,7 @@
 #include "cli/progress.h"
 #include "cli/table_options.h"
 #include "properties/checks.h"
+#include "reports/report_text.h"
 #include "reports/study.h"
 
 namespace pev::cli {
@@ -37,6 +38,7 @@ int run_recommend(const RecommendOptions& o) {
                                  : o.dtype == Dtype::kFloat16 ? "f16"
                                                               : "bf16t?";
   config.filter = ">" + short_name + "/";
+  config.rotary_models.clear();  // the plain encoding's question
   reports::StudyResult study;
   {
     Progress progress("peverify recommend", o.quiet);
@@ -48,7 +50,8 @@ int run_recommend(const RecommendOptions& o) {
   bool all = true;
   for (const reports::Recommendation& r : recs) {
     fmt::print("{}, {} positions, target {}: {}\n  {}\n", r.dtype, r.context, r.target,
-               r.entry.empty() ? "none" : r.entry, r.evidence);
+               r.entry.empty() ? "none" : r.entry,
+               r.entry.empty() ? reports::unmet_reason(r.dtype, r.target) : r.evidence);
     all = all && !r.entry.empty();
   }
   return all ? kExitOk : kExitCheckFailed;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 
 #include "encoding/format.h"
@@ -87,9 +88,9 @@ std::vector<float> framework_inv_freq(const TableSpec& spec, Bug bug) {
       for (int j = 0; j < half; ++j) {
         const float interpolation = 1.0f / (f32(r.factor) * pos_freqs[j]);
         // linear_ramp_factor in float32, then extrapolation factor 1 - ramp.
+        // (arange(dim).float() - low) / (high - low): low and high are Python floats.
         const float ramp = std::clamp(
-            (static_cast<float>(j) - f32(range.low)) / (f32(range.high) - f32(range.low)), 0.0f,
-            1.0f);
+            (static_cast<float>(j) - f32(range.low)) / f32(range.high - range.low), 0.0f, 1.0f);
         const float extrapolation_factor = 1.0f - ramp;
         inv[j] = interpolation * (1.0f - extrapolation_factor) + inv[j] * extrapolation_factor;
       }
@@ -105,10 +106,11 @@ std::vector<float> framework_inv_freq(const TableSpec& spec, Bug bug) {
     case RopeType::kLlama3: {
       if (bug == Bug::kUnscaledLlama3) break;
       const float L0 = f32(static_cast<double>(r.original_max_position));
-      const float low_wavelen = L0 / f32(r.low_freq_factor);
-      const float high_wavelen = L0 / f32(r.high_freq_factor);
+      // old_context_len / low_freq_factor: Python floats, met by the float32 tensor.
+      const float low_wavelen = f32(r.original_max_position / r.low_freq_factor);
+      const float high_wavelen = f32(r.original_max_position / r.high_freq_factor);
       for (int j = 0; j < half; ++j) {
-        const float wavelen = (1.0f / inv[j]) * f32(2 * std::numbers::pi);  // 2 pi / inv_freq
+        const float wavelen = f32(2 * std::numbers::pi) / inv[j];  // 2 * math.pi / inv_freq
         const float scaled = wavelen > low_wavelen ? inv[j] / f32(r.factor) : inv[j];
         const float smooth = (L0 / wavelen - f32(r.low_freq_factor)) /
                              (f32(r.high_freq_factor) - f32(r.low_freq_factor));

@@ -1,18 +1,24 @@
 #include "reports/plots.h"
 
+#include <fmt/format.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
+#include "reports/report_text.h"
+
 namespace pev::reports {
 namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
 
 // Errors of exactly zero (position 0, exact entries) cannot sit on a log axis.
 constexpr double kFloor = 1e-12;
@@ -22,6 +28,17 @@ std::string quoted(const std::string& s) {
   for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
   return out + "'";
 }
+
+bool drawable(const json& e) {
+  return e["available"].get<bool>() && e["accuracy"]["elements"].get<uint64_t>() > 0;
+}
+
+// One plot under construction: its gnuplot commands and its data as CSV.
+struct Draft {
+  std::string title;
+  std::ostringstream gp;
+  std::ostringstream csv;
+};
 
 struct Point {
   double x, y;
@@ -41,119 +58,191 @@ std::vector<Point> pareto_front(std::vector<Point> points) {
   return front;
 }
 
-}  // namespace
-
-std::vector<std::pair<std::string, std::string>> draw_plots(const nlohmann::json& report) {
-  namespace fs = std::filesystem;
-  char tmpl[] = "/tmp/peverify-plots-XXXXXX";
-  if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a directory for the plots");
-  const fs::path dir(tmpl);
-  std::ostringstream gp;
-  gp << "set terminal svg size 1100,620 dynamic noenhanced font 'sans,11' background rgb "
-        "'white'\nset grid\nset key outside right top font ',9'\n";
-  std::vector<std::string> titles;
-
-  // 1. Error versus position, one plot per output type.
-  for (const std::string dtype : {"float32", "float16", "bfloat16"}) {
-    std::vector<std::string> series;
-    int index = 0;
-    for (const auto& e : report["implementations"]) {
-      if (e["output"] != dtype || !e["available"].get<bool>() || e["error_curve"].empty()) continue;
-      const fs::path data = dir / ("curve-" + dtype + "-" + std::to_string(index++) + ".dat");
-      std::ofstream out(data);
-      for (const auto& p : e["error_curve"]) {
-        const double pos = std::max(1.0, p[0].get<double>());
-        const double err = p[1].is_null() ? 1.0 : std::max(kFloor, p[1].get<double>());
-        out << pos << " " << err << "\n";
-      }
-      series.push_back(quoted(data.string()) + " using 1:2 with linespoints pt 7 ps 0.4 title " +
-                       quoted(e["name"].get<std::string>()));
-    }
-    if (series.empty()) continue;
-    const std::string title =
-        "Max abs error versus position, " + dtype + " outputs (d 512, base 1e4)";
-    titles.push_back(title);
-    gp << "set output "
-       << quoted((dir / ("plot-" + std::to_string(titles.size()) + ".svg")).string())
-       << "\nset title " << quoted(title)
-       << "\nset logscale xy\nset xlabel 'position'\nset ylabel 'max abs error'\nset format y "
-          "'%.0e'\nplot ";
-    for (size_t i = 0; i < series.size(); ++i) gp << (i ? ", \\\n  " : "") << series[i];
-    gp << "\nunset logscale\nunset format\n";
+// Writes an entry's error curve as gnuplot data (and into the plot's CSV once).
+std::string curve_file(const fs::path& dir, const json& e, std::map<std::string, fs::path>& files,
+                       std::ostringstream* csv) {
+  const std::string name = e["name"].get<std::string>();
+  if (const auto it = files.find(name); it != files.end()) return it->second.string();
+  // Unique across plots: gnuplot reads every file only once the whole script runs.
+  const fs::path path = dir / ("curve-" + e["output"].get<std::string>() + "-" +
+                               std::to_string(files.size()) + ".dat");
+  std::ofstream out(path);
+  for (const json& p : e["error_curve"]) {
+    const double pos = std::max(1.0, p[0].get<double>());
+    const double err = p[1].is_null() ? 1.0 : std::max(kFloor, p[1].get<double>());
+    out << pos << " " << err << "\n";
+    if (csv)
+      *csv << csv_field(name) << "," << p[0].get<uint64_t>() << ","
+           << (p[1].is_null() ? std::string("inf") : fmt::format("{:.6g}", p[1].get<double>()))
+           << "\n";
   }
+  files.emplace(name, path);
+  return path.string();
+}
 
-  // 2. Accuracy versus throughput, with the Pareto front.
+// Error versus position for one output type: a panel per strategy, its entries in colour over
+// every other entry of the type in grey.
+void error_panels(const json& r, const std::string& dtype, const fs::path& dir, Draft& d) {
+  std::vector<const json*> all;
+  std::vector<std::string> strategies;
+  for (const json& e : r["implementations"])
+    if (e["output"] == dtype && drawable(e) && !e["error_curve"].empty()) {
+      all.push_back(&e);
+      const std::string s = e["strategy"].get<std::string>();
+      if (std::find(strategies.begin(), strategies.end(), s) == strategies.end())
+        strategies.push_back(s);
+    }
+  if (all.empty()) return;
+  const json& study = r["study"];
+  d.title = fmt::format(
+      "Max abs error versus position, {} outputs (d {}, base {:g}): one panel per strategy", dtype,
+      study["d_models"][0].get<int>(), study["bases"][0].get<double>());
+  d.csv << "implementation,position,max_abs_error\n";
+  std::map<std::string, fs::path> files;
+  const int columns = strategies.size() > 4 ? 3 : 2;
+  const int rows = static_cast<int>((strategies.size() + columns - 1) / columns);
+  d.gp << "set terminal svg size 1300," << 300 * rows + 60
+       << " dynamic noenhanced font 'sans,11' background rgb 'white'\n"
+       << "set multiplot layout " << rows << "," << columns << " title " << quoted(d.title)
+       << "\nset logscale xy\nset grid\nset format y '%.0e'\nset key top left font ',8'\n"
+       << "set xrange [1:" << std::max<double>(2, study["max_position"].get<double>()) << "]\n"
+       << fmt::format("set yrange [{:.3g}:3]\n", output_rounding_error(*dtype_named(dtype)) / 200)
+       << "set xlabel 'position'\nset ylabel 'max abs error'\n"
+       << "set label 1 'target 1e-4' at graph 0.99, first 1.6e-4 right font ',8' tc rgb '#777777'\n"
+       << "set label 2 'target 1e-2' at graph 0.99, first 1.6e-2 right font ',8' tc rgb '#333333'\n"
+       << "set label 3 'u*pos: the float32 angle' at first 2, first 3e-5 left font ',8' tc rgb "
+          "'#c05000'\n"
+       << fmt::format(
+              "set label 4 'output rounding (half an ulp)' at graph 0.99, first {:.6g} "
+              "right font ',8' tc rgb '#0060c0'\n",
+              1.6 * output_rounding_error(*dtype_named(dtype)));
+  const double rounding = output_rounding_error(*dtype_named(dtype));
+  for (const std::string& strategy : strategies) {
+    d.gp << "set title " << quoted(strategy) << "\nplot ";
+    bool first = true;
+    for (const json* e : all)
+      if ((*e)["strategy"] != strategy) {
+        d.gp << (first ? "" : ", \\\n  ") << quoted(curve_file(dir, *e, files, &d.csv))
+             << " using 1:2 with lines lc rgb '#dddddd' notitle";
+        first = false;
+      }
+    for (const json* e : all)
+      if ((*e)["strategy"] == strategy) {
+        d.gp << (first ? "" : ", \\\n  ") << quoted(curve_file(dir, *e, files, &d.csv))
+             << " using 1:2 with linespoints lw 2 pt 7 ps 0.4 title "
+             << quoted(short_entry_name((*e)["name"].get<std::string>()));
+        first = false;
+      }
+    // The reference lines are labelled where they are drawn, so the key lists entries only.
+    d.gp << ", \\\n  1e-4 with lines dt 2 lc rgb '#777777' notitle, \\\n  1e-2 with lines dt 2 lc "
+            "rgb '#333333' notitle, \\\n  2**-24*x with lines dt 3 lw 2 lc rgb '#c05000' notitle, "
+            "\\\n  "
+         << fmt::format("{:.6g}", rounding) << " with lines dt 4 lc rgb '#0060c0' notitle\n";
+  }
+  d.gp << "unset multiplot\nunset logscale\nunset format\nunset xrange\nunset yrange\n";
+}
+
+void pareto_plot(const json& r, const fs::path& dir, Draft& d) {
   std::vector<Point> points;
-  for (const auto& e : report["implementations"])
-    if (e["available"].get<bool>() && !e["values_per_s"].is_null() &&
-        !e["accuracy"]["max_abs"].is_null())
+  for (const json& e : r["implementations"])
+    if (drawable(e) && !e["values_per_s"].is_null() && !e["accuracy"]["max_abs"].is_null())
       points.push_back({e["values_per_s"].get<double>(),
                         std::max(kFloor, e["accuracy"]["max_abs"].get<double>()),
-                        e["name"].get<std::string>()});
-  if (!points.empty()) {
-    const fs::path all = dir / "points.dat", front = dir / "front.dat";
-    {
-      std::ofstream out(all);
-      for (const Point& p : points) out << p.x << " " << p.y << " " << quoted(p.label) << "\n";
-      std::ofstream f(front);
-      for (const Point& p : pareto_front(points)) f << p.x << " " << p.y << "\n";
+                        short_entry_name(e["name"].get<std::string>())});
+  if (points.empty()) return;
+  const std::vector<Point> front = pareto_front(points);
+  const fs::path all = dir / "points.dat", front_file = dir / "front.dat";
+  {
+    std::ofstream out(all), f(front_file);
+    d.csv << "implementation,values_per_s,max_abs_error,on_pareto_front\n";
+    for (const Point& p : points) {
+      const bool on = std::any_of(front.begin(), front.end(),
+                                  [&](const Point& q) { return q.label == p.label; });
+      out << p.x << " " << p.y << " " << quoted(p.label) << "\n";
+      d.csv << csv_field(p.label) << "," << p.x << "," << p.y << "," << (on ? "yes" : "no") << "\n";
     }
-    const std::string title = "Accuracy versus throughput (one thread, 8192 x 512), Pareto front";
-    titles.push_back(title);
-    gp << "set output "
-       << quoted((dir / ("plot-" + std::to_string(titles.size()) + ".svg")).string())
-       << "\nset title " << quoted(title)
-       << "\nset logscale xy\nset xlabel 'values per second'\nset ylabel 'max abs error over the "
-          "study'\nset format y '%.0e'\nplot "
+    for (const Point& p : front) f << p.x << " " << p.y << "\n";
+  }
+  d.title = "Accuracy versus throughput (one thread, 8192 x 512 table), with the Pareto front";
+  d.gp << "set terminal svg size 1300,640 dynamic noenhanced font 'sans,11' background rgb "
+          "'white'\nset title "
+       << quoted(d.title)
+       << "\nset logscale xy\nset grid\nset key top right\nset xlabel 'values per second (one "
+          "thread)'\nset ylabel 'max abs error over the study'\nset format y '%.0e'\nplot "
        << quoted(all.string())
        << " using 1:2 with points pt 7 ps 0.8 title 'implementations', \\\n  "
        << quoted(all.string())
        << " using 1:2:3 with labels font ',7' offset 0.5,0.5 left notitle, \\\n  "
-       << quoted(front.string()) << " using 1:2 with lines lw 2 title 'Pareto front'\n"
+       << quoted(front_file.string()) << " using 1:2 with lines lw 2 title 'Pareto front'\n"
        << "unset logscale\nunset format\n";
-  }
+}
 
-  // 3. Horizons for the 1e-4 absolute target.
-  {
-    const fs::path data = dir / "horizons.dat";
-    std::ofstream out(data);
-    int n = 0;
-    for (const auto& e : report["implementations"])
-      if (e["available"].get<bool>())
-        out << n++ << " " << std::max<uint64_t>(1, e["horizons"].value("1e-4", uint64_t{0})) << " "
-            << quoted(e["name"].get<std::string>()) << "\n";
-    out.close();
-    if (n) {
-      const std::string title = "Horizon: the largest position with every sampled error <= 1e-4";
-      titles.push_back(title);
-      gp << "set output "
-         << quoted((dir / ("plot-" + std::to_string(titles.size()) + ".svg")).string())
-         << "\nset title " << quoted(title)
-         << "\nset terminal svg size 1100,760 dynamic noenhanced font 'sans,11' background rgb "
-            "'white'\nset logscale y\nset ylabel 'position'\nset xtics rotate by 60 right font "
-            "',8'\nset style fill solid 0.6\nset boxwidth 0.7\nplot "
-         << quoted(data.string()) << " using 1:2:xtic(3) with boxes notitle\n";
-    }
+void horizon_plot(const json& r, const fs::path& dir, Draft& d) {
+  const fs::path data = dir / "horizons.dat";
+  std::ofstream out(data);
+  d.csv << "implementation,horizon_1e-4,horizon_1e-2\n";
+  int n = 0;
+  for (const json& e : r["implementations"]) {
+    if (!drawable(e)) continue;
+    const uint64_t h4 = e["horizons"].value("1e-4", uint64_t{0});
+    const uint64_t h2 = e["horizons"].value("1e-2", uint64_t{0});
+    out << n++ << " " << std::max<uint64_t>(1, h4) << " " << std::max<uint64_t>(1, h2) << " "
+        << quoted(short_entry_name(e["name"].get<std::string>())) << "\n";
+    d.csv << csv_field(e["name"].get<std::string>()) << "," << h4 << "," << h2 << "\n";
+  }
+  if (!n) return;
+  d.title =
+      "Horizons: the largest position studied with every measured row within 1e-4 (and "
+      "1e-2); 1 means never beyond position 0";
+  d.gp << "set terminal svg size 1300,760 dynamic noenhanced font 'sans,11' background rgb "
+          "'white'\nset title "
+       << quoted(d.title)
+       << "\nset logscale y\nset grid ytics\nset key top left\nset ylabel 'position'\nset xtics "
+          "rotate by 60 right font ',8'\nset style data histograms\nset style histogram "
+          "clustered gap 1\nset style fill solid 0.7\nplot "
+       << quoted(data.string()) << " using 2:xtic(4) title 'within 1e-4', '' using 3 title "
+       << "'within 1e-2'\nunset logscale\nunset xtics\nset xtics\n";
+}
+
+}  // namespace
+
+std::vector<Plot> draw_plots(const json& report) {
+  char tmpl[] = "/tmp/peverify-plots-XXXXXX";
+  if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a directory for the plots");
+  const fs::path dir(tmpl);
+  std::vector<Draft> drafts(5);
+  error_panels(report, "float32", dir, drafts[0]);
+  error_panels(report, "float16", dir, drafts[1]);
+  error_panels(report, "bfloat16", dir, drafts[2]);
+  pareto_plot(report, dir, drafts[3]);
+  horizon_plot(report, dir, drafts[4]);
+
+  std::ostringstream gp;
+  std::vector<Plot> plots;
+  for (Draft& d : drafts) {
+    if (d.title.empty()) continue;
+    Plot p;
+    p.title = d.title;
+    p.file = "plot-" + std::to_string(plots.size() + 1) + ".svg";
+    p.data_file = "plot-" + std::to_string(plots.size() + 1) + ".csv";
+    p.data_csv = d.csv.str();
+    gp << "set output " << quoted((dir / p.file).string()) << "\n" << d.gp.str() << "reset\n";
+    plots.push_back(std::move(p));
   }
   const fs::path script = dir / "plots.gp";
-  {
-    std::ofstream out(script);
-    out << gp.str();
-  }
+  std::ofstream(script) << gp.str();
   const std::string command =
       "gnuplot " + quoted(script.string()) + " 2>" + quoted((dir / "gnuplot.log").string());
   const int status = std::system(command.c_str());
-  std::vector<std::pair<std::string, std::string>> plots;
-  if (status == 0) {
-    for (size_t i = 0; i < titles.size(); ++i) {
-      std::ifstream in(dir / ("plot-" + std::to_string(i + 1) + ".svg"));
+  if (status == 0)
+    for (Plot& p : plots) {
+      std::ifstream in(dir / p.file);
       std::stringstream svg;
       svg << in.rdbuf();
-      plots.push_back({titles[i], svg.str()});
+      p.svg = svg.str();
     }
-  }
   std::error_code ec;
-  fs::remove_all(dir, ec);
+  if (!std::getenv("PEV_KEEP_PLOT_FILES")) fs::remove_all(dir, ec);
   if (status != 0)
     throw std::runtime_error("gnuplot failed or is not installed (exit status " +
                              std::to_string(WEXITSTATUS(status)) + ")");

@@ -2,6 +2,7 @@
 // implementation whose horizon reaches the context.
 #include <fmt/format.h>
 
+#include "reports/report_text.h"
 #include "reports/study.h"
 
 namespace pev::reports {
@@ -40,7 +41,7 @@ Recommendation pick(const std::vector<EntryResult>& entries, const std::string& 
         target, best_horizon, *best->values_per_s, best->roofline_ratio.value_or(0),
         model.empty() ? fmt::format("; max abs error {:.3g} over the study", best->max_abs) : "");
   } else {
-    r.evidence = "no implementation available here meets it";
+    r.evidence = unmet_reason(dtype, target);
   }
   return r;
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "reports/plots.h"
 #include "reports/study.h"
 
 namespace pev::reports {
@@ -17,9 +18,10 @@ std::string to_markdown(const nlohmann::json& report);
 std::string entries_csv(const nlohmann::json& report);
 std::string bands_csv(const nlohmann::json& report);
 std::string recommendations_csv(const nlohmann::json& report);
-// `plots_svg` maps plot names to SVG documents (see plots.h); missing plots are noted.
-std::string to_html(const nlohmann::json& report,
-                    const std::vector<std::pair<std::string, std::string>>& plots_svg);
+// The page: findings and the recommendation matrix first, then the rotary models, the plots (with
+// `plot_note` saying why there are none), every implementation.
+std::string to_html(const nlohmann::json& report, const std::vector<Plot>& plots,
+                    const std::string& plot_note);
 
 // Writes every output into `dir` (created if needed), each file atomically; returns the files.
 std::vector<std::string> write_report(const nlohmann::json& report, const std::string& dir);

@@ -35,6 +35,10 @@ struct StudyConfig {
   // rotary_positions - 1, built by every entry with a float32 or bfloat16 output.
   std::vector<std::string> rotary_models = {"llama-3.1-8b", "qwen2.5-7b-yarn", "deepseek-v3"};
   uint64_t rotary_positions = 131072;
+  // The entries that build a rotary cache the way Hugging Face's float32 code does, per output
+  // type: the findings give their verdict on every model.
+  std::map<std::string, std::string> framework_entries = {
+      {"float32", "cpu/pow/f32>f32/sleef-u10"}, {"bfloat16", "cpu/pow/f32>bf16/sleef-u10"}};
 };
 
 // Reads a study config (JSON with any of the fields above); throws FileError when malformed.

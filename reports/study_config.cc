@@ -44,6 +44,8 @@ StudyConfig read_study_config(const std::string& path) {
         c.rotary_models = value.get<std::vector<std::string>>();
       else if (key == "rotary_positions")
         c.rotary_positions = value.get<uint64_t>();
+      else if (key == "framework_entries")
+        c.framework_entries = value.get<std::map<std::string, std::string>>();
       else
         throw FileError(path + ": unknown study setting '" + key + "'");
     }

@@ -22,7 +22,7 @@ using nlohmann::json;
 
 // The layout of a shard file's result; part of the study's fingerprint, so that a sweep
 // directory written by another layout is recomputed rather than misread.
-constexpr int kShardFormat = 3;
+constexpr int kShardFormat = 4;
 
 // Doubles travel as %a text: exact, and infinities survive (JSON numbers cannot hold them).
 std::string hex(double x) { return fmt::format("{:a}", x); }
@@ -92,11 +92,16 @@ json to_json(const ShardResult& s) {
   for (const properties::Verdict& v : s.verdicts) {
     json figures = json::object();
     for (const auto& [name, x] : v.figures) figures[name] = hex(x);
+    json worst = json::array();
+    for (const measure::Finding& f : v.worst)
+      worst.push_back({f.pos, f.column, hex(f.got), hex(f.expected), hex(f.error), hex(f.allowed),
+                       hex(f.ulp), f.what});
     j["verdicts"].push_back({{"property", v.property},
                              {"holds", v.holds},
                              {"summary", v.summary},
                              {"checked", v.checked},
-                             {"figures", figures}});
+                             {"figures", figures},
+                             {"worst", worst}});
   }
   j["fitted_c"] = hex(s.fitted_c);
   j["rotary"] = to_json(s.rotary);
@@ -122,6 +127,10 @@ ShardResult from_json(const json& j) {
     verdict.summary = v.at("summary").get<std::string>();
     verdict.checked = v.at("checked").get<uint64_t>();
     for (const auto& [name, x] : v.at("figures").items()) verdict.figures[name] = unhex(x);
+    for (const json& f : v.at("worst"))
+      verdict.worst.push_back({f.at(0).get<uint64_t>(), f.at(1).get<int>(), unhex(f.at(2)),
+                               unhex(f.at(3)), unhex(f.at(4)), unhex(f.at(5)), unhex(f.at(6)),
+                               f.at(7).get<std::string>()});
     s.verdicts.push_back(verdict);
   }
   s.fitted_c = unhex(j.at("fitted_c"));
