@@ -75,7 +75,9 @@ TEST(FastVsMpfrRecipes, AttentionFactorsAtTheEdges) {
     const double want = a == 1e5 ? INFINITY : a == 1 + 0x1p-8 ? 1.0 : a;
     EXPECT_EQ(v.cos_rounded[0], want) << a;
     EXPECT_EQ(v.cos_exact[0], a);
-    if (a != 1 + 0x1p-8) EXPECT_EQ(fast->stats().handed_off.load(), 39u * 64u) << a;
+    if (a != 1 + 0x1p-8) {  // every element of positions 1 .. 39 went to MPFR
+      EXPECT_EQ(fast->stats().handed_off.load(), 39u * 64u) << a;
+    }
   }
 }
 
