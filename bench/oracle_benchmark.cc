@@ -1,8 +1,8 @@
 // Throughput of the oracle's engines, with their baseline beside them: raw mpfr_sin_cos at a fixed
 // 128 bits on the same angles (docs/design.md §11: ~1.0 M values/s per core), the MPFR engine and
-// the fast engine on the same tiles, and the two compared in one run (speedup, hand-off rate). One
-// value is one output element, a sin or a cos; values_per_s is per thread unless the name says
-// otherwise.
+// the fast engine on the same tiles, the two compared in one run (speedup, hand-off rate), and a
+// YaRN table beside the default recipe (docs/design.md §12.4). One value is one output element, a
+// sin or a cos; values_per_s is per thread unless the name says otherwise.
 #include <benchmark/benchmark.h>
 #include <mpfr.h>
 
@@ -113,6 +113,52 @@ void BM_OracleSpeedup(benchmark::State& state, uint64_t start, Dtype dtype) {
   }
 }
 
+// A rotary recipe's cost: Qwen2.5's YaRN table (d 128, base 1e6, L0 32768, s 4, A = 1.1386: the
+// fast engine's scaled kernel) beside the default recipe of the same d and base (plain: A = 1),
+// each engine on the same tiles, in one run.
+TableSpec qwen_spec(bool yarn) {
+  TableSpec spec;
+  spec.d_model = 128;
+  spec.base = 1e6;
+  spec.layout = Layout::kRopeCosDup;
+  if (yarn) {
+    spec.rope.type = RopeType::kYarn;
+    spec.rope.factor = 4;
+    spec.rope.original_max_position = 32768;
+  }
+  return spec;
+}
+
+void BM_OracleRecipe(benchmark::State& state, EngineKind kind, bool yarn, uint64_t start,
+                     Dtype dtype) {
+  const TableSpec spec = qwen_spec(yarn);
+  const int pairs = spec.d_model / 2;
+  const auto engine = make_engine(kind, spec, dtype);
+  TileValues values;
+  uint64_t iteration = 0;
+  for (auto _ : state) {
+    engine->evaluate(tile_at(start, iteration++, pairs), values);
+    benchmark::DoNotOptimize(values.sin_rounded.data());
+    benchmark::ClobberMemory();
+  }
+  report_values(state, iteration * kTilePositions * pairs * 2);
+  if (kind == EngineKind::kFast)
+    state.counters["handed_off"] = static_cast<double>(engine->stats().handed_off.load());
+}
+
+// Both engines alternating on one recipe (oracle/engine_benchmark.h): values/s and the speedup.
+void BM_OracleRecipeSpeedup(benchmark::State& state, bool yarn, uint64_t start, Dtype dtype) {
+  TableSpec spec = qwen_spec(yarn);
+  spec.start = start;
+  for (auto _ : state) {
+    const EngineComparison c = compare_engines(spec, dtype, kRegionTiles * kTilePositions, 1.0);
+    state.counters["mpfr_values_per_s"] = c.mpfr_values_per_s;
+    state.counters["fast_values_per_s"] = c.fast_values_per_s;
+    state.counters["speedup"] = c.speedup;
+    state.counters["handoff_rate"] = c.handoff_rate;
+  }
+}
+
 // compute_table's own threads do the work, so the benchmark must be timed in real time.
 void BM_OracleComputeTable(benchmark::State& state, EngineKind kind, uint64_t start, Dtype dtype) {
   const uint64_t rows = uint64_t{8} * kTilePositions * (kind == EngineKind::kFast ? 64 : 1);
@@ -151,6 +197,19 @@ const bool registered = [] {
                                  BM_OracleSpeedup, region.start, Dtype::kFloat32)
         ->Iterations(1);
   }
+  // The default recipe first: the baseline beside the YaRN table.
+  for (const Region& region : kRegions)
+    for (const bool yarn : {false, true}) {
+      const std::string suffix =
+          std::string(yarn ? "yarn" : "default") + "/" + region.label + "/bfloat16";
+      for (EngineKind kind : {EngineKind::kMpfr, EngineKind::kFast})
+        benchmark::RegisterBenchmark(
+            ("BM_OracleRecipe/" + std::string(name_of(kind)) + "/" + suffix).c_str(),
+            BM_OracleRecipe, kind, yarn, region.start, Dtype::kBFloat16);
+      benchmark::RegisterBenchmark(("BM_OracleRecipeSpeedup/" + suffix).c_str(),
+                                   BM_OracleRecipeSpeedup, yarn, region.start, Dtype::kBFloat16)
+          ->Iterations(1);
+    }
   // One thread is the baseline for the two-thread run.
   for (EngineKind kind : {EngineKind::kMpfr, EngineKind::kFast}) {
     const std::string name =

@@ -11,6 +11,7 @@
 
 #include "encoding/format.h"
 #include "oracle/arb_reference.h"
+#include "oracle/recipe_testutil.h"
 #include "oracle/test_rng.h"
 
 namespace pev::oracle::agreement {
@@ -49,8 +50,9 @@ int sample_pair(Rng& rng, int d) {
 }
 
 std::string describe(const AgreementCase& c, Dtype target) {
-  return fmt::format("{} d={} base={:.17g} schedule={} pos={} pair={}", name_of(target),
-                     c.spec.d_model, c.spec.base, name_of(c.spec.schedule), c.pos, c.pair);
+  return fmt::format("{} d={} base={:.17g} schedule={} {} pos={} pair={}", name_of(target),
+                     c.spec.d_model, c.spec.base, name_of(c.spec.schedule),
+                     pev::describe(c.spec.rope), c.pos, c.pair);
 }
 
 // Compare encodings, not values: == would not tell +0 from -0.
@@ -75,6 +77,20 @@ std::vector<AgreementCase> sample_cases(uint64_t seed, int count, int cases_per_
   return cases;
 }
 
+std::vector<AgreementCase> sample_recipe_cases(uint64_t seed, int count, int cases_per_spec) {
+  Rng rng(seed);
+  const int specs = (count + cases_per_spec - 1) / cases_per_spec;
+  const std::vector<TableSpec> all = recipes::random_recipes(seed, specs);
+  std::vector<AgreementCase> cases;
+  cases.reserve(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    const TableSpec& spec = all[static_cast<size_t>(i / cases_per_spec)];
+    cases.push_back({spec, recipes::position_in(rng, i % recipes::kPositionRegions),
+                     sample_pair(rng, spec.d_model)});
+  }
+  return cases;
+}
+
 std::optional<std::string> compare_with_arb(const Engine& engine, const AgreementCase& c,
                                             Dtype target) {
   TileValues v;
@@ -95,7 +111,8 @@ std::optional<std::string> compare_with_arb(const Engine& engine, const Agreemen
   return describe(c, target) + diff;
 }
 
-AgreementSummary run_agreement(const std::vector<AgreementCase>& cases, Dtype target) {
+AgreementSummary run_agreement(const std::vector<AgreementCase>& cases, Dtype target,
+                               EngineKind kind) {
   constexpr size_t kShown = 20;
   AgreementSummary summary;
   std::unique_ptr<Engine> engine;
@@ -103,8 +120,8 @@ AgreementSummary run_agreement(const std::vector<AgreementCase>& cases, Dtype ta
   for (const AgreementCase& c : cases) {
     const TableSpec& s = c.spec;
     if (!engine_spec || s.d_model != engine_spec->d_model || s.base != engine_spec->base ||
-        s.schedule != engine_spec->schedule) {
-      engine = make_mpfr_engine(s, target);
+        s.schedule != engine_spec->schedule || s.rope != engine_spec->rope) {
+      engine = make_engine(kind, s, target);
       engine_spec = &s;
     }
     summary.elements += 2;

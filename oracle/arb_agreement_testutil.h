@@ -26,6 +26,11 @@ struct AgreementCase {
 // 2^24 and just below 2^40.
 std::vector<AgreementCase> sample_cases(uint64_t seed, int count, int cases_per_spec);
 
+// Random rotary recipes around real models (recipe_testutil.h), `cases_per_spec` cases each: pair
+// 0, the last or uniform; positions from the four regions (small, near 2^20, above 2^20, near
+// 2^40) in turn.
+std::vector<AgreementCase> sample_recipe_cases(uint64_t seed, int count, int cases_per_spec);
+
 // Evaluates the element with `engine` (built for c.spec and `target`) and with Arb; empty when
 // sin and cos agree bit for bit in the target format and in float64, else a replayable
 // description with %a values and bit patterns.
@@ -38,7 +43,8 @@ struct AgreementSummary {
   uint64_t failure_count = 0;
 };
 // Runs compare_with_arb over `cases`, one engine per group of equal specs.
-AgreementSummary run_agreement(const std::vector<AgreementCase>& cases, Dtype target);
+AgreementSummary run_agreement(const std::vector<AgreementCase>& cases, Dtype target,
+                               EngineKind kind = EngineKind::kMpfr);
 
 // The rung of engine's precision ladder that decided (pos, pair), observed through its stats
 // (so not thread-safe with other evaluations on the same engine); -1 if none moved.

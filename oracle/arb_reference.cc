@@ -2,7 +2,6 @@
 
 #include <arb.h>
 #include <arf.h>
-#include <flint/fmpq.h>
 #include <flint/fmpz.h>
 
 #include <bit>
@@ -12,6 +11,7 @@
 #include <string>
 
 #include "encoding/format.h"
+#include "oracle/arb_recipe.h"
 
 namespace pev::oracle {
 namespace {
@@ -32,16 +32,12 @@ struct Fmpz {
   Fmpz() { fmpz_init(v); }
   ~Fmpz() { fmpz_clear(v); }
 };
-struct Fmpq {
-  fmpq_t v;
-  Fmpq() { fmpq_init(v); }
-  ~Fmpq() { fmpq_clear(v); }
-};
 
-// x (finite, nonzero, |x| < 2^1000) rounded to nearest in format f, widened to double. The normal
+// x (finite, nonzero, |x| < 2^1100) rounded to nearest in format f, widened to double. The normal
 // range rounds to f.precision significant bits; below 2^min_exponent the grid is fixed: integer
-// multiples of the smallest subnormal 2^(min_exponent - precision + 1). Written by hand because
-// Arb has no notion of a bounded exponent range.
+// multiples of the smallest subnormal 2^(min_exponent - precision + 1); a result beyond the
+// largest finite value (an attention factor can scale values that far) is an infinity. Written by
+// hand because Arb has no notion of a bounded exponent range.
 double round_to_format(const arf_t x, const FormatTraits& f) {
   Arf y;
   if (arf_cmpabs_2exp_si(x, f.min_exponent) >= 0) {
@@ -56,10 +52,13 @@ double round_to_format(const arf_t x, const FormatTraits& f) {
   }
   const bool negative = arf_sgn(x) < 0;
   if (arf_is_zero(y.v)) return negative ? -0.0 : 0.0;
-  // y has at most 53 significant bits and an exponent well inside double's: ldexp is exact.
+  // y has at most 53 significant bits: ldexp is exact, or overflows to the infinity.
   Fmpz man, exp;
   arf_get_fmpz_2exp(man.v, exp.v, y.v);
-  return std::ldexp(static_cast<double>(fmpz_get_si(man.v)), static_cast<int>(fmpz_get_si(exp.v)));
+  const double v =
+      std::ldexp(static_cast<double>(fmpz_get_si(man.v)), static_cast<int>(fmpz_get_si(exp.v)));
+  const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), 1 - f.min_exponent);
+  return std::fabs(v) > largest ? std::copysign(INFINITY, v) : v;
 }
 
 // The common rounding of every point of the ball, if its two ends agree (compared as bit
@@ -79,34 +78,30 @@ std::optional<double> round_ball(const arb_t x, const FormatTraits& f) {
 
 ArbReference arb_reference(const TableSpec& spec, uint64_t pos, int pair, Dtype target) {
   ArbReference r;
-  if (pos == 0) {  // sin 0 = +0 and cos 0 = 1 exactly (the convention the oracle follows)
-    r.sin_bits = encode_exact(0.0, target);
-    r.cos_bits = encode_exact(1.0, target);
-    r.cos_value = r.cos_f64 = 1.0;
-    return r;
-  }
   const FormatTraits f = traits_of(target);
   const FormatTraits f64 = traits_of(Dtype::kFloat64);
-  const FrequencyExponent e = frequency_exponent(spec, pair);
-
-  Fmpq exponent;
-  Fmpz num, den, position;
-  fmpz_set_si(num.v, static_cast<slong>(e.numerator));
-  fmpz_set_si(den.v, static_cast<slong>(e.denominator));
-  fmpq_set_fmpz_frac(exponent.v, num.v, den.v);      // canonical form, exact
+  Fmpz position;
   fmpz_set_ui(position.v, static_cast<ulong>(pos));  // exact for every 64-bit position
 
-  Arb base, w, angle, s, c;
-  arb_set_d(base.v, spec.base);  // exact
+  Arb w, angle, s, c, attention;
   constexpr slong kMaxPrecision = slong{1} << 16;
   for (slong prec = 64 + 2 * static_cast<slong>(std::bit_width(pos)); prec <= kMaxPrecision;
        prec *= 2) {
     // Guard bits on w and the angle; Arb's radii track every error, so any choice is sound.
-    arb_pow_fmpq(w.v, base.v, exponent.v, prec + 16);
-    arb_mul_fmpz(angle.v, w.v, position.v, prec + 16);
-    arb_sin_cos(s.v, c.v, angle.v, prec);
-    const auto sin_t = round_ball(s.v, f), cos_t = round_ball(c.v, f);
-    const auto sin_d = round_ball(s.v, f64), cos_d = round_ball(c.v, f64);
+    arb_attention(spec, prec + 16, attention.v);
+    if (pos == 0) {  // sin 0 = +0 and cos 0 = 1 exactly (the oracle's convention): 0 and A
+      arb_zero(s.v);
+      arb_set(c.v, attention.v);
+    } else {
+      if (!arb_frequency(spec, pair, prec + 16, w.v)) continue;  // a recipe branch still open
+      arb_mul_fmpz(angle.v, w.v, position.v, prec + 16);
+      arb_sin_cos(s.v, c.v, angle.v, prec);
+      arb_mul(s.v, s.v, attention.v, prec);
+      arb_mul(c.v, c.v, attention.v, prec);
+    }
+    const auto sin_t = pos == 0 ? std::optional<double>(0.0) : round_ball(s.v, f);
+    const auto sin_d = pos == 0 ? std::optional<double>(0.0) : round_ball(s.v, f64);
+    const auto cos_t = round_ball(c.v, f), cos_d = round_ball(c.v, f64);
     if (sin_t && cos_t && sin_d && cos_d) {
       r.sin_value = *sin_t;
       r.cos_value = *cos_t;

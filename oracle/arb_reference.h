@@ -3,12 +3,13 @@
 // code with the MPFR engine: not its frequencies, not its error bound, not its rounding test
 // (oracle/correct_rounding.cc), so an agreement between the two means something.
 //
-// Method: w_k = b^(num/den) with the exponent an exact rational (arb_pow_fmpq), the angle pos * w_k
-// with pos an exact integer, sin and cos by arb_sin_cos; the precision doubles until both ends of
-// each ball round to the same format value. Rounding to nearest is monotone, so the exact value,
-// which lies in the ball, rounds to it too. The exact value is never a tie (for pos > 0 it is
-// transcendental, by Lindemann-Weierstrass), so the tie rule of the endpoint rounding never
-// decides a result.
+// Method: w_k = b^(num/den) with the exponent an exact rational (arb_pow_fmpq), or the recipe's
+// frequency and attention factor A from Hugging Face's formulas in balls (arb_recipe.h), the angle
+// pos * w_k with pos an exact integer, sin and cos by arb_sin_cos, times A; the precision doubles
+// until every branch of the recipe is decided and both ends of each ball round to the same format
+// value. Rounding to nearest is monotone, so the exact value, which lies in the ball, rounds to it
+// too. A value that is exactly a tie (a configured attention factor at position 0) has a ball of
+// radius 0, which the endpoint rounding rounds to even; values of positions > 0 are never ties.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +18,8 @@
 
 namespace pev::oracle {
 
-// sin and cos of a(pos, pair), each rounded once (nearest, ties to even, with subnormals and
-// signed zeros) to the target format and, separately, to float64.
+// A sin and A cos of a(pos, pair) (A = 1 without a recipe), each rounded once (nearest, ties to
+// even, with subnormals and signed zeros) to the target format and, separately, to float64.
 struct ArbReference {
   uint64_t sin_bits = 0, cos_bits = 0;  // target-format encodings (pev::encode_exact)
   double sin_value = 0, cos_value = 0;  // the same values widened to double

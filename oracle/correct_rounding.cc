@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "encoding/format.h"
+#include "oracle/mpfr_var.h"
 
 namespace pev::oracle {
 namespace {
@@ -37,7 +38,34 @@ std::optional<double> round_below_smallest_subnormal(mpfr_srcptr approx, mpfr_ex
   return result;
 }
 
+// The format's overflow: a value that rounds, with an unbounded exponent, beyond the largest
+// finite number (2 - 2^(1-P)) 2^emax, emax = 1 - min_exponent, is an infinity (IEEE 754 7.4).
+double overflow_to_infinity(double rounded, const FormatTraits& f) {
+  const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), 1 - f.min_exponent);
+  if (std::fabs(rounded) <= largest) return rounded;
+  return std::copysign(INFINITY, rounded);
+}
+
 }  // namespace
+
+double round_exact(mpfr_srcptr exact, Dtype target) {
+  const FormatTraits f = traits_of(target);
+  const mpfr_exp_t e = mpfr_get_exp(exact);
+  const mpfr_prec_t effective = f.precision - std::max<mpfr_exp_t>(0, f.min_exponent + 1 - e);
+  const bool negative = mpfr_signbit(exact);
+  if (effective < 1) {  // below the smallest subnormal: 0, or the smallest subnormal
+    const long min_subnormal_exp = f.min_exponent - f.precision + 1;
+    // Half of the smallest subnormal is a tie, which goes to the even neighbour, 0.
+    MpfrVar magnitude(mpfr_get_prec(exact));
+    mpfr_abs(magnitude, exact, MPFR_RNDN);
+    const int above_half = mpfr_cmp_ui_2exp(magnitude, 1, min_subnormal_exp - 1);
+    const double m = above_half > 0 ? std::ldexp(1.0, static_cast<int>(min_subnormal_exp)) : 0.0;
+    return negative ? -m : m;
+  }
+  MpfrVar rounded(effective);
+  mpfr_set(rounded, exact, MPFR_RNDN);  // MPFR's nearest is ties to even
+  return overflow_to_infinity(mpfr_get_d(rounded, MPFR_RNDN), f);
+}
 
 std::optional<double> round_if_decided(mpfr_srcptr approx, mpfr_exp_t err, Dtype target) {
   const FormatTraits f = traits_of(target);
@@ -52,9 +80,10 @@ std::optional<double> round_if_decided(mpfr_srcptr approx, mpfr_exp_t err, Dtype
   mpfr_t rounded;
   mpfr_init2(rounded, effective);
   mpfr_set(rounded, approx, MPFR_RNDN);
-  const double value = mpfr_get_d(rounded, MPFR_RNDN);  // exact: <= 53 bits, in double range
+  // Exact: <= 53 bits; beyond double's range only for a float64 target, where it is the infinity.
+  const double value = mpfr_get_d(rounded, MPFR_RNDN);
   mpfr_clear(rounded);
-  return value;
+  return overflow_to_infinity(value, f);
 }
 
 }  // namespace pev::oracle

@@ -12,8 +12,13 @@
 namespace pev::oracle {
 
 // Requires |approx - exact| <= 2^(EXP(approx) - err) and exact != 0; approx must be nonzero.
-// Handles the target's subnormals (including underflow to a signed zero). The result is the
+// Handles the target's subnormals (including underflow to a signed zero) and overflow to an
+// infinity (an attention factor can scale values past float16's range). The result is the
 // format value widened to double (exact).
 std::optional<double> round_if_decided(mpfr_srcptr approx, mpfr_exp_t err, Dtype target);
+
+// An exactly known nonzero value rounded to nearest, ties to even, the same way: for the few
+// values the oracle knows exactly (a configured attention factor at position 0).
+double round_exact(mpfr_srcptr exact, Dtype target);
 
 }  // namespace pev::oracle

@@ -15,15 +15,18 @@
 #include <utility>
 #include <vector>
 
+#include "oracle/attention.h"
 #include "oracle/engine.h"
 #include "oracle/fast_engine_kernel.h"
 #include "oracle/frequencies.h"
+#include "oracle/mpfr_var.h"
 
 namespace pev::oracle {
 namespace fast {
 
 const double* sincos_table() {
   static const std::array<double, 4 * kTableEntries> table = [] {
+    free_mpfr_caches_at_thread_exit();
     std::array<double, 4 * kTableEntries> t{};
     mpfr_t x, s, c, rest;
     mpfr_inits2(256, x, s, c, rest, static_cast<mpfr_ptr>(nullptr));
@@ -52,15 +55,31 @@ namespace {
 // Below this many quarter turns per position the lowest of the three words would leave the normal
 // range of double; such pairs (bases beyond ~2^800) are always handed off.
 constexpr double kSmallestFastT = 0x1p-800;
+// Attention factors the kernel scales by (fast_engine.md, A): beyond, values could underflow out
+// of the bound's reach or overflow float16; such tables are handed off whole.
+constexpr double kSmallestFastAttention = 0x1p-64, kLargestFastAttention = 0x1p8;
 
 class FastEngine final : public Engine {
  public:
   FastEngine(const TableSpec& spec, Dtype target) : spec_(spec), target_(target) {
+    free_mpfr_caches_at_thread_exit();
     const int pairs = spec.d_model / 2;
     for (auto* v : {&t0_, &t1_, &t2_}) v->assign(pairs + fast::kPad, 0.0);
     std::fill(t0_.begin() + pairs, t0_.end(), 0.25);  // the pad: any finite value
     const Frequencies frequencies(spec);
-    // t = w 2/pi at 448 bits: relative error <= 2^-373 (w's is 2^(c_w - 384), c_w <= 11).
+    const Attention attention(spec);
+    cos0_rounded_ = attention.rounded(target);
+    cos0_exact_ = attention.rounded(Dtype::kFloat64);
+    if (!attention.is_one()) {
+      // A as a double-double from 384 bits: |A - hi - lo| <= 2^-105.9 |A| (fast_engine.md, A).
+      MpfrVar rest(Attention::kCachedPrecision + 64);
+      attention_hi_ = mpfr_get_d(attention.cached(), MPFR_RNDN);
+      mpfr_sub_d(rest, attention.cached(), attention_hi_, MPFR_RNDN);  // exact
+      attention_lo_ = mpfr_get_d(rest, MPFR_RNDN);
+      const double a = std::fabs(attention_hi_);
+      all_to_mpfr_ = !(a >= kSmallestFastAttention && a <= kLargestFastAttention);
+    }
+    // t = w 2/pi at 448 bits: relative error <= 2^-383 (w's is 2^-384, Frequencies::cached).
     mpfr_t t, two_over_pi;
     mpfr_inits2(448, t, two_over_pi, static_cast<mpfr_ptr>(nullptr));
     mpfr_const_pi(two_over_pi, MPFR_RNDN);
@@ -93,18 +112,20 @@ class FastEngine final : public Engine {
     for (int r = 0; r < tile.position_count; ++r) {
       const uint64_t pos = tile.first_position + static_cast<uint64_t>(r);
       const size_t first = static_cast<size_t>(r) * pairs;
-      if (pos == 0) {  // sin 0 = +0 and cos 0 = 1 exactly
+      if (pos == 0) {  // sin 0 = +0 and cos 0 = 1 exactly: the values are 0 and A
         std::fill_n(out.sin_rounded.begin() + first, pairs, 0.0);
         std::fill_n(out.sin_exact.begin() + first, pairs, 0.0);
-        std::fill_n(out.cos_rounded.begin() + first, pairs, 1.0);
-        std::fill_n(out.cos_exact.begin() + first, pairs, 1.0);
+        std::fill_n(out.cos_rounded.begin() + first, pairs, cos0_rounded_);
+        std::fill_n(out.cos_exact.begin() + first, pairs, cos0_exact_);
         decided += pairs;
         continue;
       }
       size_t n = pairs;  // a position the kernel cannot hold exactly goes to MPFR whole
-      if (pos <= kMaxPosition) {
+      if (pos <= kMaxPosition && !all_to_mpfr_) {
         const fast::Row row{.position = static_cast<double>(pos),
                             .pairs = at,
+                            .attention_hi = attention_hi_,
+                            .attention_lo = attention_lo_,
                             .count = pairs,
                             .sin_rounded = out.sin_rounded.data() + first,
                             .cos_rounded = out.cos_rounded.data() + first,
@@ -139,7 +160,10 @@ class FastEngine final : public Engine {
 
   TableSpec spec_;
   Dtype target_;
-  std::vector<double> t0_, t1_, t2_;  // d/2 pairs, then kPad
+  std::vector<double> t0_, t1_, t2_;            // d/2 pairs, then kPad
+  double attention_hi_ = 1, attention_lo_ = 0;  // A as a double-double; exactly 1 for plain tables
+  bool all_to_mpfr_ = false;                    // A out of the kernel's range
+  double cos0_rounded_ = 1, cos0_exact_ = 1;    // A rounded: every cos at position 0
   // Built on the first hand-off: most tables never need it.
   mutable std::once_flag fallback_once_;
   mutable std::unique_ptr<Engine> fallback_;

@@ -10,8 +10,10 @@
 #include <random>
 #include <string>
 
+#include "oracle/attention.h"
 #include "oracle/fast_engine_kernel.h"
 #include "oracle/frequencies.h"
+#include "oracle/recipe_testutil.h"
 
 namespace pev::oracle {
 namespace {
@@ -43,15 +45,29 @@ struct Worst {
   int elements = 0;
 };
 
-// Checks one element's sin and cos against MPFR at 600 bits (error <= 2^-500 here).
-void check(const TableSpec& spec, const Frequencies& f, int pair, uint64_t pos, Worst& worst) {
+// Checks one element's sin and cos (times the attention factor when one is given) against MPFR at
+// 600 bits (error <= 2^-500 here).
+void check(const TableSpec& spec, const Frequencies& f, int pair, uint64_t pos, Worst& worst,
+           const Attention* attention = nullptr) {
   const Words w = words_of(f, pair);
-  const fast::Detail got = fast::evaluate_detail(static_cast<double>(pos), w.t0, w.t1, w.t2);
-  mpfr_t angle, s, c, diff;
-  mpfr_inits2(600, angle, s, c, diff, static_cast<mpfr_ptr>(nullptr));
+  double a_hi = 1, a_lo = 0;
+  mpfr_t angle, s, c, diff, a;
+  mpfr_inits2(600, angle, s, c, diff, a, static_cast<mpfr_ptr>(nullptr));
+  if (attention) {  // the engine's double-double of A (fast_engine.cc)
+    a_hi = mpfr_get_d(attention->cached(), MPFR_RNDN);
+    mpfr_sub_d(diff, attention->cached(), a_hi, MPFR_RNDN);
+    a_lo = mpfr_get_d(diff, MPFR_RNDN);
+  }
+  const fast::Detail got =
+      fast::evaluate_detail(static_cast<double>(pos), w.t0, w.t1, w.t2, a_hi, a_lo);
   f.compute(pair, 600, angle);
   mpfr_mul_ui(angle, angle, static_cast<unsigned long>(pos), MPFR_RNDN);
   mpfr_sin_cos(s, c, angle, MPFR_RNDN);
+  if (attention) {
+    attention->compute(600, a);
+    mpfr_mul(s, s, a, MPFR_RNDN);
+    mpfr_mul(c, c, a, MPFR_RNDN);
+  }
   const auto one = [&](const char* what, mpfr_srcptr exact, double hi, double lo, double bound) {
     mpfr_sub_d(diff, exact, hi, MPFR_RNDN);
     mpfr_sub_d(diff, diff, lo, MPFR_RNDN);
@@ -71,7 +87,7 @@ void check(const TableSpec& spec, const Frequencies& f, int pair, uint64_t pos, 
   one("sin", s, got.sin_hi, got.sin_lo, got.sin_bound);
   one("cos", c, got.cos_hi, got.cos_lo, got.cos_bound);
   ++worst.elements;
-  mpfr_clears(angle, s, c, diff, static_cast<mpfr_ptr>(nullptr));
+  mpfr_clears(angle, s, c, diff, a, static_cast<mpfr_ptr>(nullptr));
 }
 
 void report(const Worst& w) {
@@ -95,6 +111,27 @@ TEST(FastEngineBound, HoldsOnRandomElements) {
       const uint64_t pos = 1 + static_cast<uint64_t>(std::exp2(53.0 * unit()) - 1.0);
       check(spec, f, pair, pos, worst);
     }
+  }
+  report(worst);
+}
+
+// Recipe tables: the recipe's frequencies and the product by the attention factor A (section A),
+// on random elements and next to multiples of pi/2 (position 1 .. 2^40).
+TEST(FastEngineBound, HoldsWithRecipesAndAttentionFactors) {
+  std::mt19937_64 rng(4343);
+  Worst worst;
+  for (const TableSpec& spec : recipes::random_recipes(31, 70)) {
+    const Frequencies f(spec);
+    const Attention a(spec);
+    for (int i = 0; i < 40; ++i) {
+      const int pair = static_cast<int>(rng() % static_cast<uint64_t>(spec.d_model / 2));
+      const uint64_t pos = 1 + static_cast<uint64_t>(std::exp2(40.0 * (rng() >> 11) * 0x1p-53));
+      check(spec, f, pair, pos, worst, &a);
+    }
+    // Nearest integer multiples of the half-turn for pair 0 (w ~ 1): |pos w - k pi/2| small.
+    for (const uint64_t pos : {uint64_t{11}, uint64_t{355}, uint64_t{103993}, uint64_t{312689},
+                               uint64_t{833719}, uint64_t{1146408}})
+      check(spec, f, 0, pos, worst, &a);
   }
   report(worst);
 }

@@ -101,6 +101,17 @@ HWY_INLINE Lanes<V> SinCos(D d, V pos, V t0, V t1, V t2, const double* HWY_RESTR
   return out;
 }
 
+// A: the values times the attention factor, M = MulDD(v, A) (D1), and the bound
+// |A_h| B + 2^-100 |M_h|, which covers |A| |v - V| and the product's error (fast_engine.md, A).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE void Scale(D d, const DD<V>& attention, Lanes<V>& e) {
+  const V a = hn::Abs(attention.hi);
+  e.sin = MulDD(d, e.sin, attention);
+  e.cos = MulDD(d, e.cos, attention);
+  e.sin_bound = hn::MulAdd(hn::Abs(e.sin.hi), hn::Set(d, 0x1p-100), hn::Mul(a, e.sin_bound));
+  e.cos_bound = hn::MulAdd(hn::Abs(e.cos.hi), hn::Set(d, 0x1p-100), hn::Mul(a, e.cos_bound));
+}
+
 // Whether every real within `bound` of v.hi + v.lo rounds to v.hi in float64. RN is monotone, so
 // it suffices that the two ends do, each computed as v.hi + (v.lo -+ bound); the bound's slack
 // covers the rounding of v.lo -+ bound (fast_engine.md, T1).
@@ -168,17 +179,21 @@ HWY_INLINE void RoundAndStore(D d, const Lanes<V>& e, const Row& row, size_t i, 
   }
 }
 
-template <int P, int EMIN>
+// kScaled: multiply by the attention factor (recipe tables); plain tables never pay for it.
+template <int P, int EMIN, bool kScaled>
 size_t EvaluateRowFor(const Row& row) {
   const hn::ScalableTag<double> d;
   using V = hn::Vec<decltype(d)>;
   const size_t lanes = hn::Lanes(d);
   const double* HWY_RESTRICT table = sincos_table();
   const V pos = hn::Set(d, row.position);
+  const DD<V> attention{hn::Set(d, row.attention_hi), hn::Set(d, row.attention_lo)};
   size_t undecided = 0;
   const auto at = [&](size_t i) {
-    return SinCos(d, pos, hn::LoadU(d, row.pairs.t0 + i), hn::LoadU(d, row.pairs.t1 + i),
-                  hn::LoadU(d, row.pairs.t2 + i), table);
+    Lanes<V> e = SinCos(d, pos, hn::LoadU(d, row.pairs.t0 + i), hn::LoadU(d, row.pairs.t1 + i),
+                        hn::LoadU(d, row.pairs.t2 + i), table);
+    if constexpr (kScaled) Scale(d, attention, e);
+    return e;
   };
   // Two vectors per step: each is one long dependent chain, two give the core independent work.
   for (size_t i = 0; i < row.count; i += 2 * lanes) {
@@ -190,26 +205,35 @@ size_t EvaluateRowFor(const Row& row) {
   return undecided;
 }
 
-size_t EvaluateRow(const Row& row, Dtype target) {
+template <bool kScaled>
+size_t EvaluateRowScaled(const Row& row, Dtype target) {
   constexpr FormatTraits f64 = traits_of(Dtype::kFloat64), f32 = traits_of(Dtype::kFloat32),
                          f16 = traits_of(Dtype::kFloat16), bf16 = traits_of(Dtype::kBFloat16);
   switch (target) {
     case Dtype::kFloat64:
-      return EvaluateRowFor<f64.precision, f64.min_exponent>(row);
+      return EvaluateRowFor<f64.precision, f64.min_exponent, kScaled>(row);
     case Dtype::kFloat32:
-      return EvaluateRowFor<f32.precision, f32.min_exponent>(row);
+      return EvaluateRowFor<f32.precision, f32.min_exponent, kScaled>(row);
     case Dtype::kFloat16:
-      return EvaluateRowFor<f16.precision, f16.min_exponent>(row);
+      return EvaluateRowFor<f16.precision, f16.min_exponent, kScaled>(row);
     case Dtype::kBFloat16:
-      return EvaluateRowFor<bf16.precision, bf16.min_exponent>(row);
+      return EvaluateRowFor<bf16.precision, bf16.min_exponent, kScaled>(row);
   }
   return 0;
 }
 
-Detail EvaluateDetail(double position, double t0, double t1, double t2) {
+size_t EvaluateRow(const Row& row, Dtype target) {
+  const bool scaled = row.attention_hi != 1 || row.attention_lo != 0;
+  return scaled ? EvaluateRowScaled<true>(row, target) : EvaluateRowScaled<false>(row, target);
+}
+
+Detail EvaluateDetail(double position, double t0, double t1, double t2, double attention_hi,
+                      double attention_lo) {
   const hn::ScalableTag<double> d;
-  const auto e = SinCos(d, hn::Set(d, position), hn::Set(d, t0), hn::Set(d, t1), hn::Set(d, t2),
-                        sincos_table());
+  auto e = SinCos(d, hn::Set(d, position), hn::Set(d, t0), hn::Set(d, t1), hn::Set(d, t2),
+                  sincos_table());
+  if (attention_hi != 1 || attention_lo != 0)
+    Scale(d, DD<hn::Vec<decltype(d)>>{hn::Set(d, attention_hi), hn::Set(d, attention_lo)}, e);
   return {hn::GetLane(e.sin.hi), hn::GetLane(e.sin.lo), hn::GetLane(e.sin_bound),
           hn::GetLane(e.cos.hi), hn::GetLane(e.cos.lo), hn::GetLane(e.cos_bound)};
 }
@@ -231,8 +255,9 @@ size_t evaluate_row(const Row& row, Dtype target) {
   return HWY_DYNAMIC_DISPATCH(EvaluateRow)(row, target);
 }
 
-Detail evaluate_detail(double position, double t0, double t1, double t2) {
-  return HWY_DYNAMIC_DISPATCH(EvaluateDetail)(position, t0, t1, t2);
+Detail evaluate_detail(double position, double t0, double t1, double t2, double attention_hi,
+                       double attention_lo) {
+  return HWY_DYNAMIC_DISPATCH(EvaluateDetail)(position, t0, t1, t2, attention_hi, attention_lo);
 }
 
 const char* dispatched_target() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }

@@ -38,6 +38,9 @@ struct PairArrays {
 struct Row {
   double position;   // an integer in [1, 2^53], exact
   PairArrays pairs;  // at the row's first pair; readable for count + kPad entries
+  // The attention factor A as a double-double (|A - hi - lo| <= 2^-105.9 |A|, 2^-64 <= |hi| <=
+  // 2^8): the values are A sin and A cos. Exactly 1 + 0 for plain tables, which skip the product.
+  double attention_hi = 1, attention_lo = 0;
   size_t count;
   // count entries each: the values rounded to the target, and to float64.
   double* sin_rounded;
@@ -52,13 +55,14 @@ struct Row {
 // Evaluates a row; returns how many indices it wrote to row.undecided.
 size_t evaluate_row(const Row& row, Dtype target);
 
-// One element before rounding, for the tests of the bound: sin and cos of position * t as
+// One element before rounding, for the tests of the bound: A sin and A cos of position * t as
 // double-doubles, and the bound on |hi + lo - exact| that the rounding test uses.
 struct Detail {
   double sin_hi, sin_lo, sin_bound;
   double cos_hi, cos_lo, cos_bound;
 };
-Detail evaluate_detail(double position, double t0, double t1, double t2);
+Detail evaluate_detail(double position, double t0, double t1, double t2, double attention_hi = 1,
+                       double attention_lo = 0);
 
 // The Highway target that evaluate_row dispatches to on this CPU, e.g. "AVX3".
 const char* dispatched_target();

@@ -31,26 +31,7 @@ std::string shown(const Mismatches& m) {
   return s;
 }
 
-// Whole tables, every element's four values (rounded to the format and to float64) by bits.
-Mismatches compare_tables(const TableSpec& spec, uint64_t rows, Dtype dtype) {
-  const auto fast = make_fast_engine(spec, dtype);
-  const auto mpfr = make_mpfr_engine(spec, dtype);
-  const ExactTable a = compute_table(*fast, spec, rows);
-  const ExactTable b = compute_table(*mpfr, spec, rows);
-  Mismatches m;
-  for (size_t i = 0; i < a.rounded.size(); ++i) {
-    ++m.elements;
-    if (encode_exact(a.rounded[i], dtype) == encode_exact(b.rounded[i], dtype) &&
-        std::bit_cast<uint64_t>(a.exact[i]) == std::bit_cast<uint64_t>(b.exact[i]))
-      continue;
-    ++m.count;
-    if (m.shown.size() < 10)
-      m.shown.push_back(fmt::format("pos {} column {}: fast {:a} / {:a}, mpfr {:a} / {:a}",
-                                    spec.start + i / a.width, i % a.width, a.rounded[i], a.exact[i],
-                                    b.rounded[i], b.exact[i]));
-  }
-  return m;
-}
+using fastcheck::compare_tables;
 
 class FastVsMpfrTable : public testing::TestWithParam<std::tuple<uint64_t, Dtype>> {};
 

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "encoding/format.h"
+#include "oracle/recipe_testutil.h"
+#include "oracle/table.h"
 #include "oracle/test_rng.h"
 #include "support/parallel.h"
 
@@ -57,8 +59,9 @@ uint64_t random_position(Rng& rng) {
 }
 
 std::string describe(const TableSpec& spec, uint64_t pos, int pair, Dtype target) {
-  return fmt::format("{} d={} base={:a} schedule={} pos={} pair={}", name_of(target), spec.d_model,
-                     spec.base, name_of(spec.schedule), pos, pair);
+  return fmt::format("{} d={} base={:a} schedule={} {} pos={} pair={}", name_of(target),
+                     spec.d_model, spec.base, name_of(spec.schedule), pev::describe(spec.rope), pos,
+                     pair);
 }
 
 void compare_value(const char* what, double got, double want, Dtype t, std::string& diff) {
@@ -132,6 +135,51 @@ Mismatches compare_random(const std::vector<RandomTile>& tiles, Dtype target,
       tile.first_position = pos;
       compare_tile(*fast, *mpfr, t.spec, tile, target, m);
     }
+    std::lock_guard lock(mutex);
+    total.merge(m);
+    handed += fast->stats().handed_off.load();
+  });
+  if (handed_off) *handed_off = handed;
+  return total;
+}
+
+Mismatches compare_tables(const TableSpec& spec, uint64_t rows, Dtype dtype) {
+  const auto fast = make_fast_engine(spec, dtype);
+  const auto mpfr = make_mpfr_engine(spec, dtype);
+  const ExactTable a = compute_table(*fast, spec, rows);
+  const ExactTable b = compute_table(*mpfr, spec, rows);
+  Mismatches m;
+  for (size_t i = 0; i < a.rounded.size(); ++i) {
+    ++m.elements;
+    if (encode_exact(a.rounded[i], dtype) == encode_exact(b.rounded[i], dtype) &&
+        std::bit_cast<uint64_t>(a.exact[i]) == std::bit_cast<uint64_t>(b.exact[i]))
+      continue;
+    ++m.count;
+    if (m.shown.size() < kShown)
+      m.shown.push_back(fmt::format("{} pos {} column {}: fast {:a} / {:a}, mpfr {:a} / {:a}",
+                                    describe(spec, spec.start + i / a.width, 0, dtype),
+                                    spec.start + i / a.width, i % a.width, a.rounded[i], a.exact[i],
+                                    b.rounded[i], b.exact[i]));
+  }
+  return m;
+}
+
+Mismatches compare_recipes(uint64_t seed, int specs, int positions_per_region, Dtype target,
+                           uint64_t* handed_off) {
+  const std::vector<TableSpec> all = recipes::random_recipes(seed, specs);
+  Mismatches total;
+  uint64_t handed = 0;
+  std::mutex mutex;
+  parallel_for(all.size(), 0, [&](uint64_t i) {
+    const TableSpec& spec = all[i];
+    const auto fast = make_fast_engine(spec, target);
+    const auto mpfr = make_mpfr_engine(spec, target);
+    Rng rng(seed ^ (i * 0x9e3779b97f4a7c15));
+    Mismatches m;
+    for (int region = 0; region < recipes::kPositionRegions; ++region)
+      for (int p = 0; p < positions_per_region; ++p)
+        compare_tile(*fast, *mpfr, spec,
+                     {recipes::position_in(rng, region), 1, 0, spec.d_model / 2}, target, m);
     std::lock_guard lock(mutex);
     total.merge(m);
     handed += fast->stats().handed_off.load();

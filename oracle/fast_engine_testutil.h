@@ -39,6 +39,16 @@ std::vector<RandomTile> random_tiles(uint64_t seed, uint64_t elements, int posit
 Mismatches compare_random(const std::vector<RandomTile>& tiles, Dtype target,
                           uint64_t* handed_off = nullptr);
 
+// Whole tables (spec.start, `rows` rows, spec's layout) from both engines, every element's two
+// values by bits.
+Mismatches compare_tables(const TableSpec& spec, uint64_t rows, Dtype dtype);
+
+// `specs` random recipes (recipe_testutil.h) with `positions_per_region` rows of every pair in
+// each of the four position regions (small, near 2^20, above 2^20, near 2^40), specs spread over
+// threads.
+Mismatches compare_recipes(uint64_t seed, int specs, int positions_per_region, Dtype target,
+                           uint64_t* handed_off = nullptr);
+
 struct HardCase {
   int line = 0;
   TableSpec spec;

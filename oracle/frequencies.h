@@ -1,36 +1,52 @@
-// w_k = b^(e_k) for every pair of one (d, base, schedule), computed once in MPFR.
+// w_k for every pair of one table, computed once in MPFR: the schedule's b^(e_k), or the rotary
+// recipe's frequency (oracle/rope_frequencies.h) when the table has one.
 #pragma once
 
 #include <mpfr.h>
 
-#include <boost/multiprecision/mpfr.hpp>
+#include <memory>
 #include <vector>
 
 #include "encoding/spec.h"
+#include "oracle/mpfr_var.h"
 
 namespace pev::oracle {
 
+class RecipeFrequencies;
+
 class Frequencies {
  public:
-  // Cached at this precision; rungs that need more compute w afresh.
+  // The cache holds each w_k with a relative error of at most 2^-kCachedPrecision (it is computed
+  // at kCachedPrecision + log2_error_factor() bits); rungs that need more compute w afresh.
   static constexpr mpfr_prec_t kCachedPrecision = 384;
 
+  // Decides the recipe's branches exactly (rope_decisions.h); throws std::invalid_argument for a
+  // spec that validate() rejects.
   explicit Frequencies(const TableSpec& spec);
+  ~Frequencies();
 
   // w_k rounded to `precision` bits into `out` (whose precision is set to it). The relative error
   // is at most 2^(log2_error_factor() - precision).
   void compute(int pair, mpfr_prec_t precision, mpfr_ptr out) const;
-  // The cached w_k, relative error at most 2^(log2_error_factor() - kCachedPrecision).
-  mpfr_srcptr cached(int pair) const { return cache_[pair].backend().data(); }
+  // The cached w_k, relative error at most 2^-kCachedPrecision.
+  mpfr_srcptr cached(int pair) const { return cache_[pair]; }
 
   // c_w with |w~/w - 1| <= 2^(c_w - P) for w~ computed at P bits (see compute()).
   int log2_error_factor() const { return log2_error_factor_; }
 
+  // The recipe's decisions, for tests; null for a plain table.
+  const RecipeFrequencies* recipe() const { return recipe_.get(); }
+
  private:
   TableSpec spec_;
+  std::unique_ptr<const RecipeFrequencies> recipe_;
   int log2_error_factor_;
-  // Boost's front end only holds the cache (RAII for mpfr_t); arithmetic is raw MPFR.
-  std::vector<boost::multiprecision::mpfr_float> cache_;
+  std::vector<MpfrVar> cache_;
 };
+
+// b^(e_k) (docs/design.md §1.1) at `precision` bits into `out` (precision set), relative error at
+// most power_error_factor(b) 2^-precision: theta_j for the recipes, w_k for plain tables.
+void raise_base(const TableSpec& spec, int pair, mpfr_prec_t precision, mpfr_ptr out);
+double power_error_factor(double base);
 
 }  // namespace pev::oracle

@@ -1,13 +1,19 @@
 // The reference engine: every element by MPFR, with a precision ladder (Ziv's strategy).
 //
 // Error bound of one rung at working precision p (the proof the rounding test relies on):
-//   w~ = w (1 + e_w), |e_w| <= 2^(c_w - P_w) with P_w >= p + c_w    (Frequencies::compute)
+//   w~ = w (1 + e_w), |e_w| <= 2^-p: computed at P_w = p + c_w bits      (Frequencies::compute)
 //   a~ = pos * w~ rounded to p bits, so |a~ - a| <= |a| (2^-p + 2^-p + 2^-2p) <= 2^(E_a + 2 - p)
 //        where |a~| < 2^E_a (E_a = EXP(a~); |a| <= |a~| (1 + 2^(1-p)) is absorbed by the 2^2).
 //   s~ = sin(a~) rounded to p bits: |s~ - sin a| <= |a~ - a| + 2^(EXP(s~) - p - 1)
-//        <= 2^(max(E_a + 2, EXP(s~)) + 1 - p), as sin and cos are 1-Lipschitz.
-//   so mpfr_can_round's err = p - 1 - max(E_a + 2 - EXP(s~), 0): the cancellation near a zero
-//   of sin or cos (EXP(s~) << E_a) is what makes some elements climb the ladder.
+//        <= 2^(M + 1 - p), M = max(E_a + 2, EXP(s~)), as sin and cos are 1-Lipschitz.
+//   so mpfr_can_round's err = p - 1 - (M - EXP(s~)): the cancellation near a zero of sin or cos
+//   (EXP(s~) << E_a) is what makes some elements climb the ladder.
+// With an attention factor A != 1 (a recipe, oracle/attention.h), the value is A sin a:
+//   A~ = A (1 + e_A), |e_A| <= 2^-p (computed at p + c_A bits; 0 when A is exact), |A~| < 2^E_A.
+//   |A~ s~ - A sin a| <= |A| (2^-p |s~| + |s~ - sin a|) <= |A| (2^(M-p) + 2^(M+1-p))
+//        < 3.0001 2^(E_A + M - p), and v~ = A~ s~ rounded to p bits adds 2^(EXP(v~) - p - 1)
+//        <= 2^(E_A + M - p - 1) (EXP(v~) <= E_A + EXP(s~)): in all < 2^(E_A + M + 2 - p),
+//   so err = p - 2 - (E_A + M - EXP(v~)). A is rounded once, in this product; nothing twice.
 #include <mpfr.h>
 
 #include <algorithm>
@@ -15,9 +21,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "oracle/attention.h"
 #include "oracle/correct_rounding.h"
 #include "oracle/engine.h"
 #include "oracle/frequencies.h"
+#include "oracle/mpfr_var.h"
 
 namespace pev::oracle {
 
@@ -31,12 +39,18 @@ namespace {
 
 class MpfrEngine final : public Engine {
  public:
-  MpfrEngine(const TableSpec& spec, Dtype target) : frequencies_(spec), target_(target) {}
+  MpfrEngine(const TableSpec& spec, Dtype target)
+      : frequencies_(spec),
+        attention_(spec),
+        target_(target),
+        cos0_rounded_(attention_.rounded(target)),
+        cos0_exact_(attention_.rounded(Dtype::kFloat64)) {}
 
   std::string_view name() const override { return "mpfr"; }
 
   void evaluate(const Tile& tile, TileValues& out) const override {
     out.resize(static_cast<size_t>(tile.position_count) * tile.pair_count);
+    free_mpfr_caches_at_thread_exit();
     Scratch s;
     size_t i = 0;
     for (int r = 0; r < tile.position_count; ++r) {
@@ -49,15 +63,14 @@ class MpfrEngine final : public Engine {
  private:
   // Per-call MPFR variables: threads never share them.
   struct Scratch {
-    mpfr_t w, angle, sin, cos;
-    Scratch() { mpfr_inits2(64, w, angle, sin, cos, static_cast<mpfr_ptr>(nullptr)); }
-    ~Scratch() { mpfr_clears(w, angle, sin, cos, static_cast<mpfr_ptr>(nullptr)); }
+    MpfrVar w, angle, sin, cos, attention, sin_scaled, cos_scaled;
   };
 
   void evaluate_one(uint64_t pos, int k, Scratch& s, TileValues& out, size_t i) const {
-    if (pos == 0) {  // sin 0 = +0 and cos 0 = 1 exactly: no rounding to decide
+    if (pos == 0) {  // sin 0 = +0 and cos 0 = 1 exactly: the values are 0 and A
       out.sin_rounded[i] = out.sin_exact[i] = 0.0;
-      out.cos_rounded[i] = out.cos_exact[i] = 1.0;
+      out.cos_rounded[i] = cos0_rounded_;
+      out.cos_exact[i] = cos0_exact_;
       stats().decided_at_rung[0].fetch_add(1, std::memory_order_relaxed);
       return;
     }
@@ -65,7 +78,7 @@ class MpfrEngine final : public Engine {
     mpfr_prec_t p = 72 + std::bit_width(pos);
     for (int rung = 0; rung < EngineStats::kRungs; ++rung, p += p / 2 + 32) {
       mpfr_srcptr w = frequencies_.cached(k);
-      if (p + c_w > Frequencies::kCachedPrecision) {
+      if (p > Frequencies::kCachedPrecision) {
         frequencies_.compute(k, p + c_w, s.w);
         w = s.w;
       }
@@ -76,13 +89,32 @@ class MpfrEngine final : public Engine {
       mpfr_sin_cos(s.sin, s.cos, s.angle, MPFR_RNDN);
       if (mpfr_zero_p(s.sin) || mpfr_zero_p(s.cos)) continue;  // cannot happen for a~ != 0
       const mpfr_exp_t e_a = mpfr_get_exp(s.angle);
-      const auto err = [&](mpfr_srcptr v) {
-        return p - 1 - std::max<mpfr_exp_t>(e_a + 2 - mpfr_get_exp(v), 0);
+      const auto margin = [&](mpfr_srcptr v) {  // M - EXP(v~)
+        return std::max<mpfr_exp_t>(e_a + 2, mpfr_get_exp(v)) - mpfr_get_exp(v);
       };
-      const auto sin_t = round_if_decided(s.sin, err(s.sin), target_);
-      const auto cos_t = round_if_decided(s.cos, err(s.cos), target_);
-      const auto sin_d = round_if_decided(s.sin, err(s.sin), Dtype::kFloat64);
-      const auto cos_d = round_if_decided(s.cos, err(s.cos), Dtype::kFloat64);
+      mpfr_srcptr sin_v = s.sin, cos_v = s.cos;
+      mpfr_exp_t sin_err = p - 1 - margin(s.sin), cos_err = p - 1 - margin(s.cos);
+      if (!attention_.is_one()) {
+        mpfr_srcptr a = attention_.cached();
+        if (p > Attention::kCachedPrecision) {
+          attention_.compute(p + attention_.log2_error_factor(), s.attention);
+          a = s.attention;
+        }
+        mpfr_set_prec(s.sin_scaled, p);
+        mpfr_set_prec(s.cos_scaled, p);
+        mpfr_mul(s.sin_scaled, a, s.sin, MPFR_RNDN);
+        mpfr_mul(s.cos_scaled, a, s.cos, MPFR_RNDN);
+        const mpfr_exp_t e_A = mpfr_get_exp(a);
+        // err = p - 2 - (E_A + M - EXP(v~)), M - EXP(v~) = margin(s~) + EXP(s~) - EXP(v~).
+        sin_err = p - 2 - (e_A + margin(s.sin) + mpfr_get_exp(s.sin) - mpfr_get_exp(s.sin_scaled));
+        cos_err = p - 2 - (e_A + margin(s.cos) + mpfr_get_exp(s.cos) - mpfr_get_exp(s.cos_scaled));
+        sin_v = s.sin_scaled;
+        cos_v = s.cos_scaled;
+      }
+      const auto sin_t = round_if_decided(sin_v, sin_err, target_);
+      const auto cos_t = round_if_decided(cos_v, cos_err, target_);
+      const auto sin_d = round_if_decided(sin_v, sin_err, Dtype::kFloat64);
+      const auto cos_d = round_if_decided(cos_v, cos_err, Dtype::kFloat64);
       if (sin_t && cos_t && sin_d && cos_d) {
         out.sin_rounded[i] = *sin_t;
         out.cos_rounded[i] = *cos_t;
@@ -97,7 +129,9 @@ class MpfrEngine final : public Engine {
   }
 
   Frequencies frequencies_;
+  Attention attention_;
   Dtype target_;
+  double cos0_rounded_, cos0_exact_;  // A, the value of every cos at position 0
 };
 
 }  // namespace

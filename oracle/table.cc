@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
+#include "oracle/version.h"
 #include "support/parallel.h"
 
 namespace pev::oracle {
@@ -45,22 +47,62 @@ ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t c
 
 namespace {
 
-std::string cache_file(const std::string& dir, const TableSpec& spec, uint64_t count) {
-  return fmt::format("{}/exact-d{}-b{:a}-{}-{}-p{}-n{}.f64", dir, spec.d_model, spec.base,
-                     name_of(spec.schedule), name_of(spec.layout), spec.start, count);
+constexpr std::string_view kCacheMagic = "peverify exact values v2";
+
+std::string hex_list(const std::vector<double>& v) {
+  std::string out;
+  for (double x : v) out += fmt::format("{}{:a}", out.empty() ? "" : ",", x);
+  return out;
+}
+
+std::string hex_or_none(const std::optional<double>& x) {
+  return x ? fmt::format("{:a}", *x) : std::string("none");
+}
+
+// FNV-1a: a stable name for a key (std::hash is not stable across builds); the file's header
+// holds the whole key, so a collision is detected, never served.
+uint64_t fnv1a(std::string_view text) {
+  uint64_t h = 0xcbf29ce484222325;
+  for (const unsigned char c : text) h = (h ^ c) * 0x100000001b3;
+  return h;
 }
 
 }  // namespace
 
+std::string exact_values_cache_key(const TableSpec& spec, uint64_t count,
+                                   std::string_view version) {
+  const RopeScaling& r = spec.rope;
+  return fmt::format(
+      "oracle {} | d {} base {:a} schedule {} layout {} start {} rows {} | rope {} factor {:a} "
+      "L0 {} L {} n {} beta {:a} {:a} truncate {} mscale {} {} attention {} low {:a} high {:a} "
+      "short [{}] long [{}]",
+      version, spec.d_model, spec.base, name_of(spec.schedule), name_of(spec.layout), spec.start,
+      count, name_of(r.type), r.factor, r.original_max_position, r.max_position, r.sequence_length,
+      r.beta_fast, r.beta_slow, r.truncate, hex_or_none(r.mscale), hex_or_none(r.mscale_all_dim),
+      hex_or_none(r.attention_factor), r.low_freq_factor, r.high_freq_factor,
+      hex_list(r.short_factor), hex_list(r.long_factor));
+}
+
+std::string exact_values_cache_path(const std::string& dir, const TableSpec& spec, uint64_t count,
+                                    std::string_view version) {
+  return fmt::format("{}/exact-d{}-{}-{}-n{}-{:016x}.f64", dir, spec.d_model,
+                     name_of(spec.rope.type), name_of(spec.layout), count,
+                     fnv1a(exact_values_cache_key(spec, count, version)));
+}
+
 std::vector<double> exact_values(const TableSpec& spec, uint64_t count, int threads) {
   const char* dir = std::getenv("PEV_ORACLE_CACHE");
   const size_t n = count * static_cast<size_t>(table_width(spec));
-  std::string path;
+  std::string path, header;
   if (dir && *dir) {
-    path = cache_file(dir, spec, count);
+    path = exact_values_cache_path(dir, spec, count, oracle_version());
+    header =
+        fmt::format("{}\n{}\n", kCacheMagic, exact_values_cache_key(spec, count, oracle_version()));
     std::ifstream in(path, std::ios::binary);
+    std::string got(header.size(), '\0');
     std::vector<double> v(n);
-    if (in && in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(n * 8)) &&
+    if (in && in.read(got.data(), static_cast<std::streamsize>(got.size())) && got == header &&
+        in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(n * 8)) &&
         in.peek() == std::char_traits<char>::eof())
       return v;
   }
@@ -73,6 +115,7 @@ std::vector<double> exact_values(const TableSpec& spec, uint64_t count, int thre
     const std::string tmp = path + ".tmp" + std::to_string(::getpid());
     {
       std::ofstream out(tmp, std::ios::binary);
+      out.write(header.data(), static_cast<std::streamsize>(header.size()));
       out.write(reinterpret_cast<const char*>(t.exact.data()), static_cast<std::streamsize>(n * 8));
     }
     std::filesystem::rename(tmp, path, ec);  // atomic; a lost race leaves an identical file

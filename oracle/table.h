@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "encoding/spec.h"
@@ -25,7 +27,16 @@ ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t c
 // Just the exact values (correctly rounded to double), row-major in spec's layout: what error
 // measures need, whatever the output type. When the environment variable PEV_ORACLE_CACHE names
 // a directory, tables are kept there across processes (tests run one process per test, and many
-// ask for the same grid); a file is written atomically and read back only if its size matches.
+// ask for the same grid); a file is written atomically and read back only if its header holds
+// exactly this table's key (exact_values_cache_key) and its size matches, so neither another
+// spec nor an older oracle is ever served.
 std::vector<double> exact_values(const TableSpec& spec, uint64_t count, int threads = 0);
+
+// What identifies a cached table: the oracle's version (version.h), every field of the spec
+// (recipe included, doubles in hex) and the row count.
+std::string exact_values_cache_key(const TableSpec& spec, uint64_t count, std::string_view version);
+// The file exact_values uses in `dir` for that key.
+std::string exact_values_cache_path(const std::string& dir, const TableSpec& spec, uint64_t count,
+                                    std::string_view version);
 
 }  // namespace pev::oracle
