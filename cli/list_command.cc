@@ -45,6 +45,7 @@ nlohmann::json to_json(const core::Implementation& e) {
        {{"kind", e.claim.describe()}, {"c", e.claim.c}, {"output_ulps", e.claim.output_ulps}}},
       {"max_position", e.max_position},
       {"max_base", e.max_base},
+      {"min_frequency", e.min_frequency},
       {"anchor_interval", e.anchor_interval},
       {"flags", e.flags},
       {"available", available},

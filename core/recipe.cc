@@ -47,4 +47,12 @@ double strategy_base(const TableSpec& spec) {
   return rope_double::dynamic_base(spec.rope, spec.base, spec.d_model);
 }
 
+bool claims_frequencies(const Implementation& impl, const TableSpec& spec) {
+  if (strategy_base(spec) > impl.max_base) return false;
+  if (impl.min_frequency > 0)
+    for (int j = 0; j < spec.d_model / 2; ++j)
+      if (frequency(spec, j) < impl.min_frequency) return false;
+  return true;
+}
+
 }  // namespace pev::core

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/implementation.h"
 #include "core/recipe_arith.h"
 #include "encoding/spec.h"
 
@@ -21,6 +22,10 @@ RecipeScalars recipe_scalars(const TableSpec& spec);
 // The base the strategy raises to its exponents: dynamic's rescaled base b' in double (Hugging
 // Face's Python float, rope_double::dynamic_base), else spec.base.
 double strategy_base(const TableSpec& spec);
+
+// Whether impl's claim covers spec's frequencies: the base it raises (strategy_base) within
+// max_base, every frequency at least min_frequency. Positions are max_position's business.
+bool claims_frequencies(const Implementation& impl, const TableSpec& spec);
 
 // The CPU strategies: f[j] (frequencies, or pow's denominators) become the recipe's values;
 // returns whether the angle divides by them (angle_divides).

@@ -34,7 +34,7 @@ class RegistryEntry final : public properties::UnderTest {
   bool can_produce(const TableSpec& spec, uint64_t count) const override {
     if (impl_.available && !impl_.available()) return false;
     if (!scope().covers(spec)) return false;
-    if (core::strategy_base(spec) > impl_.max_base) return false;
+    if (!core::claims_frequencies(impl_, spec)) return false;
     return count >= 1 && spec.start + count - 1 <= max_position(spec.d_model);
   }
   uint64_t max_position(int d_model) const override {

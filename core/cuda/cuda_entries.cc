@@ -231,6 +231,7 @@ void add_cuda_entries(std::vector<Implementation>& out) {
       if (c.compute == Dtype::kFloat16) {
         e.max_position = std::min<uint64_t>(e.max_position, 65503);
         e.max_base = 16384;
+        e.min_frequency = 0x1p-14;  // the smallest normal float16 (core/glibc's rule)
       }
       added.push_back(e);
     }

@@ -154,6 +154,11 @@ FillFn fill_for(Dtype compute) {
 // 2 ln(10^6) + 4 < 32, the direct C of encoding/claims.json. The rotations add about 2u per
 // step, inside the same C via `steps`.
 constexpr uint64_t kDefaultAnchorInterval = 64;
+// That C covers bases up to 10^6 (docs/design.md §3.2): 2 ln(10^6) + 4 < 32. The base is the one
+// the strategy raises, dynamic's rescaled b' for that recipe, which grows with the sequence.
+constexpr double kMaxBase = 1e6;
+// The smallest normal float16: below it native float16 frequencies lose their precision.
+constexpr double kFloat16MinFrequency = 0x1p-14;
 // A naive recurrence costs `pos` steps per row: beyond 2^20 the tests and reports cannot afford
 // it, so its claim stops there (its error keeps growing linearly after it).
 constexpr uint64_t kRecurrenceMaxPosition = uint64_t{1} << 20;
@@ -259,6 +264,7 @@ void add_glibc_entries(std::vector<Implementation>& out) {
     e.recipes = every_recipe();
     e.flags = "-O3 -ffp-contract=off, scalar libm";
     e.fill = fill_for(c.compute);
+    e.max_base = glibc::kMaxBase;
     if (c.strategy == Strategy::kAnchored) e.anchor_interval = glibc::kDefaultAnchorInterval;
     if (c.strategy == Strategy::kRecurrence)
       e.max_position = c.compute == Dtype::kBFloat16  ? glibc::kBFloat16RecurrenceMaxPosition
@@ -269,6 +275,7 @@ void add_glibc_entries(std::vector<Implementation>& out) {
       // Beyond 2^14 the lowest frequencies (down to 1/b) are float16 subnormals, whose relative
       // precision falls far below u: the model no longer holds (3% off at b = 10^6, d = 2802).
       e.max_base = 16384;
+      e.min_frequency = glibc::kFloat16MinFrequency;
     }
     out.push_back(e);
   }
