@@ -45,30 +45,9 @@ ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t c
 
 namespace {
 
-// Every field of a recipe, hashed (FNV-1a): tables of two recipes must not share a cache file.
-std::string recipe_key(const RopeScaling& r) {
-  if (r.type == RopeType::kDefault) return "";
-  const auto optional = [](const std::optional<double>& x) {
-    return x ? fmt::format("{:a}", *x) : std::string("-");
-  };
-  std::string text =
-      fmt::format("{}|{:a}|{}|{}|{}|{:a}|{:a}|{}|{}|{}|{}|{:a}|{:a}", name_of(r.type), r.factor,
-                  r.original_max_position, r.max_position, r.sequence_length, r.beta_fast,
-                  r.beta_slow, r.truncate, optional(r.mscale), optional(r.mscale_all_dim),
-                  optional(r.attention_factor), r.low_freq_factor, r.high_freq_factor);
-  for (const auto* list : {&r.short_factor, &r.long_factor}) {
-    text += "|";
-    for (double f : *list) text += fmt::format("{:a},", f);
-  }
-  uint64_t h = 14695981039346656037ull;
-  for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return fmt::format("-{}-{:016x}", name_of(r.type), h);
-}
-
 std::string cache_file(const std::string& dir, const TableSpec& spec, uint64_t count) {
-  return fmt::format("{}/exact-d{}-b{:a}-{}-{}-p{}-n{}{}.f64", dir, spec.d_model, spec.base,
-                     name_of(spec.schedule), name_of(spec.layout), spec.start, count,
-                     recipe_key(spec.rope));
+  return fmt::format("{}/exact-d{}-b{:a}-{}-{}-p{}-n{}.f64", dir, spec.d_model, spec.base,
+                     name_of(spec.schedule), name_of(spec.layout), spec.start, count);
 }
 
 }  // namespace
