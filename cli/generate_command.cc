@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/table_options.h"
 #include "core/generate.h"
+#include "core/recipe.h"
 #include "core/registry.h"
 #include "tables/npy_writer.h"
 
@@ -27,11 +28,11 @@ int run_generate(const GenerateOptions& o) {
   if (impl->available && !impl->available())
     throw UsageError(o.impl + " cannot run here: " + std::string(impl->unavailable_reason));
   const uint64_t last = spec.start + o.table.positions - 1;
-  if (last > impl->max_position || spec.base > impl->max_base)
+  if (last > impl->max_position || !core::claims_frequencies(*impl, spec))
     fmt::print(stderr,
-               "peverify generate: warning: {} claims its accuracy only for positions <= {} and "
-               "bases <= {:g}\n",
-               impl->name, impl->max_position, impl->max_base);
+               "peverify generate: warning: {} claims its accuracy only for positions <= {}, "
+               "bases <= {:g} (dynamic: the rescaled base) and frequencies >= {:g}\n",
+               impl->name, impl->max_position, impl->max_base, impl->min_frequency);
   const core::GeneratedTable t = core::generate(*impl, spec, o.table.positions, o.threads);
   std::vector<uint64_t> bits(t.size());
   for (size_t i = 0; i < bits.size(); ++i) bits[i] = t.bits(i);

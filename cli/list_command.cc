@@ -23,6 +23,13 @@ nlohmann::json layout_names() {
   return names;
 }
 
+// The rotary recipes the entry computes (docs/design.md §12).
+nlohmann::json recipe_names(const core::Implementation& e) {
+  nlohmann::json names = nlohmann::json::array();
+  for (RopeType t : e.recipes) names.push_back(name_of(t));
+  return names;
+}
+
 nlohmann::json to_json(const core::Implementation& e) {
   const bool available = !e.available || e.available();
   return {
@@ -34,10 +41,12 @@ nlohmann::json to_json(const core::Implementation& e) {
       {"conversion", e.conversion == core::Conversion::kTruncate ? "truncate" : "nearest-even"},
       {"backend", core::name_of(e.backend)},
       {"layouts", layout_names()},
+      {"recipes", recipe_names(e)},
       {"claim",
        {{"kind", e.claim.describe()}, {"c", e.claim.c}, {"output_ulps", e.claim.output_ulps}}},
       {"max_position", e.max_position},
       {"max_base", e.max_base},
+      {"min_frequency", e.min_frequency},
       {"anchor_interval", e.anchor_interval},
       {"flags", e.flags},
       {"available", available},

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "encoding/claim.h"
 #include "encoding/spec.h"
@@ -40,10 +41,20 @@ struct Implementation {
   // and `steps` is steps_since_direct(pos).
   Claim claim;
   uint64_t max_position = kMaxPosition;  // the claim holds for positions <= this
-  double max_base = 1e300;       // and for bases <= this (native float16 overflows b^(2k/d) beyond)
+  // and for bases <= this: the base the strategy raises, dynamic's rescaled b' for that recipe
+  // (core/recipe.h strategy_base; native float16 overflows b^(2k/d) beyond).
+  double max_base = 1e300;
+  // and for tables whose every frequency w_j is at least this: native float16 compute needs its
+  // frequencies to be normal float16 numbers (a subnormal w_j keeps far less than u of relative
+  // precision; max_base 16384 is the same rule for plain tables, whose w_j >= 1/b). Recipes
+  // divide theta_j by their factors and reach below it at bases the plain rule admits.
+  double min_frequency = 0;
   uint64_t anchor_interval = 0;  // rows between directly computed rows (0: every row is direct)
-  std::string flags;             // compile flags and ISA: part of the entry's identity
-  std::string description;       // one line: what real code this mirrors
+  // The rotary recipes (docs/design.md §12) it computes, as frameworks do (core/recipe.h): the
+  // tables it is asked for and its claim covers. Every layout is written for each.
+  std::vector<RopeType> recipes;
+  std::string flags;        // compile flags and ISA: part of the entry's identity
+  std::string description;  // one line: what real code this mirrors
   // Fills positions spec.start .. spec.start + count - 1, row-major, table_width(spec) wide.
   // `out` holds float for float32 output, the uint16 bit patterns for float16 and bfloat16.
   // Every layout is supported. Safe to call concurrently. `self` is this entry, so one function

@@ -1,13 +1,20 @@
-// The registry's own invariants: names, strategies, and that layouts and starts select the same
-// numbers for every entry. Judging the numbers against the oracle is crosscheck/'s.
+// The registry's own invariants: names, strategies, the recipes every entry computes, and that
+// layouts and starts select the same numbers for every entry and recipe; float32 recipe tables
+// against a double reference. Judging the numbers against the oracle is crosscheck/'s.
 #include "core/registry.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/generate.h"
+#include "core/recipe.h"
+#include "core/rope_models_testutil.h"
+#include "measure/judge.h"
 
 namespace pev::core {
 namespace {
@@ -37,16 +44,29 @@ TEST(Registry, EveryStrategyIsImplementedOnTheCpu) {
     EXPECT_TRUE(seen.count(s)) << name_of(s);
 }
 
+// The tables the layout test compares: plain (512 exercises the full-width vector paths, 16 the
+// tails) and every recipe, of real models.
+std::vector<TableSpec> layout_specs() {
+  std::vector<TableSpec> specs;
+  for (const int d : {16, 512}) specs.push_back(grid_spec(d, 1e4));
+  for (const models::RopeModel& m : models::every_rope_model())
+    specs.push_back(spec_of(m.model, Layout::kInterleaved, 0, 40));
+  return specs;
+}
+
+TEST(Registry, EveryEntryComputesEveryRecipe) {
+  for (const Implementation& e : registry()) EXPECT_EQ(e.recipes, every_recipe()) << e.name;
+}
+
 // Layouts and start offsets select the same numbers: the halves layout is a permutation of the
 // interleaved one, rotary caches are its columns, and a table at start s is rows s.. of one at 0.
-TEST(Registry, LayoutsAndStartsAgreeForEveryEntry) {
+// With a recipe too: every entry builds Llama 3.1's, Qwen2.5's and DeepSeek-V3's caches (and one
+// of each other recipe) in every layout.
+TEST(Registry, LayoutsAndStartsAgreeForEveryEntryAndRecipe) {
   for (const Implementation& impl : registry()) {
     if (impl.available && !impl.available()) continue;
-    // 512 exercises the full-width vector paths, 16 the tails.
-    for (const int d : {16, 512}) {
-      TableSpec a;
-      a.d_model = d;
-      a.base = 1e4;
+    for (const TableSpec& a : layout_specs()) {
+      const int d = a.d_model;
       const GeneratedTable ta = generate(impl, a, 40);
       for (Layout l : all_layouts()) {
         TableSpec b = a;
@@ -58,9 +78,57 @@ TEST(Registry, LayoutsAndStartsAgreeForEveryEntry) {
             const Column col = column_at(b, c);
             const uint64_t ia = (r + 17) * d + 2 * col.pair + (col.is_sin ? 0 : 1);
             ASSERT_EQ(tb.bits(r * tb.width + c), ta.bits(ia))
-                << impl.name << " d " << d << " layout " << name_of(l) << " row " << r << " col "
-                << c;
+                << impl.name << " d " << d << " " << describe(a.rope) << " layout " << name_of(l)
+                << " row " << r << " col " << c;
           }
+      }
+    }
+  }
+}
+
+// The double reference: A sin(pos w) and A cos(pos w) with rope_double's w and A. Its error
+// (~2^-52 of the angle) is far below what a float32 computation's claim allows.
+std::vector<double> double_reference(const TableSpec& spec, uint64_t count) {
+  const int width = table_width(spec);
+  const double attention = attention_factor(spec);
+  std::vector<double> v(count * width);
+  for (uint64_t r = 0; r < count; ++r)
+    for (int c = 0; c < width; ++c) {
+      const Column col = column_at(spec, c);
+      const double a = static_cast<double>(spec.start + r) * frequency(spec, col.pair);
+      v[r * width + c] = attention * (col.is_sin ? std::sin(a) : std::cos(a));
+    }
+  return v;
+}
+
+// Every float32 entry's recipe tables stay within its model claim of the double reference (the
+// oracle's judgement is crosscheck/registry_recipes_test.cc's): every row of a prefix, and blocks
+// around the pretrained context L0 and the long contexts the recipes are for.
+TEST(Registry, Float32EntriesComputeRecipesWithinTheirClaim) {
+  for (const Implementation& impl : registry()) {
+    if (impl.compute != Dtype::kFloat32 || (impl.available && !impl.available())) continue;
+    for (const models::RopeModel& m : models::every_rope_model()) {
+      const uint64_t last = std::min<uint64_t>(impl.max_position, uint64_t{1} << 17);
+      for (const uint64_t start :
+           {uint64_t{0}, uint64_t{4090}, uint64_t{8190}, uint64_t{32766}, last - 7}) {
+        const uint64_t rows = start == 0 ? 512 : 8;
+        const TableSpec spec = spec_of(m.model, Layout::kRopeCosSin, start, rows);
+        if (start + rows - 1 > impl.max_position || !claims_frequencies(impl, spec)) continue;
+        const GeneratedTable got = generate(impl, spec, rows);
+        const std::vector<double> want = double_reference(spec, rows);
+        const measure::Judge judge(spec, impl.claim, impl.output);
+        measure::Figures f;
+        std::vector<double> row(got.width);
+        for (uint64_t r = 0; r < rows; ++r) {
+          for (int c = 0; c < got.width; ++c) row[c] = got.value(r * got.width + c);
+          const uint64_t pos = start + r;
+          judge.add_row(pos, static_cast<double>(impl.steps_since_direct(pos)), row.data(),
+                        want.data() + r * got.width, f);
+        }
+        EXPECT_EQ(f.over_claim, 0u)
+            << impl.name << " " << m.name << " from " << start << ": " << f.over_claim
+            << " elements outside the claim, worst " << f.worst_fraction << " x the budget at pos "
+            << f.worst_pos << " col " << f.worst_column;
       }
     }
   }

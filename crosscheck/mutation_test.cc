@@ -10,6 +10,7 @@
 #include "core/convert.h"
 #include "core/generate.h"
 #include "core/registry.h"
+#include "core/rope_models_testutil.h"
 #include "crosscheck/registry_under_test.h"
 #include "properties/checks.h"
 #include "properties/under_test.h"
@@ -159,6 +160,54 @@ TEST(Mutation, EveryBrokenImplementationIsCaught) {
       EXPECT_FALSE(it->holds) << "'" << m.name << "' was not caught by " << property << ": "
                               << it->summary;
     }
+  }
+}
+
+// The recipe bugs users hit (/work/shared/ROPE.md), each on the model it was found with: the
+// unbroken entry computes the recipe and passes; each bug is caught by the oracle.
+TEST(Mutation, RecipeBugsAreCaught) {
+  const std::vector<core::models::RopeModel> real = core::models::real_rope_models();
+  const auto rows_of = [](const TableSpec& s, uint64_t n) { return good_rows(s, n); };
+  struct RecipeMutant {
+    std::string name;
+    TableSpec spec;
+    Mutation fill;
+  };
+  const TableSpec llama = spec_of(real[0].model, Layout::kRopeCosDup, 0, 1024);
+  const TableSpec qwen = spec_of(real[1].model, Layout::kRopeCosSin, 0, 1024);
+  const TableSpec deepseek = spec_of(real[2].model, Layout::kPolar, 0, 1024);
+  const std::vector<RecipeMutant> mutants = {
+      // transformers#32330: the llama3 recipe returned the unscaled frequencies.
+      {"llama3 frequencies unscaled", llama,
+       [&](const TableSpec& s, uint64_t n, double* out) {
+         TableSpec plain = s;
+         plain.rope = RopeScaling{};
+         const std::vector<double> t = rows_of(plain, n);
+         std::copy(t.begin(), t.end(), out);
+       }},
+      // vllm PR#46280: the attention factor ignored.
+      {"yarn attention factor ignored", qwen,
+       [&](const TableSpec& s, uint64_t n, double* out) {
+         const std::vector<double> t = rows_of(s, n);
+         for (size_t i = 0; i < t.size(); ++i)
+           out[i] = static_cast<float>(t[i] / attention_factor(s));
+       }},
+      // Megatron-LM#1418: yarn's correction range from the extended length s L0.
+      {"yarn range from the extended length", deepseek,
+       [&](const TableSpec& s, uint64_t n, double* out) {
+         TableSpec wrong = s;
+         wrong.rope.original_max_position = static_cast<uint64_t>(
+             s.rope.factor * static_cast<double>(s.rope.original_max_position));
+         const std::vector<double> t = rows_of(wrong, n);
+         std::copy(t.begin(), t.end(), out);
+       }},
+  };
+  for (const RecipeMutant& m : mutants) {
+    const auto good_ut = crosscheck::registry_entry(good());
+    EXPECT_TRUE(check_oracle(*good_ut, m.spec, 1024).holds) << m.name << ": unbroken";
+    const auto ut = callable(m.name, Dtype::kFloat32, good().claim, m.fill, 1 << 20);
+    const Verdict v = check_oracle(*ut, m.spec, 1024);
+    EXPECT_FALSE(v.holds) << "'" << m.name << "' was not caught: " << v.summary;
   }
 }
 

@@ -1,12 +1,14 @@
 // Bigger samples of the precise strategy against the MPFR oracle (`ctest -L exhaustive`, about a
 // minute on 2 cores): whole tables, dense log-scale blocks up to 2^24 for several d, bases and
-// both schedules, random positions, every output type. Prints the worst element of each group.
+// both schedules, random positions, every output type, and the real models' rotary caches.
+// Prints the worst element of each group.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "core/precise/plan.h"
+#include "core/rope_models_testutil.h"
 #include "crosscheck/precise_testutil.h"
 
 namespace pev::core::precise {
@@ -82,6 +84,27 @@ TEST(ExhaustivePrecise, RandomPositionsAndWidthsAreFaithful) {
       worst.merge(w);
     }
     report("random positions", impl, worst_spec, worst);
+  }
+}
+
+TEST(ExhaustivePrecise, RealModelCachesAreFaithful) {
+  for (const models::RopeModel& m : models::every_rope_model()) {
+    for (const Dtype output : {Dtype::kFloat32, Dtype::kFloat16, Dtype::kBFloat16}) {
+      const Implementation& impl = precise_entry(output);
+      const TableSpec head = spec_of(m.model, Layout::kRopeCosSin, 0, 8192);
+      WorstElement worst = worst_against_oracle(impl, head, 8192);
+      EXPECT_LT(worst.ulp, 1.0) << describe(impl, head, worst);
+      TableSpec worst_spec = head;
+      for (const uint64_t start : sample_starts(kFaithfulLimit, 4, 32)) {
+        TableSpec spec = head;
+        spec.start = start;
+        const WorstElement w = worst_against_oracle(impl, spec, 32);
+        EXPECT_LT(w.ulp, 1.0) << describe(impl, spec, w);
+        if (w.ulp > worst.ulp) worst_spec = spec;
+        worst.merge(w);
+      }
+      report(m.name.c_str(), impl, worst_spec, worst);
+    }
   }
 }
 

@@ -53,10 +53,10 @@ WorstElement worst_against_oracle(const Implementation& impl, const TableSpec& s
 }
 
 std::string describe(const Implementation& impl, const TableSpec& spec, const WorstElement& w) {
-  return fmt::format("{} d={} base={:g} {} {} pos={} dim={} got={:a} exact={:a} ({}, {:.9g} ulp)",
-                     impl.name, spec.d_model, spec.base, name_of(spec.schedule),
-                     name_of(spec.layout), w.pos, w.column, w.got, w.exact,
-                     measure::name_of(w.category), w.ulp);
+  return fmt::format(
+      "{} d={} base={:g} {} {} {} pos={} dim={} got={:a} exact={:a} ({}, {:.9g} ulp)", impl.name,
+      spec.d_model, spec.base, name_of(spec.schedule), pev::describe(spec.rope),
+      name_of(spec.layout), w.pos, w.column, w.got, w.exact, measure::name_of(w.category), w.ulp);
 }
 
 std::vector<uint64_t> sample_starts(uint64_t limit, int per_octave, uint64_t block_rows) {

@@ -1,5 +1,7 @@
-// Every registry entry against the oracle, within the claim it makes (d in {64, 512}, positions
-// [0, 4096) and sampled blocks up to its valid range).
+// Every registry entry against the oracle, within the claim it makes: plain tables (d in {64,
+// 512}, positions [0, 4096) and sampled blocks up to its valid range), and the rotary caches of
+// real models, every recipe (core/rope_models_testutil.h), whose known honest failures are
+// crosscheck/expectations.tsv's rules for the property "recipes", asserted both ways.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -7,7 +9,10 @@
 #include <string>
 
 #include "core/generate.h"
+#include "core/recipe.h"
 #include "core/registry.h"
+#include "core/rope_models_testutil.h"
+#include "crosscheck/expectations.h"
 #include "measure/judge.h"
 #include "oracle/table.h"
 
@@ -32,10 +37,10 @@ measure::Figures measure_block(const Implementation& impl, const TableSpec& spec
 
 std::string describe(const measure::Figures& f, const TableSpec& spec) {
   return fmt::format(
-      "d={} base={:g}: {} of {} elements outside the claim ({} NaN, {} Inf); worst "
+      "d={} base={:g} {}: {} of {} elements outside the claim ({} NaN, {} Inf); worst "
       "{:.3g} x the budget at pos={} dim={}",
-      spec.d_model, spec.base, f.over_claim, f.elements, f.nan, f.inf, f.worst_fraction,
-      f.worst_pos, f.worst_column);
+      spec.d_model, spec.base, describe(spec.rope), f.over_claim, f.elements, f.nan, f.inf,
+      f.worst_fraction, f.worst_pos, f.worst_column);
 }
 
 class RegistryEntry : public testing::TestWithParam<const Implementation*> {};
@@ -63,6 +68,40 @@ TEST_P(RegistryEntry, MeetsItsClaimAgainstTheOracle) {
       }
     }
   }
+}
+
+// The caches a model's users build: every position of a prefix, and blocks at the pretrained
+// context L0 (where llama3's and yarn's scaled frequencies first turn), at 2^15 and at the
+// long contexts the recipes exist for (2^17), as far as the entry's range goes.
+TEST_P(RegistryEntry, BuildsRealModelCachesWithinItsClaim) {
+  const Implementation& impl = *GetParam();
+  if (impl.available && !impl.available()) GTEST_SKIP() << impl.unavailable_reason;
+  const properties::Expectation expected = crosscheck::expectations_for(
+      impl.name, crosscheck::read_expectation_rules("crosscheck/expectations.tsv"))["recipes"];
+  measure::Figures all;
+  std::string failures;
+  for (const models::RopeModel& m : models::every_rope_model()) {
+    const RopeScaling& r = m.model.rope;
+    const uint64_t context = r.original_max_position ? r.original_max_position
+                             : r.max_position        ? r.max_position
+                                                     : 4096;
+    for (const uint64_t start :
+         {uint64_t{0}, context - 4, uint64_t{1} << 15, (uint64_t{1} << 17) - 8}) {
+      const uint64_t rows = start == 0 ? 512 : 8;
+      const TableSpec spec = spec_of(m.model, Layout::kRopeCosSin, start, rows);
+      if (start + rows - 1 > impl.max_position || !claims_frequencies(impl, spec)) continue;
+      const measure::Figures f = measure_block(impl, spec, rows);
+      all.merge(f);
+      if (f.over_claim) failures += "\n  " + m.name + ": " + describe(f, spec);
+    }
+  }
+  if (expected.holds) {
+    EXPECT_EQ(all.over_claim, 0u) << failures;
+  } else {
+    EXPECT_GT(all.over_claim, 0u) << "expected to fail (" << expected.reason << ") but holds";
+  }
+  fmt::print("{}: {} elements, worst {:.3g} x the budget{}\n", impl.name, all.elements,
+             all.worst_fraction, failures);
 }
 
 std::vector<const Implementation*> all_entries() {

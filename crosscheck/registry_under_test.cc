@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/generate.h"
+#include "core/recipe.h"
 
 namespace pev::crosscheck {
 namespace {
@@ -23,13 +24,17 @@ class RegistryEntry final : public properties::UnderTest {
     for (size_t i = 0; i < v.size(); ++i) v[i] = t.value(i);
     return v;
   }
-  // The entries build the plain encoding in every layout; the recipes come with the entries'
-  // recipe support.
-  properties::Scope scope() const override { return properties::Scope::plain(); }
+  // The recipes the entry computes (every one), in every layout.
+  properties::Scope scope() const override {
+    properties::Scope s;
+    s.recipes = impl_.recipes;
+    s.layouts = all_layouts();
+    return s;
+  }
   bool can_produce(const TableSpec& spec, uint64_t count) const override {
     if (impl_.available && !impl_.available()) return false;
     if (!scope().covers(spec)) return false;
-    if (spec.base > impl_.max_base) return false;
+    if (!core::claims_frequencies(impl_, spec)) return false;
     return count >= 1 && spec.start + count - 1 <= max_position(spec.d_model);
   }
   uint64_t max_position(int d_model) const override {

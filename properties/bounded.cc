@@ -27,12 +27,14 @@ Verdict check_bounded(const UnderTest& ut, const TableSpec& spec, uint64_t count
           const double* row = t.data() + r * width;
           for (int c = 0; c < width; ++c) {
             ++v.checked;
-            if (!std::isfinite(row[c]) || std::fabs(row[c]) > 1) {
+            if (!std::isfinite(row[c]) || std::fabs(row[c]) > bound) {
               ++bad;
-              measure::keep_worst(v.worst,
-                                  {pos, c, row[c], std::clamp(row[c], -1.0, 1.0),
-                                   std::isnan(row[c]) ? NAN : std::fabs(row[c]) - 1, 0, 0,
-                                   std::isfinite(row[c]) ? "out of [-1, 1]" : "not finite"});
+              measure::keep_worst(
+                  v.worst,
+                  {pos, c, row[c], std::clamp(row[c], -bound, bound),
+                   std::isnan(row[c]) ? NAN : std::fabs(row[c]) - bound, 0, 0,
+                   std::isfinite(row[c]) ? fmt::format("out of [-{:.7g}, {:.7g}]", bound, bound)
+                                         : std::string("not finite")});
             }
           }
           for (int k = 0; k < static_cast<int>(cols.size()); ++k) {

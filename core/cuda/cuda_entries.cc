@@ -12,6 +12,7 @@
 #include "core/cuda/launch.h"
 #include "core/cuda/modelled_bounds.h"
 #include "core/precise/frequencies.h"
+#include "core/recipe.h"
 #include "core/registry_modules.h"
 #include "core/row_writer.h"
 
@@ -76,14 +77,22 @@ void fill(const Implementation& self, const TableSpec& spec, uint64_t count, voi
   r.width = table_width(spec);
   r.schedule = spec.schedule;
   r.layout = spec.layout;
-  r.base = spec.base;
-  r.step = -std::log(spec.base) / static_cast<double>(frequency_exponent(spec, 1).denominator);
+  r.base = strategy_base(spec);
+  r.step = -std::log(r.base) / static_cast<double>(frequency_exponent(spec, 1).denominator);
   r.anchor_interval = self.anchor_interval;
+  r.recipe = recipe_scalars(spec);
 
   DeviceBuffer table(chunk * row_bytes, self);
-  DeviceBuffer scratch(3 * static_cast<size_t>(half) * sizeof(double), self);
+  // The kernels' scratch (3 x d/2), then longrope's factors (d/2 doubles).
+  DeviceBuffer scratch(4 * static_cast<size_t>(half) * sizeof(double), self);
   r.table = table.get();
   r.scratch = static_cast<float*>(scratch.get());
+  if (r.recipe.ext_factors) {
+    double* ext = static_cast<double*>(scratch.get()) + 3 * half;
+    check(cudaMemcpy(ext, r.recipe.ext_factors, half * sizeof(double), cudaMemcpyHostToDevice),
+          self, "cudaMemcpy");
+    r.recipe.ext_factors = ext;
+  }
   if (self.strategy == Strategy::kPrecise) {
     const std::vector<precise::DoubleDouble> w = precise::double_double_frequencies(spec);
     std::vector<double> hi(half), lo(half);
@@ -98,6 +107,7 @@ void fill(const Implementation& self, const TableSpec& spec, uint64_t count, voi
           "cudaMemcpy");
     r.w_hi = d;
     r.w_lo = d + half;
+    r.recipe.attention = precise::attention_in_double(spec);
   }
   for (uint64_t done = 0; done < count; done += r.count) {
     r.start = spec.start + done;
@@ -221,6 +231,7 @@ void add_cuda_entries(std::vector<Implementation>& out) {
       if (c.compute == Dtype::kFloat16) {
         e.max_position = std::min<uint64_t>(e.max_position, 65503);
         e.max_base = 16384;
+        e.min_frequency = 0x1p-14;  // the smallest normal float16 (core/glibc's rule)
       }
       added.push_back(e);
     }
@@ -244,6 +255,7 @@ void add_cuda_entries(std::vector<Implementation>& out) {
                    ? "; intrinsics __sincosf/__expf/__powf/__fdividef called explicitly"
                    : "; CUDA math library sincosf/expf/powf, correctly rounded division");
     e.description = cuda::describe(e);
+    e.recipes = every_recipe();
     e.fill = cuda::fill;
     e.available = cuda::device_present;
     e.unavailable_reason = "no CUDA device";

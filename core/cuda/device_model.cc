@@ -11,6 +11,7 @@
 #include "core/cuda/model_arith.h"
 #include "core/cuda/shared_arith.h"
 #include "core/precise/frequencies.h"
+#include "core/recipe.h"
 #include "core/row_writer.h"
 
 namespace pev::core::cuda {
@@ -110,7 +111,8 @@ class Walker {
         half_(spec.d_model / 2),
         width_(table_width(spec)),
         row_(spec, impl.output),
-        outside_(half_) {}
+        outside_(half_),
+        recipe_(recipe_scalars(spec)) {}
 
   void run(const Perturbation& p) {
     if (impl_.strategy == Strategy::kPrecise) return precise();
@@ -134,7 +136,15 @@ class Walker {
   }
 
   double step() const {
-    return -std::log(spec_.base) / static_cast<double>(frequency_exponent(spec_, 1).denominator);
+    return -std::log(strategy_base(spec_)) /
+           static_cast<double>(frequency_exponent(spec_, 1).denominator);
+  }
+
+  // The kernels' store_scaled: A s and A c in the compute type.
+  template <class A>
+  void scale(const A& a, std::vector<float>& s, std::vector<float>& c) const {
+    scale_values(a, recipe_, s.data(), s.size());
+    scale_values(a, recipe_, c.data(), c.size());
   }
 
   template <class V>
@@ -143,12 +153,13 @@ class Walker {
     sink_(row, row_);
   }
 
-  // Pushes a stored value away from its exact value, when known.
+  // Pushes a sin or cos result away from its exact value, when known (the stored value is A
+  // times it).
   Push away(uint64_t row, int column) const {
     Push push;
     if (exact_ && column >= 0) {
       push.away = true;
-      push.from = exact_[row * width_ + column];
+      push.from = exact_[row * width_ + column] / recipe_.attention;
     }
     return push;
   }
@@ -160,32 +171,37 @@ class Walker {
     a.op = Push{p.frequency};
     for (int k = 0; k < half_; ++k) {
       const Exponent e = exponent_of(spec_.d_model, spec_.schedule, k);
-      f[k] = is_pow ? pow_denominator(a, spec_.base, e) : logspace_frequency(a, step(), e);
+      f[k] =
+          is_pow ? pow_denominator(a, strategy_base(spec_), e) : logspace_frequency(a, step(), e);
+      f[k] = recipe_frequency(a, recipe_, k, f[k], is_pow);
     }
+    const bool divide = angle_divides(is_pow, recipe_);
     a.op = Push{p.angle};
     for (uint64_t r = 0; r < count_; ++r) {
       const float pos = a.from_position(spec_.start + r);
       for (int k = 0; k < half_; ++k) {
-        const float angle = direct_angle(a, is_pow, pos, f[k]);
+        const float angle = direct_angle(a, divide, pos, f[k]);
         const Columns col = columns_of(spec_.layout, half_, k);
         a.sin_push = away(r, col.sin0);
         a.cos_push = away(r, col.cos0);
         a.sincos(angle, s[k], c[k]);
         outside_[k] = a.fast() && std::fabs(angle) > kPi;
       }
+      scale(a, s, c);
       emit(r, s.data(), c.data());
     }
   }
 
   template <class A>
   void rotation(const A& a, const Perturbation& p) {
-    std::vector<float> w(half_), s1(half_), c1(half_), s(half_), c(half_);
+    std::vector<float> w(half_), s1(half_), c1(half_), s(half_), c(half_), as, ac;
     std::vector<uint8_t> step_outside(half_);
     a.op = Push{p.frequency};
     a.sin_push = Push{p.step_sin};
     a.cos_push = Push{p.step_cos};
     for (int k = 0; k < half_; ++k) {
       w[k] = logspace_frequency(a, step(), exponent_of(spec_.d_model, spec_.schedule, k));
+      w[k] = recipe_frequency(a, recipe_, k, w[k], false);
       a.sincos(w[k], s1[k], c1[k]);
       step_outside[k] = a.fast() && std::fabs(w[k]) > kPi;
     }
@@ -205,19 +221,31 @@ class Walker {
         outside_[k] = step_outside[k] || (a.fast() && std::fabs(angle) > kPi);
       }
       for (uint64_t q = anchor; q < stop; ++q) {
-        if (q >= spec_.start) emit(q - spec_.start, s.data(), c.data());
+        if (q >= spec_.start) {
+          as = s;
+          ac = c;
+          scale(a, as, ac);
+          emit(q - spec_.start, as.data(), ac.data());
+        }
         for (int k = 0; k < half_; ++k) rotate(a, s[k], c[k], s1[k], c1[k]);
       }
     }
   }
 
+  // kernels_precise.cu: direct values times A (in __float128, rounded to double), in double.
   void precise() {
     const std::vector<precise::DoubleDouble> w = precise::double_double_frequencies(spec_);
+    const double attention = precise::attention_in_double(spec_);
     std::vector<double> s(half_), c(half_);
     for (uint64_t r = 0; r < count_; ++r) {
       const double pos = double_of_position(spec_.start + r);
-      for (int k = 0; k < half_; ++k)
+      for (int k = 0; k < half_; ++k) {
         precise_direct::direct_sincos(pos, w[k].hi, w[k].lo, s[k], c[k]);
+        if (attention != 1) {
+          s[k] = mul_rn(s[k], attention);
+          c[k] = mul_rn(c[k], attention);
+        }
+      }
       emit(r, s.data(), c.data());
     }
   }
@@ -230,6 +258,7 @@ class Walker {
   int half_, width_;
   ModelRow row_;
   std::vector<uint8_t> outside_;  // per pair: an argument left the documented range
+  RecipeScalars recipe_;          // points into spec_ (longrope)
 };
 
 template <class Sink>

@@ -1,6 +1,7 @@
 // The CUDA kernels of every strategy, templated over the device arithmetic (device_math.cuh).
 // Each kernels_*.cu instantiates them for one math backend. The formulas are the shared ones
-// (shared_arith.h); only the thread layout is the device's own:
+// (shared_arith.h, and core/recipe_arith.h for the rotary recipes, applied to the frequencies
+// once per pair and to the values as they are stored); only the thread layout is the device's:
 //   - pow, logspace: one thread per (row, pair), the frequencies computed once per pair first;
 //   - recurrence: one thread per pair walking every position from 0 (row p costs p steps,
 //     whatever the start, as on the CPU), anchored: one per (pair, anchor interval).
@@ -11,6 +12,7 @@
 #include "core/cuda/device_math.cuh"
 #include "core/cuda/launch.h"
 #include "core/cuda/shared_arith.h"
+#include "core/recipe_arith.h"
 
 namespace pev::core::cuda {
 
@@ -21,10 +23,23 @@ struct Rows {
   Layout layout;
   Dtype output;
   void* table;
+  RecipeScalars recipe;  // its attention factor scales what is stored
 };
 
 inline Rows rows_of(const Request& r) {
-  return {r.start, r.count, r.d_model, r.d_model / 2, r.width, r.layout, r.output, r.table};
+  return {r.start,  r.count,  r.d_model, r.d_model / 2, r.width,
+          r.layout, r.output, r.table,   r.recipe};
+}
+
+// A s and A c in the compute type (nothing when A = 1), then stored.
+template <class A>
+__device__ inline void store_scaled(const A& a, const Rows& t, uint64_t row, int k, typename A::T s,
+                                    typename A::T c) {
+  if (scales_values(t.recipe)) {
+    s = attention_scaled(a, t.recipe, s);
+    c = attention_scaled(a, t.recipe, c);
+  }
+  store_pair(t, row, k, s, c);
 }
 
 template <class V>
@@ -37,24 +52,30 @@ __device__ inline void store_pair(const Rows& t, uint64_t row, int k, V s, V c) 
   if (col.cos1 >= 0) store_element(t.table, t.output, base + col.cos1, c);
 }
 
+// b^(2k/d), or with a recipe its frequency w_k.
 template <class A>
-__global__ void pow_frequencies(int d_model, Schedule schedule, double base, float* f) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < d_model / 2) f[k] = pow_denominator(A(), base, exponent_of(d_model, schedule, k));
-}
-
-// w_k, and sin w_k, cos w_k for the rotation strategies.
-template <class A>
-__global__ void logspace_frequencies(int d_model, Schedule schedule, double step, float* w,
-                                     float* s1, float* c1) {
+__global__ void pow_frequencies(int d_model, Schedule schedule, double base, RecipeScalars recipe,
+                                float* f) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= d_model / 2) return;
   const A a;
-  w[k] = logspace_frequency(a, step, exponent_of(d_model, schedule, k));
+  f[k] = recipe_frequency(a, recipe, k, pow_denominator(a, base, exponent_of(d_model, schedule, k)),
+                          true);
+}
+
+// w_k (the recipe's), and sin w_k, cos w_k for the rotation strategies.
+template <class A>
+__global__ void logspace_frequencies(int d_model, Schedule schedule, double step,
+                                     RecipeScalars recipe, float* w, float* s1, float* c1) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= d_model / 2) return;
+  const A a;
+  w[k] = recipe_frequency(a, recipe, k,
+                          logspace_frequency(a, step, exponent_of(d_model, schedule, k)), false);
   if (s1) a.sincos(w[k], s1[k], c1[k]);
 }
 
-template <class A, bool kPow>
+template <class A, bool kDivide>
 __global__ void direct_rows(Rows t, const float* f) {
   const A a;
   const uint64_t n = t.count * static_cast<uint64_t>(t.half);
@@ -63,8 +84,8 @@ __global__ void direct_rows(Rows t, const float* f) {
     const uint64_t row = i / t.half;
     const int k = static_cast<int>(i % t.half);
     float s, c;
-    a.sincos(direct_angle(a, kPow, a.from_position(t.start + row), f[k]), s, c);
-    store_pair(t, row, k, s, c);
+    a.sincos(direct_angle(a, kDivide, a.from_position(t.start + row), f[k]), s, c);
+    store_scaled(a, t, row, k, s, c);
   }
 }
 
@@ -82,7 +103,7 @@ __global__ void rotation_rows(Rows t, uint64_t interval, const float* w, const f
   float s, c;
   a.sincos(a.mul(a.from_position(pos), w[k]), s, c);
   for (; pos < stop; ++pos) {
-    if (pos >= t.start) store_pair(t, pos - t.start, k, s, c);
+    if (pos >= t.start) store_scaled(a, t, pos - t.start, k, s, c);
     rotate(a, s, c, s1[k], c1[k]);
   }
 }
@@ -103,17 +124,21 @@ cudaError_t run_float(const Request& r) {
   float* c1 = r.scratch + 2 * t.half;
   switch (r.strategy) {
     case Strategy::kPow:
-      pow_frequencies<A><<<freq_blocks, kThreads>>>(r.d_model, r.schedule, r.base, w);
-      direct_rows<A, true><<<blocks_for(t.count * t.half, kThreads), kThreads>>>(t, w);
+      pow_frequencies<A><<<freq_blocks, kThreads>>>(r.d_model, r.schedule, r.base, r.recipe, w);
+      if (angle_divides(true, r.recipe))
+        direct_rows<A, true><<<blocks_for(t.count * t.half, kThreads), kThreads>>>(t, w);
+      else
+        direct_rows<A, false><<<blocks_for(t.count * t.half, kThreads), kThreads>>>(t, w);
       break;
     case Strategy::kLogspace:
       logspace_frequencies<A>
-          <<<freq_blocks, kThreads>>>(r.d_model, r.schedule, r.step, w, nullptr, nullptr);
+          <<<freq_blocks, kThreads>>>(r.d_model, r.schedule, r.step, r.recipe, w, nullptr, nullptr);
       direct_rows<A, false><<<blocks_for(t.count * t.half, kThreads), kThreads>>>(t, w);
       break;
     case Strategy::kRecurrence:
     case Strategy::kAnchored: {
-      logspace_frequencies<A><<<freq_blocks, kThreads>>>(r.d_model, r.schedule, r.step, w, s1, c1);
+      logspace_frequencies<A>
+          <<<freq_blocks, kThreads>>>(r.d_model, r.schedule, r.step, r.recipe, w, s1, c1);
       const uint64_t interval = r.strategy == Strategy::kAnchored ? r.anchor_interval : 0;
       const uint64_t first = interval ? r.start - r.start % interval : 0;
       const uint64_t segments =

@@ -1,5 +1,6 @@
 // The precise strategy on the device: every element evaluated directly in double-double
-// (direct_double.h, the anchor formula of core/precise) and rounded once to the output type.
+// (direct_double.h, the anchor formula of core/precise), multiplied by the recipe's attention
+// factor in double, and rounded once to the output type.
 #include <cuda_runtime.h>
 
 #include "core/cuda/direct_double.h"
@@ -16,6 +17,10 @@ __global__ void precise_rows(Rows t, const double* w_hi, const double* w_lo) {
     const int k = static_cast<int>(i % t.half);
     double s, c;
     precise_direct::direct_sincos(double_of_position(t.start + row), w_hi[k], w_lo[k], s, c);
+    if (scales_values(t.recipe)) {
+      s = mul_rn(s, t.recipe.attention);
+      c = mul_rn(c, t.recipe.attention);
+    }
     store_pair(t, row, k, s, c);
   }
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/implementation.h"
+#include "core/recipe_arith.h"
 #include "encoding/spec.h"
 
 namespace pev::core::cuda {
@@ -17,8 +18,11 @@ struct Request {
   int width = 0;  // table_width of the spec
   Schedule schedule = Schedule::kPaper;
   Layout layout = Layout::kInterleaved;
-  double base = 0;
+  double base = 0;  // the base the strategy raises (dynamic: the rescaled base, core/recipe.h)
   double step = 0;  // logspace: -ln b / (d or d/2 - 1), computed in double on the host
+  // The recipe's Python floats; ext_factors (longrope) points to device memory. For the precise
+  // strategy, attention is A in __float128 rounded to double (core/precise/frequencies.h).
+  RecipeScalars recipe;
   uint64_t start = 0;
   uint64_t count = 0;
   uint64_t anchor_interval = 0;

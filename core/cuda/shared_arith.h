@@ -9,13 +9,8 @@
 
 #include <cstdint>
 
+#include "core/host_device.h"
 #include "encoding/spec.h"
-
-#if defined(__CUDACC__)
-#define PEV_HD __host__ __device__
-#else
-#define PEV_HD
-#endif
 
 namespace pev::core::cuda {
 

@@ -1,10 +1,12 @@
 // The scalar strategies, computed the way the seeds' numpy and PyTorch code computes them, in
-// any compute type, with glibc's libm.
+// any compute type, with glibc's libm; rotary recipes as Hugging Face computes them, in the same
+// compute type (core/recipe.h).
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "core/glibc/compute_type.h"
+#include "core/recipe.h"
 #include "core/registry_modules.h"
 #include "core/row_writer.h"
 
@@ -24,7 +26,7 @@ template <class A>
 std::vector<typename A::T> pow_denominators(const TableSpec& spec) {
   std::vector<typename A::T> den(spec.d_model / 2);
   for (int k = 0; k < spec.d_model / 2; ++k)
-    den[k] = A::pow(A::from_double(spec.base), exponent_of<A>(spec, k));
+    den[k] = A::pow(A::from_double(strategy_base(spec)), exponent_of<A>(spec, k));
   return den;
 }
 
@@ -33,7 +35,7 @@ std::vector<typename A::T> pow_denominators(const TableSpec& spec) {
 template <class A>
 std::vector<typename A::T> logspace_frequencies(const TableSpec& spec) {
   const FrequencyExponent e1 = frequency_exponent(spec, 1);  // -2/d or -1/(d/2-1)
-  const double step = -std::log(spec.base) / static_cast<double>(e1.denominator);
+  const double step = -std::log(strategy_base(spec)) / static_cast<double>(e1.denominator);
   const typename A::T c = A::from_double(step);
   std::vector<typename A::T> w(spec.d_model / 2);
   for (int k = 0; k < spec.d_model / 2; ++k)
@@ -47,16 +49,20 @@ void fill_direct(const Implementation& self, const TableSpec& spec, uint64_t cou
   using T = typename A::T;
   const int half = spec.d_model / 2;
   const bool is_pow = self.strategy == Strategy::kPow;
-  const std::vector<T> f = is_pow ? pow_denominators<A>(spec) : logspace_frequencies<A>(spec);
+  const RecipeScalars recipe = recipe_scalars(spec);
+  std::vector<T> f = is_pow ? pow_denominators<A>(spec) : logspace_frequencies<A>(spec);
+  const bool divide = apply_recipe(A(), recipe, is_pow, f);
   std::vector<T> s(half), c(half);
   RowWriter<T> writer(spec, self.output, self.conversion);
   for (uint64_t r = 0; r < count; ++r) {
     const T p = A::from_position(spec.start + r);
     for (int k = 0; k < half; ++k) {
-      const T a = is_pow ? A::div(p, f[k]) : A::mul(p, f[k]);
+      const T a = divide ? A::div(p, f[k]) : A::mul(p, f[k]);
       s[k] = A::sin(a);
       c[k] = A::cos(a);
     }
+    scale_values(A(), recipe, s.data(), s.size());
+    scale_values(A(), recipe, c.data(), c.size());
     writer.write(s.data(), c.data(), out, r);
   }
 }
@@ -76,12 +82,15 @@ void rotate(std::vector<typename A::T>& s, std::vector<typename A::T>& c,
 // recurrence: PE_0 = (0, 1) rotated by M_1 once per position. Row p costs p steps whatever the
 // start, so that a row's value does not depend on how the table was split.
 // anchored: the same, restarted from a directly computed row at every multiple of B.
+// With a recipe, the rotation is by the recipe's w, and each written row is scaled by A.
 template <class A>
 void fill_rotation(const Implementation& self, const TableSpec& spec, uint64_t count, void* out) {
   using T = typename A::T;
   const int half = spec.d_model / 2;
-  const std::vector<T> w = logspace_frequencies<A>(spec);
-  std::vector<T> s1(half), c1(half), s(half), c(half);
+  const RecipeScalars recipe = recipe_scalars(spec);
+  std::vector<T> w = logspace_frequencies<A>(spec);
+  apply_recipe(A(), recipe, false, w);
+  std::vector<T> s1(half), c1(half), s(half), c(half), scaled_s, scaled_c;
   for (int k = 0; k < half; ++k) {
     s1[k] = A::sin(w[k]);
     c1[k] = A::cos(w[k]);
@@ -99,7 +108,17 @@ void fill_rotation(const Implementation& self, const TableSpec& spec, uint64_t c
   RowWriter<T> writer(spec, self.output, self.conversion);
   for (; pos < spec.start + count; ++pos) {
     if (interval && pos % interval == 0) direct(pos);
-    if (pos >= spec.start) writer.write(s.data(), c.data(), out, pos - spec.start);
+    if (pos >= spec.start) {
+      if (scales_values(recipe)) {
+        scaled_s = s;
+        scaled_c = c;
+        scale_values(A(), recipe, scaled_s.data(), scaled_s.size());
+        scale_values(A(), recipe, scaled_c.data(), scaled_c.size());
+        writer.write(scaled_s.data(), scaled_c.data(), out, pos - spec.start);
+      } else {
+        writer.write(s.data(), c.data(), out, pos - spec.start);
+      }
+    }
     rotate<A>(s, c, s1, c1);
   }
 }
@@ -135,6 +154,11 @@ FillFn fill_for(Dtype compute) {
 // 2 ln(10^6) + 4 < 32, the direct C of encoding/claims.json. The rotations add about 2u per
 // step, inside the same C via `steps`.
 constexpr uint64_t kDefaultAnchorInterval = 64;
+// That C covers bases up to 10^6 (docs/design.md §3.2): 2 ln(10^6) + 4 < 32. The base is the one
+// the strategy raises, dynamic's rescaled b' for that recipe, which grows with the sequence.
+constexpr double kMaxBase = 1e6;
+// The smallest normal float16: below it native float16 frequencies lose their precision.
+constexpr double kFloat16MinFrequency = 0x1p-14;
 // A naive recurrence costs `pos` steps per row: beyond 2^20 the tests and reports cannot afford
 // it, so its claim stops there (its error keeps growing linearly after it).
 constexpr uint64_t kRecurrenceMaxPosition = uint64_t{1} << 20;
@@ -237,8 +261,10 @@ void add_glibc_entries(std::vector<Implementation>& out) {
                      c.conversion == Conversion::kTruncate ? claim_constants().truncate_output_ulps
                                                            : claim_constants().nearest_output_ulps);
     e.description = c.description;
+    e.recipes = every_recipe();
     e.flags = "-O3 -ffp-contract=off, scalar libm";
     e.fill = fill_for(c.compute);
+    e.max_base = glibc::kMaxBase;
     if (c.strategy == Strategy::kAnchored) e.anchor_interval = glibc::kDefaultAnchorInterval;
     if (c.strategy == Strategy::kRecurrence)
       e.max_position = c.compute == Dtype::kBFloat16  ? glibc::kBFloat16RecurrenceMaxPosition
@@ -249,6 +275,7 @@ void add_glibc_entries(std::vector<Implementation>& out) {
       // Beyond 2^14 the lowest frequencies (down to 1/b) are float16 subnormals, whose relative
       // precision falls far below u: the model no longer holds (3% off at b = 10^6, d = 2802).
       e.max_base = 16384;
+      e.min_frequency = glibc::kFloat16MinFrequency;
     }
     out.push_back(e);
   }

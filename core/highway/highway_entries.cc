@@ -1,6 +1,7 @@
 // The Highway entries: the PyTorch (logspace) formula in float32 with Highway's contrib/math Exp,
 // Sin and Cos, on the best target this CPU runs. Highway's contrib/math has no Pow, so there is no
-// pow entry here (the SLEEF and glibc modules have one).
+// pow entry here (the SLEEF and glibc modules have one). Rotary recipes in float32 as Hugging Face
+// computes them (core/recipe.h), once per fill, in scalar float arithmetic.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "core/highway/highway_entries.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -45,7 +46,9 @@ HWY_AFTER_NAMESPACE();
 #include <utility>
 #include <vector>
 
+#include "core/glibc/compute_type.h"
 #include "core/highway/highway_dispatch.h"
+#include "core/recipe.h"
 #include "core/registry_modules.h"
 #include "core/row_writer.h"
 
@@ -84,15 +87,20 @@ void fill(const Implementation& self, const TableSpec& spec, uint64_t count, voi
   std::vector<float> cos(n);
   const int64_t den = frequency_exponent(spec, 0).denominator;  // d, or d/2 - 1 for t2t
   // PyTorch multiplies by the Python scalar -math.log(b) / d: a double, rounded to float.
-  const auto c = static_cast<float>(-std::log(spec.base) / static_cast<double>(den));
+  const auto c = static_cast<float>(-std::log(strategy_base(spec)) / static_cast<double>(den));
   for (int pair = 0; pair < half; ++pair)
     arg[pair] = static_cast<float>(-frequency_exponent(spec, pair).numerator) * c;
   HWY_DYNAMIC_DISPATCH(ExpRow)(arg.data(), div.data(), n);
+  const RecipeScalars recipe = recipe_scalars(spec);
+  for (int pair = 0; pair < half; ++pair)
+    div[pair] = recipe_frequency(glibc::Float32(), recipe, pair, div[pair], false);
   RowWriter<float> writer(spec, self.output, self.conversion);
   for (uint64_t r = 0; r < count; ++r) {
     // The position as float, as torch.arange(n).float() holds it: exact below 2^24.
     HWY_DYNAMIC_DISPATCH(SinCosRow)
     (static_cast<float>(spec.start + r), div.data(), sin.data(), cos.data(), n);
+    scale_values(glibc::Float32(), recipe, sin.data(), static_cast<size_t>(half));
+    scale_values(glibc::Float32(), recipe, cos.data(), static_cast<size_t>(half));
     writer.write(sin.data(), cos.data(), out, r);
   }
 }
@@ -113,6 +121,7 @@ void add_highway_entries(std::vector<Implementation>& out) {
     e.claim = Claim::model(e.compute);
     e.max_position = kMaxPosition;
     e.max_base = kMaxBase;
+    e.recipes = every_recipe();
     e.flags = flags;
     e.description =
         "the PyTorch code in float32: div = exp(2k * float(-ln(b)/d)), a = float(pos) * div; "

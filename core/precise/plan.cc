@@ -3,15 +3,24 @@
 #include <algorithm>
 
 #include "core/precise/frequencies.h"
+#include "core/precise/precise_fill.h"
 
 namespace pev::core::precise {
+namespace {
+
+// Plain tables are one plan whatever their recipe fields say (a sequence length, say).
+bool same_recipe(const RopeScaling& a, const RopeScaling& b) {
+  return a.type == b.type && (a.type == RopeType::kDefault || a == b);
+}
+
+}  // namespace
 
 std::shared_ptr<const Plan> PlanCache::get(const TableSpec& spec, size_t lanes,
                                            const std::function<void(Plan&)>& build_table) {
   const std::lock_guard<std::mutex> lock(mutex_);
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
     if (it->d_model == spec.d_model && it->base == spec.base && it->schedule == spec.schedule &&
-        it->lanes == lanes) {
+        same_recipe(it->rope, spec.rope) && it->lanes == lanes) {
       std::rotate(it, it + 1, entries_.end());
       return entries_.back().plan;
     }
@@ -20,6 +29,8 @@ std::shared_ptr<const Plan> PlanCache::get(const TableSpec& spec, size_t lanes,
   plan->pairs = spec.d_model / 2;
   plan->padded = (static_cast<size_t>(plan->pairs) + lanes - 1) / lanes * lanes;
   plan->chunk = std::max(lanes, kTableChunkBytes / (16 * kAnchorInterval) / lanes * lanes);
+  plan->attention = attention_in_double(spec);
+  plan->fixup_threshold = plan->attention * kFixupThreshold;
   plan->w_hi = hwy::AllocateAligned<double>(plan->padded);
   plan->w_lo = hwy::AllocateAligned<double>(plan->padded);
   const std::vector<DoubleDouble> w = double_double_frequencies(spec);
@@ -31,7 +42,7 @@ std::shared_ptr<const Plan> PlanCache::get(const TableSpec& spec, size_t lanes,
   plan->table_cos = hwy::AllocateAligned<double>(kAnchorInterval * plan->padded);
   build_table(*plan);
   if (entries_.size() == kCapacity) entries_.erase(entries_.begin());
-  entries_.push_back({spec.d_model, spec.base, spec.schedule, lanes, plan});
+  entries_.push_back({spec.d_model, spec.base, spec.schedule, spec.rope, lanes, plan});
   return plan;
 }
 

@@ -1,5 +1,6 @@
-// What the precise strategy precomputes for one (d, base, schedule): the double-double
-// frequencies and the rotation table sin(j w_k), cos(j w_k) for j < kAnchorInterval. Plans are
+// What the precise strategy precomputes for one (d, base, schedule, recipe): the double-double
+// frequencies, the attention factor and the rotation table sin(j w_k), cos(j w_k) for
+// j < kAnchorInterval. Plans are
 // cached (powq for every pair and a table of B x d/2 direct evaluations cost as much as
 // thousands of rows), and shared read-only between concurrent fills.
 #pragma once
@@ -29,6 +30,12 @@ struct Plan {
   int pairs = 0;      // d/2
   size_t padded = 0;  // pairs rounded up to the vector length; padding lanes have w = 0
   size_t chunk = 0;   // pairs per table chunk, a multiple of the vector length
+  // A, rounded once to double (1 for the plain encoding): anchors and fixed-up values are
+  // multiplied by it, so the rows rotated from the anchors carry it too.
+  double attention = 1;
+  // Rotated values smaller than this in magnitude are recomputed directly: kFixupThreshold
+  // (precise_fill.h) in units of A, exact (A times a power of two).
+  double fixup_threshold = 0;
   hwy::AlignedFreeUniquePtr<double[]> w_hi, w_lo;  // [padded]
   // sin(j w_k), cos(j w_k) for j < kAnchorInterval, laid out [chunk][j][pair in chunk]: each
   // chunk contiguous.
@@ -40,7 +47,8 @@ struct Plan {
   }
 };
 
-// The plan for (spec.d_model, spec.base, spec.schedule) at `lanes` doubles per vector. On a miss
+// The plan for (spec.d_model, spec.base, spec.schedule, spec.rope) at `lanes` doubles per vector.
+// On a miss
 // it fills the frequencies and calls `build_table` for the rotation table. Keeps the few most
 // recently used plans. Thread-safe.
 class PlanCache {
@@ -53,6 +61,7 @@ class PlanCache {
     int d_model;
     double base;
     Schedule schedule;
+    RopeScaling rope;
     size_t lanes;
     std::shared_ptr<const Plan> plan;
   };

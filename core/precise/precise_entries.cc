@@ -2,6 +2,7 @@
 // output, faithful below 2^24. See precise_fill.h for the design, direct-inl.h and
 // precise_fill.cc for the error bounds.
 #include "core/precise/precise_fill.h"
+#include "core/recipe.h"
 #include "core/registry_modules.h"
 
 namespace pev::core {
@@ -27,6 +28,8 @@ void add_precise_entries(std::vector<Implementation>& out) {
     e.claim = Claim::faithful();
     e.max_position = (uint64_t{1} << 24) - 1;
     e.anchor_interval = precise::kAnchorInterval;
+    // Every recipe: its w_k in __float128 (frequencies.h), its A applied before the one rounding.
+    e.recipes = every_recipe();
     e.flags = flags;
     e.description =
         "ours: double-double w, direct anchors every " + std::to_string(e.anchor_interval) +

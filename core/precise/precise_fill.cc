@@ -22,6 +22,15 @@
 // Direct values meet it when |v| >= 2^-51 (direct-inl.h).
 // The fraction fixed up is about (4/pi) 2^-22 per pair (sin or cos near zero), ~1e-4 rows at
 // d = 512; every pair of a huge base's low frequencies qualifies, and is then slower, not wrong.
+//
+// Attention factor. With a recipe the exact value is A v; A~ = RN_53(A) (frequencies.h) multiplies
+// the anchors and the directly computed values, one more rounding each: S' = fl(A~ S) is within
+// A (6u |sin th| + E_a) (1 + 2u) of A sin th, so the 8u of the rotation bound becomes 12u and
+// |y - A v| <= A (14.1u + 2^-76) <= A 2^-49.3 =: A E_rot'; a direct value is within
+// A (6u |v| + E_arg). Both are relative to A, so the faithful test above holds for A v as it did
+// for v: rotated outputs need |v| >= E_rot' 2^26 = 2^-23.3, and the fix-up threshold becomes
+// A~ kFixupThreshold (exact), on the scaled values: an output left alone has |y| >= A~ 2^-22,
+// so |v| >= 2^-22 (1 - 2^-52) - E_rot'; direct values need |v| >= 2^-51 as before.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "core/precise/precise_fill.cc"
@@ -73,22 +82,28 @@ void BuildTable(Plan& plan) {
   }
 }
 
-// Lanes [i0, i1) of the anchor row at `position`, computed directly.
+// Lanes [i0, i1) of the anchor row at `position`, computed directly and scaled by A.
 void Anchor(const Plan& plan, uint64_t position, size_t i0, size_t i1, double* sin_out,
             double* cos_out) {
   const DF64 d;
   const V pos = hn::Set(d, static_cast<double>(position));
   const bool huge = static_cast<double>(position) >= kHugePosition;
+  const bool scaled = plan.attention != 1;
+  const V attention = hn::Set(d, plan.attention);
   for (size_t i = i0; i < i1; i += hn::Lanes(d)) {
     V s, c;
     DirectSinCos(d, pos, hn::Load(d, &plan.w_hi[i]), hn::Load(d, &plan.w_lo[i]), huge, s, c);
+    if (scaled) {
+      s = hn::Mul(s, attention);
+      c = hn::Mul(c, attention);
+    }
     hn::Store(s, d, sin_out + i);
     hn::Store(c, d, cos_out + i);
   }
 }
 
 // Lanes [i0, i1) of row `row` (position `position`, j rows past the anchor) again: pairs whose
-// rotated min(|sin|, |cos|) is below kFixupThreshold are recomputed directly.
+// rotated min(|sin|, |cos|) is below the plan's fixup_threshold are recomputed directly.
 template <class Sink>
 HWY_NOINLINE void FixupRow(const Plan& plan, const double* anchor_sin, const double* anchor_cos,
                            uint64_t j, uint64_t position, uint64_t row, size_t i0, size_t i1,
@@ -96,7 +111,8 @@ HWY_NOINLINE void FixupRow(const Plan& plan, const double* anchor_sin, const dou
   const DF64 d;
   const V pos = hn::Set(d, static_cast<double>(position));
   const bool huge = static_cast<double>(position) >= kHugePosition;
-  const V threshold = hn::Set(d, kFixupThreshold);
+  const V threshold = hn::Set(d, plan.fixup_threshold);
+  const V attention = hn::Set(d, plan.attention);
   const double* ts = &plan.table_sin[plan.table_offset(j, i0)];
   const double* tc = &plan.table_cos[plan.table_offset(j, i0)];
   for (size_t i = i0; i < i1; i += hn::Lanes(d)) {
@@ -106,6 +122,10 @@ HWY_NOINLINE void FixupRow(const Plan& plan, const double* anchor_sin, const dou
     if (!hn::AllFalse(d, small)) {
       V s, c;
       DirectSinCos(d, pos, hn::Load(d, &plan.w_hi[i]), hn::Load(d, &plan.w_lo[i]), huge, s, c);
+      if (plan.attention != 1) {
+        s = hn::Mul(s, attention);
+        c = hn::Mul(c, attention);
+      }
       ys = hn::IfThenElse(small, s, ys);
       yc = hn::IfThenElse(small, c, yc);
     }
@@ -201,7 +221,7 @@ void FillPrecise(const TableSpec& spec, uint64_t count, Dtype output, Conversion
   const bool big = count * row_bytes >= kStreamBytes;
 #if HWY_TARGET != HWY_SCALAR
   if (fast && spec.layout == Layout::kInterleaved) {
-    InterleavedF32 sink(static_cast<float*>(out), width);
+    InterleavedF32 sink(static_cast<float*>(out), width, plan->fixup_threshold);
     FillTiledMaybeStreaming(*plan, spec.start, count, big && address % (8 * n) == 0, sink);
     return;
   }
@@ -237,11 +257,11 @@ void FillPrecise(const TableSpec& spec, uint64_t count, Dtype output, Conversion
         c0 = 0, s0 = half;
         break;
     }
-    SplitF32 sink(static_cast<float*>(out), width, s0, s1, c0, c1);
+    SplitF32 sink(static_cast<float*>(out), width, plan->fixup_threshold, s0, s1, c0, c1);
     FillTiledMaybeStreaming(*plan, spec.start, count, big && address % (4 * n) == 0, sink);
     return;
   }
-  DoubleRows sink(spec, plan->padded, output, conversion, out);
+  DoubleRows sink(spec, plan->padded, plan->fixup_threshold, output, conversion, out);
   FillWhole(*plan, spec.start, count, sink);
 }
 

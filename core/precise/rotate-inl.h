@@ -68,8 +68,8 @@ struct Block {
 };
 
 // Sinks of float32 rows. Rows<kStream>(block) rotates and stores a block (the hot loop, its state
-// in registers) and returns whether some pair in it may have min(|sin|, |cos|) <
-// kFixupThreshold: it may over-report (FixupRow applies the exact test), never miss. Put() stores
+// in registers) and returns whether some pair in it may have min(|sin|, |cos|) below the plan's
+// fixup_threshold: it may over-report (FixupRow applies the exact test), never miss. Put() stores
 // one vector of a row with plain stores, for the fix-up.
 
 #if HWY_TARGET != HWY_SCALAR  // one-lane vectors cannot be combined; DoubleRows serves them
@@ -77,7 +77,8 @@ struct Block {
 class InterleavedF32 {
  public:
   using DF = hn::Repartition<float, DF64>;  // 2N floats
-  InterleavedF32(float* table, size_t width) : table_(table), width_(width) {
+  InterleavedF32(float* table, size_t width, double threshold)
+      : table_(table), width_(width), threshold_(static_cast<float>(threshold)) {
     const size_t n = hn::Lanes(DF64());
     for (size_t i = 0; i < n; ++i) {
       idx_[2 * i] = static_cast<int32_t>(i);
@@ -128,8 +129,8 @@ class InterleavedF32 {
         }
       }
     }
-    // |fl(y)| <= T whenever |y| < T (T is a float), so this never misses a pair to fix.
-    return hn::GetLane(hn::MinOfLanes(df, min)) <= static_cast<float>(kFixupThreshold);
+    // Rounding is monotonic: |y| < T gives |fl(y)| <= fl(T), so this never misses a pair to fix.
+    return hn::GetLane(hn::MinOfLanes(df, min)) <= threshold_;
   }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
     const DF df;
@@ -156,6 +157,7 @@ class InterleavedF32 {
   }
   float* table_;
   size_t width_;
+  float threshold_;
   HWY_ALIGN int32_t idx_[hn::MaxLanes(DF())];
 };
 #endif  // HWY_TARGET != HWY_SCALAR
@@ -166,8 +168,8 @@ class SplitF32 {
   using DH = hn::Rebind<float, DF64>;  // N floats, half a vector
   // Streaming a half vector is only safe when it is a whole native register (>= 16 bytes).
   static constexpr bool kCanStream = HWY_MAX_BYTES / 2 >= 16;
-  SplitF32(float* table, size_t width, int sin0, int sin1, int cos0, int cos1)
-      : table_(table), width_(width), sin_{sin0, sin1}, cos_{cos0, cos1} {}
+  SplitF32(float* table, size_t width, double threshold, int sin0, int sin1, int cos0, int cos1)
+      : table_(table), width_(width), threshold_(threshold), sin_{sin0, sin1}, cos_{cos0, cos1} {}
   template <bool kStream>
   HWY_INLINE bool Rows(const Block& block) const {
     const Block b = block;  // a local copy: the stores below may not alias it
@@ -205,7 +207,7 @@ class SplitF32 {
         }
       }
     }
-    return hn::GetLane(hn::MinOfLanes(d, min)) < kFixupThreshold;
+    return hn::GetLane(hn::MinOfLanes(d, min)) < threshold_;
   }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
     Store<false>(ys, yc, table_ + row * width_ + i);
@@ -236,6 +238,7 @@ class SplitF32 {
   }
   float* table_;
   size_t width_;
+  double threshold_;
   int sin_[2], cos_[2];
 };
 
@@ -243,8 +246,10 @@ class SplitF32 {
 // rounds each once to the output type.
 class DoubleRows {
  public:
-  DoubleRows(const TableSpec& spec, size_t padded, Dtype output, Conversion conversion, void* out)
+  DoubleRows(const TableSpec& spec, size_t padded, double threshold, Dtype output,
+             Conversion conversion, void* out)
       : writer_(spec, output, conversion),
+        threshold_(threshold),
         out_(out),
         sin_(hwy::AllocateAligned<double>(padded)),
         cos_(hwy::AllocateAligned<double>(padded)),
@@ -261,7 +266,7 @@ class DoubleRows {
   }
   bool NeedsFixup() const {
     for (int k = 0; k < pairs_; ++k)
-      if (std::fmin(std::fabs(sin_[k]), std::fabs(cos_[k])) < kFixupThreshold) return true;
+      if (std::fmin(std::fabs(sin_[k]), std::fabs(cos_[k])) < threshold_) return true;
     return false;
   }
   void Put(uint64_t, size_t i, V ys, V yc) {
@@ -272,6 +277,7 @@ class DoubleRows {
 
  private:
   RowWriter<double> writer_;
+  double threshold_;
   void* out_;
   hwy::AlignedFreeUniquePtr<double[]> sin_, cos_;
   int pairs_;

@@ -1,11 +1,14 @@
 // The SLEEF entries: the seeds' pow and logspace formulas in float32 with SLEEF's vector math,
-// u10 and u35, on the best ISA this CPU runs (sleef_dispatch.h).
+// u10 and u35, on the best ISA this CPU runs (sleef_dispatch.h); rotary recipes in float32 as
+// Hugging Face computes them (core/recipe.h), once per fill, in scalar float arithmetic.
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/glibc/compute_type.h"
+#include "core/recipe.h"
 #include "core/registry_modules.h"
 #include "core/row_writer.h"
 #include "core/sleef/sleef_dispatch.h"
@@ -35,14 +38,17 @@ size_t padded(int n) {
          sleef_internal::kPad;
 }
 
-// Once per fill, d/2 values: the divisor b^(2k/d) for pow, div = exp(2k c) for logspace.
-std::vector<float> frequencies(const Kernels& k, Strategy strategy, const TableSpec& spec) {
+// Once per fill, d/2 values: the divisor b^(2k/d) for pow, div = exp(2k c) for logspace; with a
+// recipe, its frequencies. `divide` says whether the angle is pos / value.
+std::vector<float> frequencies(const Kernels& k, Strategy strategy, const TableSpec& spec,
+                               const RecipeScalars& recipe, bool& divide) {
   const int half = spec.d_model / 2;
   std::vector<float> arg(padded(half));
   std::vector<float> w(arg.size());
   const int64_t den = frequency_exponent(spec, 0).denominator;  // d, or d/2 - 1 for t2t
   // PyTorch multiplies by the Python scalar -math.log(b) / d: a double, rounded to float.
-  const auto c = static_cast<float>(-std::log(spec.base) / static_cast<double>(den));
+  const double base = strategy_base(spec);
+  const auto c = static_cast<float>(-std::log(base) / static_cast<double>(den));
   for (int pair = 0; pair < half; ++pair) {
     const auto m = static_cast<float>(-frequency_exponent(spec, pair).numerator);  // 2k (or k)
     arg[pair] = strategy == Strategy::kPow ? m / static_cast<float>(den) : m * c;
@@ -51,24 +57,33 @@ std::vector<float> frequencies(const Kernels& k, Strategy strategy, const TableS
   // all lanes' angles, and padding must not change that choice for the real lanes.
   std::fill(arg.begin() + half, arg.end(), arg[half - 1]);
   if (strategy == Strategy::kPow)
-    k.pow_u10(static_cast<float>(spec.base), arg.data(), w.data(), w.size());
+    k.pow_u10(static_cast<float>(base), arg.data(), w.data(), w.size());
   else
     k.exp_u10(arg.data(), w.data(), w.size());
+  const bool is_pow = strategy == Strategy::kPow;
+  for (int pair = 0; pair < half; ++pair)
+    w[pair] = recipe_frequency(glibc::Float32(), recipe, pair, w[pair], is_pow);
+  std::fill(w.begin() + half, w.end(), w[half - 1]);
+  divide = angle_divides(is_pow, recipe);
   return w;
 }
 
 void fill_with(const Kernels& k, const Implementation& self, const TableSpec& spec, uint64_t count,
                void* out) {
-  const std::vector<float> w = frequencies(k, self.strategy, spec);
+  const RecipeScalars recipe = recipe_scalars(spec);
+  bool divide = false;
+  const std::vector<float> w = frequencies(k, self.strategy, spec, recipe, divide);
   const int u35 = self.backend == Backend::kSleefU35 ? 1 : 0;
-  const sleef_internal::SinCosFunction row =
-      self.strategy == Strategy::kPow ? k.divide[u35] : k.times[u35];
+  const sleef_internal::SinCosFunction row = divide ? k.divide[u35] : k.times[u35];
   std::vector<float> sin(w.size());
   std::vector<float> cos(w.size());
+  const size_t half = static_cast<size_t>(spec.d_model / 2);
   RowWriter<float> writer(spec, self.output, self.conversion);
   for (uint64_t r = 0; r < count; ++r) {
     // The position as float, as torch.arange(n).float() holds it: exact below 2^24.
     row(static_cast<float>(spec.start + r), w.data(), sin.data(), cos.data(), w.size());
+    scale_values(glibc::Float32(), recipe, sin.data(), half);
+    scale_values(glibc::Float32(), recipe, cos.data(), half);
     writer.write(sin.data(), cos.data(), out, r);
   }
 }
@@ -122,6 +137,7 @@ void add_sleef_entries(std::vector<Implementation>& out) {
         e.claim = Claim::model(e.compute);
         e.max_position = kMaxPosition;
         e.max_base = kMaxBase;
+        e.recipes = every_recipe();
         e.flags = flags;
         e.description = describe(s, b);
         e.fill = &fill_best;

@@ -1,8 +1,9 @@
 // The host device-model of the CUDA entries (device_model.h), held against the oracle without a
-// GPU: the twin computes the CPU strategies' formulas; with every device function at the edge of
-// its documented bound, accurate and precise entries stay within their claims; the recorded
-// modelled figures (modelled_bounds.cc) are what the model gives; fast entries whose __sinf /
-// __cosf arguments leave [-pi, pi] are flagged.
+// GPU: the twin computes the CPU strategies' formulas, rotary recipes included; with every device
+// function at the edge of its documented bound, accurate and precise entries stay within their
+// claims, on plain tables and real models' caches; the recorded modelled figures
+// (modelled_bounds.cc) are what the model gives; fast entries whose __sinf / __cosf arguments
+// leave [-pi, pi] are flagged.
 #include "core/cuda/device_model.h"
 
 #include <fmt/format.h>
@@ -16,8 +17,10 @@
 #include "core/cuda/modelled_bounds.h"
 #include "core/cuda/shared_arith.h"
 #include "core/generate.h"
+#include "core/recipe.h"
 #include "core/registry.h"
 #include "core/registry_modules.h"
+#include "core/rope_models_testutil.h"
 #include "measure/judge.h"
 #include "oracle/table.h"
 
@@ -107,23 +110,37 @@ const Implementation* cpu_twin(const Implementation& e) {
   return find_implementation(entry_name(cpu));
 }
 
+// The tables the twin and the claims are checked on: plain, and real models' rotary caches (every
+// recipe) the entry's base range admits.
+std::vector<TableSpec> model_specs(const Implementation& e, uint64_t rows) {
+  std::vector<TableSpec> specs = {spec_of(64, 1e4)};
+  for (const models::RopeModel& m : models::every_rope_model()) {
+    const TableSpec spec = spec_of(m.model, Layout::kInterleaved, 0, rows);
+    if (claims_frequencies(e, spec)) specs.push_back(spec);
+  }
+  return specs;
+}
+
 // With every device function correctly rounded, the twin is the CPU strategy with glibc's
-// functions (< 1 ulp, usually correctly rounded): the same bits almost everywhere.
+// functions (< 1 ulp, usually correctly rounded): the same bits almost everywhere, recipes
+// included (the same recipe arithmetic, core/recipe_arith.h).
 TEST_P(EntryModel, TwinComputesTheCpuFormula) {
   const Implementation& e = *GetParam();
   const Implementation* cpu = cpu_twin(e);
   ASSERT_NE(cpu, nullptr) << e.name;
-  const TableSpec spec = spec_of(64, 1e4);
   const uint64_t rows = std::min<uint64_t>(512, e.max_position + 1);
-  const ModelTable twin = model_table(e, spec, rows, Perturbation{true}, nullptr);
-  const GeneratedTable want = generate(*cpu, spec, rows);
-  size_t same = 0;
+  size_t same = 0, total = 0;
   double worst = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    same += twin.table.bits(i) == want.bits(i);
-    worst = std::max(worst, std::fabs(twin.table.value(i) - want.value(i)));
+  for (const TableSpec& spec : model_specs(e, rows)) {
+    const ModelTable twin = model_table(e, spec, rows, Perturbation{true}, nullptr);
+    const GeneratedTable want = generate(*cpu, spec, rows);
+    for (size_t i = 0; i < want.size(); ++i) {
+      same += twin.table.bits(i) == want.bits(i);
+      worst = std::max(worst, std::fabs(twin.table.value(i) - want.value(i)));
+    }
+    total += want.size();
   }
-  const double fraction = static_cast<double>(same) / want.size();
+  const double fraction = static_cast<double>(same) / total;
   const double ulp_at_one = e.output == Dtype::kFloat16    ? 0x1p-10
                             : e.output == Dtype::kBFloat16 ? 0x1p-7
                                                            : 0x1p-23;
@@ -135,9 +152,11 @@ TEST_P(EntryModel, TwinComputesTheCpuFormula) {
   EXPECT_LE(worst, rotation ? ulp_at_one + 1e-5 : ulp_at_one) << e.name;
 }
 
-// Every element of every perturbation within the entry's claim, plus `floor` absolutely, over
-// the elements whose device functions stayed in their documented range. Returns the fitted C.
+// Every element of every perturbation within the entry's claim, plus `floor` absolutely (of sin
+// and cos: times the attention factor in a stored value), over the elements whose device
+// functions stayed in their documented range. Returns the fitted C.
 double check_claim(const Implementation& e, const TableSpec& spec, uint64_t rows, double floor) {
+  floor *= attention_factor(spec);
   const std::vector<double> exact = oracle::exact_values(spec, rows);
   const measure::Judge judge(spec, e.claim, e.output);
   Claim output_share = e.claim;  // the model's output-rounding term alone
@@ -163,8 +182,8 @@ double check_claim(const Implementation& e, const TableSpec& spec, uint64_t rows
                                    (e.claim.u * (std::fabs(x) + a + steps)));
         }
         if (!ok && ++failures <= 5)
-          ADD_FAILURE() << e.name << " d=" << spec.d_model << " base=" << spec.base
-                        << " pos=" << pos << " col=" << c << std::hexfloat
+          ADD_FAILURE() << e.name << " d=" << spec.d_model << " base=" << spec.base << " "
+                        << describe(spec.rope) << " pos=" << pos << " col=" << c << std::hexfloat
                         << " model=" << m.table.value(i) << " exact=" << x;
       }
     }
@@ -191,6 +210,12 @@ TEST_P(EntryModel, WithinItsClaimAtTheDocumentedBounds) {
         fitted = std::max(fitted, check_claim(e, spec_of(d, base, start), 8, floor));
     }
   }
+  // Real models' caches, every recipe: the recipe's own arithmetic (its divisions __fdividef on
+  // the fast path) inside the claim's conditioning.
+  const uint64_t rows = std::min<uint64_t>(128, e.max_position + 1);
+  const std::vector<TableSpec> specs = model_specs(e, rows);
+  for (size_t i = 1; i < specs.size(); ++i)
+    fitted = std::max(fitted, check_claim(e, specs[i], rows, floor));
   fmt::print("{}: fitted C {:.3g} (claim {})\n", e.name, fitted,
              e.claim.kind == Claim::Kind::kFaithful ? "faithful" : std::to_string(e.claim.c));
 }

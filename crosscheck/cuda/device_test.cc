@@ -1,7 +1,8 @@
 // The CUDA entries on a device: the property suite on every entry (held to its claim, with the
 // expectations of crosscheck/expectations.tsv), the precise kernels equal to their host twin bit
-// for bit, and every entry's device error within its modelled bound. Without a CUDA device every
-// test is skipped with the reason "no CUDA device", never passed.
+// for bit, and every entry's device error within its modelled bound, on plain tables and real
+// models' rotary caches. Without a CUDA device every test is skipped with the reason "no CUDA
+// device", never passed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +12,9 @@
 
 #include "core/cuda/device_model.h"
 #include "core/generate.h"
+#include "core/recipe.h"
 #include "core/registry.h"
+#include "core/rope_models_testutil.h"
 #include "crosscheck/expectations.h"
 #include "crosscheck/registry_under_test.h"
 #include "oracle/table.h"
@@ -53,6 +56,17 @@ TableSpec small_spec() {
   return s;
 }
 
+// Plain tables of d 64 and 512, and every real model's cache the entry claims.
+std::vector<TableSpec> device_specs(const Implementation& e, uint64_t rows) {
+  std::vector<TableSpec> specs = {small_spec(), small_spec()};
+  specs[1].d_model = 512;
+  for (const models::RopeModel& m : models::every_rope_model()) {
+    const TableSpec spec = spec_of(m.model, Layout::kInterleaved, 0, rows);
+    if (claims_frequencies(e, spec)) specs.push_back(spec);
+  }
+  return specs;
+}
+
 class OnDevice : public testing::TestWithParam<const Implementation*> {
  protected:
   void SetUp() override {
@@ -64,13 +78,17 @@ class OnDevice : public testing::TestWithParam<const Implementation*> {
 TEST_P(OnDevice, PreciseEqualsItsHostTwin) {
   const Implementation& e = *GetParam();
   if (e.strategy != Strategy::kPrecise) GTEST_SKIP() << "calls device math functions";
-  for (const uint64_t start : {uint64_t{0}, uint64_t{1} << 20, (uint64_t{1} << 24) - 600}) {
-    TableSpec spec = small_spec();
-    spec.start = start;
-    const GeneratedTable got = generate(e, spec, 512);
-    const ModelTable twin = model_table(e, spec, 512, Perturbation{true}, nullptr);
-    for (size_t i = 0; i < got.size(); ++i)
-      ASSERT_EQ(got.bits(i), twin.table.bits(i)) << e.name << " start " << start << " i " << i;
+  for (const TableSpec& table : device_specs(e, uint64_t{1} << 24)) {
+    for (const uint64_t start : {uint64_t{0}, uint64_t{1} << 20, (uint64_t{1} << 24) - 600}) {
+      TableSpec spec = table;
+      spec.start = start;
+      const GeneratedTable got = generate(e, spec, 512);
+      const ModelTable twin = model_table(e, spec, 512, Perturbation{true}, nullptr);
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_EQ(got.bits(i), twin.table.bits(i))
+            << e.name << " d " << spec.d_model << " " << describe(spec.rope) << " start " << start
+            << " i " << i;
+    }
   }
 }
 
@@ -78,10 +96,8 @@ TEST_P(OnDevice, PreciseEqualsItsHostTwin) {
 // within it.
 TEST_P(OnDevice, WithinItsModelledBound) {
   const Implementation& e = *GetParam();
-  for (const int d : {64, 512}) {
-    TableSpec spec = small_spec();
-    spec.d_model = d;
-    const uint64_t rows = std::min<uint64_t>(1024, e.max_position + 1);
+  const uint64_t rows = std::min<uint64_t>(1024, e.max_position + 1);
+  for (const TableSpec& spec : device_specs(e, rows)) {
     const std::vector<double> exact = oracle::exact_values(spec, rows);
     const ModelledError model = modelled_error(e, spec, rows, exact);
     const ModelTable where = model_table(e, spec, rows, Perturbation{true}, nullptr);
@@ -89,7 +105,8 @@ TEST_P(OnDevice, WithinItsModelledBound) {
     double worst = 0;
     for (size_t i = 0; i < got.size(); ++i)
       if (!where.out_of_range[i]) worst = std::max(worst, std::fabs(got.value(i) - exact[i]));
-    EXPECT_LE(worst, model.max_abs) << e.name << " d=" << d;
+    EXPECT_LE(worst, model.max_abs)
+        << e.name << " d=" << spec.d_model << " " << describe(spec.rope);
   }
 }
 
