@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -38,13 +39,16 @@ uint64_t encode_exact(double value, Dtype t);
 double decode(uint64_t bits, Dtype t);
 
 // Distance between the format's neighbours around |x|: 2^(max(floor(log2|x|), emin) - p + 1),
-// so it bottoms out at the smallest subnormal. ulp_of(0) is the smallest subnormal. Inline: error
-// measures call it for every element.
+// so it bottoms out at the smallest subnormal. ulp_of(0) is the smallest subnormal. Inline and
+// read from the exponent bits (no ilogb, no ldexp): error measures call it for every element.
 inline double ulp_of(double x, Dtype t) {
   const FormatTraits f = traits_of(t);
-  const double a = std::fabs(x);
-  const int e = (a == 0.0 || !std::isfinite(a)) ? f.min_exponent : std::ilogb(a);
-  return std::ldexp(1.0, std::max(e, f.min_exponent) - f.precision + 1);
+  const int biased = static_cast<int>((std::bit_cast<uint64_t>(x) >> 52) & 0x7ff);
+  // Zero, subnormal doubles, Inf and NaN all take the format's smallest exponent.
+  const int e = (biased == 0 || biased == 0x7ff) ? f.min_exponent : biased - 1023;
+  const int q = std::max(e, f.min_exponent) - f.precision + 1;
+  if (q < -1022) return std::ldexp(1.0, q);  // float64's subnormal quantum
+  return std::bit_cast<double>(static_cast<uint64_t>(q + 1023) << 52);
 }
 
 // Unit roundoff of a precision: 2^-53, 2^-24, 2^-11, 2^-8.

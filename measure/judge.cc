@@ -6,16 +6,21 @@
 namespace pev::measure {
 namespace {
 
-double ratio(const Finding& x) {
-  if (std::isnan(x.error)) return INFINITY;
-  return x.allowed > 0 ? x.error / x.allowed : (x.error > 0 ? INFINITY : 0.0);
+double ratio(double error, double allowed) {
+  if (std::isnan(error)) return INFINITY;
+  return allowed > 0 ? error / allowed : (error > 0 ? INFINITY : 0.0);
 }
+double ratio(const Finding& x) { return ratio(x.error, x.allowed); }
 
 }  // namespace
 
+bool would_keep(const std::vector<Finding>& worst, double error, double allowed, size_t limit) {
+  return worst.size() < limit || ratio(error, allowed) > ratio(worst.back());
+}
+
 void keep_worst(std::vector<Finding>& worst, const Finding& f, size_t limit) {
   const double r = ratio(f);
-  if (worst.size() == limit && r <= ratio(worst.back())) return;
+  if (worst.size() >= limit && r <= ratio(worst.back())) return;
   auto it =
       std::find_if(worst.begin(), worst.end(), [&](const Finding& x) { return ratio(x) < r; });
   worst.insert(it, f);
@@ -31,6 +36,10 @@ void Figures::merge(const Figures& o) {
   inf += o.inf;
   sign_mismatch += o.sign_mismatch;
   over_claim += o.over_claim;
+  failed_sign += o.failed_sign;
+  failed_value += o.failed_value;
+  max_allowed = std::max(max_allowed, o.max_allowed);
+  max_weighted_angle = std::max(max_weighted_angle, o.max_weighted_angle);
   max_abs = std::max(max_abs, o.max_abs);
   sum_abs += o.sum_abs;
   max_ulp = std::max(max_ulp, o.max_ulp);
@@ -62,17 +71,20 @@ Judge::Judge(const TableSpec& spec, const Claim& claim, Dtype output)
       angle_weight_[c] = attention_ * recipe;
     }
   }
+  for (int c = 0; c < table_width(spec); ++c)
+    max_angle_rate_ = std::max(max_angle_rate_, column_frequency_[c] * angle_weight_[c]);
   vacuous_[0] = claim_constants().vacuous_budget[0];
   vacuous_[1] = claim_constants().vacuous_budget[1];
 }
 
 double Judge::add_row(uint64_t pos, double steps, const double* got, const double* exact,
-                      Figures& f, std::vector<Finding>* worst) const {
+                      Figures& f, std::vector<Finding>* worst, const double* rounded) const {
   double row_max = 0;
   const int width = static_cast<int>(column_frequency_.size());
+  f.elements += static_cast<uint64_t>(width);
   for (int c = 0; c < width; ++c) {
-    const Judgement j = judge(pos, c, steps, got[c], exact[c]);
-    ++f.elements;
+    const Judgement j = judge(pos, c, steps, got[c], exact[c], rounded ? rounded + c : nullptr);
+    f.max_allowed = std::max(f.max_allowed, j.allowed);
     for (int v = 0; v < 2; ++v)
       if (j.allowed >= vacuous_[v]) {
         ++f.vacuous[v];
@@ -107,12 +119,15 @@ double Judge::add_row(uint64_t pos, double steps, const double* got, const doubl
     }
     if (!j.within) {
       ++f.over_claim;
-      if (worst)
-        keep_worst(*worst,
-                   {pos, c, got[c], exact[c], is_number(j.error.category) ? j.error.abs : NAN,
-                    j.allowed, j.error.ulp, std::string(name_of(j.error.category))});
+      f.failed_sign += j.failure == Category::kSignMismatch;
+      f.failed_value += j.failure == Category::kNumber;
+      const double error = is_number(j.error.category) ? j.error.abs : NAN;
+      if (worst && would_keep(*worst, error, j.allowed))
+        keep_worst(*worst, {pos, c, got[c], exact[c], error, j.allowed, j.error.ulp,
+                            std::string(name_of(j.failure))});
     }
   }
+  f.max_weighted_angle = std::max(f.max_weighted_angle, static_cast<double>(pos) * max_angle_rate_);
   return row_max;
 }
 
