@@ -4,9 +4,9 @@
 #pragma once
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "encoding/spec.h"
 
@@ -43,12 +43,17 @@ double decode(uint64_t bits, Dtype t);
 // read from the exponent bits (no ilogb, no ldexp): error measures call it for every element.
 inline double ulp_of(double x, Dtype t) {
   const FormatTraits f = traits_of(t);
-  const int biased = static_cast<int>((std::bit_cast<uint64_t>(x) >> 52) & 0x7ff);
+  uint64_t bits;  // memcpy, not std::bit_cast: CUDA sources include this header as C++17
+  std::memcpy(&bits, &x, sizeof bits);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
   // Zero, subnormal doubles, Inf and NaN all take the format's smallest exponent.
   const int e = (biased == 0 || biased == 0x7ff) ? f.min_exponent : biased - 1023;
   const int q = std::max(e, f.min_exponent) - f.precision + 1;
   if (q < -1022) return std::ldexp(1.0, q);  // float64's subnormal quantum
-  return std::bit_cast<double>(static_cast<uint64_t>(q + 1023) << 52);
+  bits = static_cast<uint64_t>(q + 1023) << 52;
+  double ulp;
+  std::memcpy(&ulp, &bits, sizeof ulp);
+  return ulp;
 }
 
 // Unit roundoff of a precision: 2^-53, 2^-24, 2^-11, 2^-8.

@@ -53,9 +53,9 @@ struct Figures {
   // nothing useful. And the first position where that happens.
   uint64_t vacuous[2] = {0, 0};
   uint64_t first_vacuous_pos[2] = {kNone, kNone};
-  // The largest budget met, and the largest angle term (pos w_k times the attention and the
-  // recipe's conditioning): what tells which claim would check the vacuous elements.
-  double max_allowed = 0, max_weighted_angle = 0;
+  // The largest angle term (pos w_k times the attention and the recipe's conditioning): what
+  // tells which claim would check the vacuous elements.
+  double max_weighted_angle = 0;
 
   uint64_t not_numbers() const { return nan + inf; }
   // The maxima as a headline: infinite when any element is not a number.
@@ -138,12 +138,17 @@ class Judge {
                  const double* rounded = nullptr) const;
 
  private:
+  void add_element(uint64_t pos, int c, double steps, double got, double exact,
+                   const double* rounded, Figures& f, std::vector<Finding>* worst, double& row_max,
+                   uint64_t (&vacuous)[2]) const;
+
   Claim claim_;
   Dtype output_;
   std::vector<double> column_frequency_;  // w of each column's pair
   std::vector<double> angle_weight_;      // attention x the recipe's conditioning, per column
   double attention_ = 1;
-  double max_angle_rate_ = 0;  // the largest w x weight over the columns
+  std::vector<double> angle_rate_;  // w x weight per column: weighted_angle = pos x this
+  double max_angle_rate_ = 0;       // the largest of them
   double vacuous_[2];
 };
 
