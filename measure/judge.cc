@@ -156,22 +156,35 @@ template <Claim::Kind kKind, Dtype kOutput, bool kByEncoding>
 RowFigures fast_row(const Claim& claim_in, double pos, double steps_term, int width,
                     const double* __restrict got, const double* __restrict exact,
                     const double* __restrict rounded, const double* __restrict angle_rate,
-                    double vacuous0, double vacuous1, double worst_so_far, int* __restrict other) {
+                    double attention, double vacuous0, double vacuous1, double worst_so_far,
+                    int* __restrict other) {
   Claim claim = claim_in;
   claim.kind = kKind;  // a constant: Claim::allowed's switch folds away
   RowFigures r;
   double worst_fraction = worst_so_far, max_abs = 0, sum_abs = 0, max_ulp = 0;
   int worst_column = -1, others = 0;
   uint64_t vacuous_0 = 0, vacuous_1 = 0;
+  // The model's budget is output_ulps ulp(x) + C u |x| + C u (angle + steps). Its last term, t,
+  // is known without x; low = C u |x| + t <= budget <= t + top, top bounding the terms of x
+  // (|x| <= the attention factor). Most elements are settled by these bounds; the budget itself
+  // is computed only where they do not decide (the slow path, a vacuous threshold, a new worst).
+  const double cu = claim.c * claim.u;
+  const double top = claim.output_ulps * ulp_of(attention, kOutput) + cu * attention;
   for (int c = 0; c < width; ++c) {
     const double g = got[c], x = exact[c];
-    const double a = claim.allowed(x, pos * angle_rate[c], steps_term, kOutput);
+    const double angle = pos * angle_rate[c];
     const double d = std::fabs(g - x);
     bool fast = std::signbit(g) == std::signbit(x);
-    if constexpr (kByEncoding)
+    double low = 0, t = 0;
+    if constexpr (kKind == Claim::Kind::kModel) {
+      t = cu * (angle + steps_term);
+      low = cu * std::fabs(x) + t;
+      fast = fast && d <= low;
+    } else if constexpr (kByEncoding) {
       fast = fast && same_encoding(g, rounded[c]);
-    else
-      fast = fast && d <= a;
+    } else {
+      fast = fast && d <= claim.allowed(x, angle, steps_term, kOutput);
+    }
     if (!fast) {
       other[others++] = c;
       continue;
@@ -179,11 +192,26 @@ RowFigures fast_row(const Claim& claim_in, double pos, double steps_term, int wi
     max_abs = std::max(max_abs, d);
     sum_abs += d;
     max_ulp = std::max(max_ulp, d * inverse_ulp_of(x, kOutput));
-    vacuous_0 += a >= vacuous0;
-    vacuous_1 += a >= vacuous1;
-    if (d > worst_fraction * a) {  // d / a > worst_fraction, without a division per element
-      worst_fraction = d / a;
-      worst_column = c;
+    if constexpr (kKind == Claim::Kind::kModel) {
+      // A budget this wide is at least t; it is below t + top.
+      if (t + top >= vacuous0) {
+        const double a = claim.allowed(x, angle, steps_term, kOutput);
+        vacuous_0 += a >= vacuous0;
+        vacuous_1 += a >= vacuous1;
+      }
+      if (d > worst_fraction * low) {  // d / budget may exceed the worst so far
+        const double a = claim.allowed(x, angle, steps_term, kOutput);
+        if (d > worst_fraction * a) {
+          worst_fraction = d / a;
+          worst_column = c;
+        }
+      }
+    } else {  // strict and faithful budgets are under an ulp: never vacuous
+      const double a = claim.allowed(x, angle, steps_term, kOutput);
+      if (d > worst_fraction * a) {
+        worst_fraction = d / a;
+        worst_column = c;
+      }
     }
   }
   r.worst_fraction = worst_fraction;
@@ -228,9 +256,9 @@ double Judge::add_row(uint64_t pos, double steps, const double* got, const doubl
                                       : fast_row_for<Claim::Kind::kStrict, false>(output_))
                        : (by_encoding ? fast_row_for<Claim::Kind::kFaithful, true>(output_)
                                       : fast_row_for<Claim::Kind::kFaithful, false>(output_));
-  const RowFigures r =
-      row(claim_, static_cast<double>(pos), steps * attention_, width, got, exact, rounded,
-          angle_rate_.data(), vacuous_[0], vacuous_[1], f.worst_fraction, others.data());
+  const RowFigures r = row(claim_, static_cast<double>(pos), steps * attention_, width, got, exact,
+                           rounded, angle_rate_.data(), attention_, vacuous_[0], vacuous_[1],
+                           f.worst_fraction, others.data());
   if (r.worst_column >= 0 && r.worst_fraction > f.worst_fraction) {
     f.worst_fraction = r.worst_fraction;
     f.worst_pos = pos;

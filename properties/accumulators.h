@@ -64,7 +64,8 @@ class OracleCheck {
   };
   OracleCheck(const UnderTest& ut, const TableSpec& spec);
   // `exact` the exact values rounded to double, `rounded` correctly rounded to the output format
-  // (both row-major in the spec's layout, as oracle::compute_table gives them).
+  // (both row-major in the spec's layout, as oracle::compute_table gives them); `rounded` may be
+  // null for a model claim, which does not use it.
   void add(Part& part, uint64_t first, uint64_t n, const double* got, const double* exact,
            const double* rounded) const;
   Verdict verdict(const Part& part) const;

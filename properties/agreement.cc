@@ -71,7 +71,7 @@ void OracleCheck::add(Part& p, uint64_t first, uint64_t n, const double* got, co
   for (uint64_t r = 0; r < n; ++r) {
     const uint64_t pos = spec_.start + first + r;
     judge_.add_row(pos, static_cast<double>(ut_.steps_since_direct(pos)), got + r * width,
-                   exact + r * width, p.figures, &p.worst, rounded + r * width);
+                   exact + r * width, p.figures, &p.worst, rounded ? rounded + r * width : nullptr);
   }
 }
 

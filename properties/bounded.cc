@@ -37,9 +37,19 @@ int identity_row(const Claim& claim_in, double pos, double steps_term, int pairs
   claim.kind = kKind;
   int n = 0;
   double worst = worst_identity;
+  // For the model, e_s >= C u (|s| + angle) (and e_c likewise), so the tolerance is at least
+  // tol_low = 2 C u (s^2 + c^2 + angle (|s| + |c|)): a pair whose deviation is at most tol_low
+  // times min(worst, 1) can neither break the identity nor raise the worst fraction, and is
+  // settled without its two budgets.
+  const double cu = kKind == Claim::Kind::kModel ? claim.c * claim.u : 0.0;
   for (int k = 0; k < pairs; ++k) {
     const double s = row[sin_col[k]], c = row[cos_col[k]];
     const double angle = pos * rate[k];
+    if constexpr (kKind == Claim::Kind::kModel) {
+      const double ss = s * s + c * c;
+      const double low = 2 * cu * (ss + angle * (std::fabs(s) + std::fabs(c)));
+      if (std::fabs(ss - att * att) <= low * std::min(worst, 1.0)) continue;
+    }
     const double es = allowed_near_as<kKind, kOutput>(claim, s, angle, steps_term, bound);
     const double ec = allowed_near_as<kKind, kOutput>(claim, c, angle, steps_term, bound);
     const double tol = identity_tolerance(s, c, es, ec, att);

@@ -48,10 +48,10 @@ struct ExactRows {
   oracle::TileValues tile;
   std::vector<double> exact, rounded;
   void compute(const oracle::Engine& engine, uint64_t first_pos, uint64_t n,
-               const std::vector<Column>& columns) {
+               const std::vector<Column>& columns, bool need_rounded) {
     const size_t width = columns.size();
     exact.resize(n * width);
-    rounded.resize(n * width);
+    rounded.resize(need_rounded ? n * width : 0);
     int pair_count = 0;
     for (const Column& c : columns) pair_count = std::max(pair_count, c.pair + 1);
     engine.evaluate({first_pos, static_cast<int>(n), 0, pair_count}, tile);
@@ -60,6 +60,10 @@ struct ExactRows {
       for (size_t c = 0; c < width; ++c) {
         const size_t src = at + static_cast<size_t>(columns[c].pair);
         exact[r * width + c] = columns[c].is_sin ? tile.sin_exact[src] : tile.cos_exact[src];
+      }
+      if (!need_rounded) continue;
+      for (size_t c = 0; c < width; ++c) {
+        const size_t src = at + static_cast<size_t>(columns[c].pair);
         rounded[r * width + c] = columns[c].is_sin ? tile.sin_rounded[src] : tile.cos_rounded[src];
       }
     }
@@ -109,6 +113,8 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
       properties::UniqueCheck::partitions_for(rows, options.unique_rows_per_pass);
   const properties::UniqueCheck unique(*ut, spec, rows, partitions, 0);
   const auto engine = oracle::make_fast_engine(spec, table.dtype);
+  // The correctly rounded values matter to strict and faithful budgets (judged by encoding).
+  const bool by_encoding = options.budget.kind != Claim::Kind::kModel;
   std::vector<Column> columns(width);
   for (uint64_t c = 0; c < width; ++c) columns[c] = column_at(spec, static_cast<int>(c));
   const uint64_t block_rows = std::max<uint64_t>(1, options.block_elements / width);
@@ -126,10 +132,11 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
     const double* block = got.data() + before * width;
     t = Clock::now();
     thread_local ExactRows exact;
-    exact.compute(*engine, spec.start + first, n, columns);
+    exact.compute(*engine, spec.start + first, n, columns, by_encoding);
     p.exact_s = seconds_since(t);
     t = Clock::now();
-    oracle_check.add(p.oracle, first, n, block, exact.exact.data(), exact.rounded.data());
+    oracle_check.add(p.oracle, first, n, block, exact.exact.data(),
+                     by_encoding ? exact.rounded.data() : nullptr);
     p.oracle_s = seconds_since(t);
     t = Clock::now();
     bounded.add(p.bounded, first, n, block);
