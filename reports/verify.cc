@@ -44,28 +44,42 @@ std::vector<properties::ShiftCase> shift_cases(const TableSpec& spec, uint64_t r
 // The exact and correctly rounded values of a block of rows in the table's layout: what
 // oracle::compute_table gives, into buffers a thread keeps from block to block (a fresh table per
 // block would be allocated and zeroed at the oracle's own speed).
+// Where each column's value comes from: (column, pair) of the sin columns and of the cos ones.
+struct ColumnMap {
+  size_t width = 0;
+  int pairs = 0;
+  std::vector<std::pair<size_t, size_t>> sin_of, cos_of;
+  explicit ColumnMap(const TableSpec& spec) : width(table_width(spec)), pairs(spec.d_model / 2) {
+    for (size_t c = 0; c < width; ++c) {
+      const Column col = column_at(spec, static_cast<int>(c));
+      (col.is_sin ? sin_of : cos_of).emplace_back(c, static_cast<size_t>(col.pair));
+    }
+  }
+};
+
 struct ExactRows {
   oracle::TileValues tile;
   std::vector<double> exact, rounded;
-  void compute(const oracle::Engine& engine, uint64_t first_pos, uint64_t n,
-               const std::vector<Column>& columns, bool need_rounded) {
-    const size_t width = columns.size();
+  void compute(const oracle::Engine& engine, uint64_t first_pos, uint64_t n, const ColumnMap& map,
+               bool need_rounded) {
+    const size_t width = map.width;
+    const int pair_count = map.pairs;
+    const auto& sin_of = map.sin_of;
+    const auto& cos_of = map.cos_of;
     exact.resize(n * width);
     rounded.resize(need_rounded ? n * width : 0);
-    int pair_count = 0;
-    for (const Column& c : columns) pair_count = std::max(pair_count, c.pair + 1);
     engine.evaluate({first_pos, static_cast<int>(n), 0, pair_count}, tile);
+    // Column c takes pair p's sin or cos: one pass over the sin columns, one over the cos ones,
+    // each a plain indexed copy.
     for (uint64_t r = 0; r < n; ++r) {
       const size_t at = r * static_cast<size_t>(pair_count);
-      for (size_t c = 0; c < width; ++c) {
-        const size_t src = at + static_cast<size_t>(columns[c].pair);
-        exact[r * width + c] = columns[c].is_sin ? tile.sin_exact[src] : tile.cos_exact[src];
-      }
+      double* row = exact.data() + r * width;
+      for (const auto& [c, pair] : sin_of) row[c] = tile.sin_exact[at + pair];
+      for (const auto& [c, pair] : cos_of) row[c] = tile.cos_exact[at + pair];
       if (!need_rounded) continue;
-      for (size_t c = 0; c < width; ++c) {
-        const size_t src = at + static_cast<size_t>(columns[c].pair);
-        rounded[r * width + c] = columns[c].is_sin ? tile.sin_rounded[src] : tile.cos_rounded[src];
-      }
+      double* rounded_row = rounded.data() + r * width;
+      for (const auto& [c, pair] : sin_of) rounded_row[c] = tile.sin_rounded[at + pair];
+      for (const auto& [c, pair] : cos_of) rounded_row[c] = tile.cos_rounded[at + pair];
     }
   }
 };
@@ -115,8 +129,7 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
   const auto engine = oracle::make_fast_engine(spec, table.dtype);
   // The correctly rounded values matter to strict and faithful budgets (judged by encoding).
   const bool by_encoding = options.budget.kind != Claim::Kind::kModel;
-  std::vector<Column> columns(width);
-  for (uint64_t c = 0; c < width; ++c) columns[c] = column_at(spec, static_cast<int>(c));
+  const ColumnMap columns(spec);
   const uint64_t block_rows = std::max<uint64_t>(1, options.block_elements / width);
   const uint64_t blocks = (rows + block_rows - 1) / block_rows;
   std::vector<BlockParts> parts(blocks);
