@@ -126,7 +126,10 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
   const uint64_t partitions =
       properties::UniqueCheck::partitions_for(rows, options.unique_rows_per_pass);
   const properties::UniqueCheck unique(*ut, spec, rows, partitions, 0);
-  const auto engine = oracle::make_fast_engine(spec, table.dtype);
+  // Strict and faithful budgets compare encodings with the correctly rounded values; the model
+  // needs only the exact ones (an engine for float64 skips the rounding to the table's format).
+  const auto engine = oracle::make_fast_engine(
+      spec, options.budget.kind == Claim::Kind::kModel ? Dtype::kFloat64 : table.dtype);
   // The correctly rounded values matter to strict and faithful budgets (judged by encoding).
   const bool by_encoding = options.budget.kind != Claim::Kind::kModel;
   const ColumnMap columns(spec);

@@ -231,6 +231,23 @@ TEST(VerifyByEncoding, RepeatsTheFormatForcesAreANoteNotAFailure) {
   EXPECT_FALSE(verdict(run(t, spec, Claim::strict()), "unique").holds);
 }
 
+TEST(VerifyByEncoding, EveryLayoutOfACorrectlyRoundedTableIsStrict) {
+  for (const Layout layout : all_layouts())
+    for (const Dtype dtype : {Dtype::kFloat32, Dtype::kBFloat16}) {
+      const TableSpec spec = spec_of(32, 1e4, layout, 100);
+      TableInput t = exact_table(spec, 200, dtype);
+      const VerifyResult r = run(t, spec, Claim::strict());
+      EXPECT_TRUE(r.holds()) << name_of(layout) << " " << name_of(dtype) << "\n" << to_text(r);
+      // One element off by one ulp in the middle of the table is found where it is.
+      const size_t i = 150 * static_cast<size_t>(table_width(spec)) + 3;
+      t.values[i] = measure::format_neighbour(t.values[i], 1, dtype, t.values[i]);
+      const Named n = oracle_of(run(t, spec, Claim::strict()));
+      EXPECT_FALSE(n.holds) << name_of(layout);
+      EXPECT_EQ(n.pos, 250u) << name_of(layout);
+      EXPECT_EQ(n.column, 3) << name_of(layout);
+    }
+}
+
 TEST(Verify, SaysWhatTheBudgetDoesNotCheckAndWhatWould) {
   // d 2, w = 1: at positions past ~52429 the float32 model budget exceeds 0.1.
   const TableSpec spec = spec_of(2, 1e4, Layout::kInterleaved, 50000);
