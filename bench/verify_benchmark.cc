@@ -38,12 +38,20 @@ for first in range(0, n, 1024):
     ref[:, 0::2] = np.sin(pos * w)
     ref[:, 1::2] = np.cos(pos * w)
     worst = max(worst, float(np.max(np.abs(table[first:first + pos.shape[0]] - ref))))
-print(worst, time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+u = resource.getrusage(resource.RUSAGE_SELF)
+print(worst, time.perf_counter() - t0, u.ru_maxrss, u.ru_utime + u.ru_stime)
 )";
 
 Timing timing_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return {v[v.size() / 2], v.front(), v.back()};
+}
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
 double peak_rss_mib(int who) {
@@ -101,17 +109,20 @@ VerifyBenchResult run_verify_benchmark(const VerifyBenchConfig& c,
   }
   r.table = path;
   r.bytes = std::filesystem::file_size(path);
-  std::vector<double> wall;
+  std::vector<double> wall, cpu;
   std::vector<std::pair<std::string, double>> stages;
   // One untimed run first, so that every timed one finds the file in the page cache (as numpy's
   // runs do after it).
   for (int i = 0; i <= c.repetitions; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_seconds();
     const reports::VerifyResult v = verify_once(path, c.threads);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    progress(fmt::format("verify run {}: {:.2f} s", i, s));
+    const double cs = cpu_seconds() - c0;
+    progress(fmt::format("verify run {}: {:.2f} s, {:.2f} CPU s", i, s, cs));
     if (i == 0) continue;
     wall.push_back(s);
+    cpu.push_back(cs);
     r.coverage = v.oracle_coverage;
     r.rows = v.oracle.elements / static_cast<uint64_t>(table_width(v.spec));
     r.elements = v.oracle.elements;
@@ -119,6 +130,7 @@ VerifyBenchResult run_verify_benchmark(const VerifyBenchConfig& c,
     stages = v.seconds;
   }
   r.seconds = timing_of(wall);
+  r.cpu_seconds = timing_of(cpu);
   double total = 0;
   for (const auto& [name, s] : stages) total += s;
   for (const auto& [name, s] : stages) r.share.emplace_back(name, total > 0 ? s / total : 0);
@@ -127,7 +139,7 @@ VerifyBenchResult run_verify_benchmark(const VerifyBenchConfig& c,
   if (c.numpy) {
     const std::string script = c.work_dir + "/peverify-numpy-check.py";
     std::ofstream(script) << kNumpyCheck;
-    std::vector<double> numpy;
+    std::vector<double> numpy, numpy_cpu;
     // Debian's python3-numpy (scripts/setup) is /usr/bin/python3's; a python3 earlier on PATH
     // (pyenv, a venv) may have its own numpy or none.
     std::string python = "python3";
@@ -138,19 +150,23 @@ VerifyBenchResult run_verify_benchmark(const VerifyBenchConfig& c,
       char line[512] = {};
       const bool got = p && std::fgets(line, sizeof line, p);
       const int status = p ? pclose(p) : -1;
-      double worst = 0, seconds = 0, rss_kib = 0;
+      double worst = 0, seconds = 0, rss_kib = 0, cpu_s = 0;
       if (!got || status != 0 ||
-          std::sscanf(line, "%lf %lf %lf", &worst, &seconds, &rss_kib) != 3) {
+          std::sscanf(line, "%lf %lf %lf %lf", &worst, &seconds, &rss_kib, &cpu_s) != 4) {
         r.numpy_note = fmt::format("no numpy figure: python3 with numpy did not run ({})",
                                    std::string(line).substr(0, 120));
         break;
       }
       numpy.push_back(seconds);
+      numpy_cpu.push_back(cpu_s);
       r.numpy_peak_rss_mib = std::max(r.numpy_peak_rss_mib.value_or(0), rss_kib / 1024.0);
       r.numpy_note = fmt::format("numpy's max |table - float64 reference| = {:.3g}", worst);
-      progress(fmt::format("numpy run {}: {:.2f} s", i, seconds));
+      progress(fmt::format("numpy run {}: {:.2f} s, {:.2f} CPU s", i, seconds, cpu_s));
     }
-    if (!numpy.empty()) r.numpy_seconds = timing_of(numpy);
+    if (!numpy.empty()) {
+      r.numpy_seconds = timing_of(numpy);
+      r.numpy_cpu_seconds = timing_of(numpy_cpu);
+    }
     std::filesystem::remove(script);
   }
   if (made) std::filesystem::remove(path);
@@ -169,12 +185,14 @@ nlohmann::json to_json(const VerifyBenchResult& r) {
                       {"coverage", r.coverage},
                       {"holds", r.holds},
                       {"seconds", t(r.seconds)},
+                      {"cpu_seconds", t(r.cpu_seconds)},
                       {"elements_per_s", r.elements / r.seconds.median},
                       {"peak_rss_mib", r.peak_rss_mib},
                       {"numpy_note", r.numpy_note}};
   for (const auto& [stage, share] : r.share) j["share"][stage] = share;
   if (r.numpy_seconds) {
     j["numpy_seconds"] = t(*r.numpy_seconds);
+    j["numpy_cpu_seconds"] = t(r.numpy_cpu_seconds.value_or(Timing{}));
     j["numpy_peak_rss_mib"] = r.numpy_peak_rss_mib.value_or(0);
     j["verify_over_numpy"] = r.seconds.median / r.numpy_seconds->median;
   }
@@ -184,16 +202,17 @@ nlohmann::json to_json(const VerifyBenchResult& r) {
 std::string to_text(const VerifyBenchResult& r) {
   std::string out = fmt::format(
       "verify {} ({} rows, {:.2f} GiB) on {} threads: {:.2f} s median ({:.2f} .. {:.2f}), "
-      "{:.3g} elements/s; {}; verdict {}; peak RSS {:.0f} MiB\n",
+      "{:.2f} CPU s, {:.3g} elements/s; {}; verdict {}; peak RSS {:.0f} MiB\n",
       r.table, r.rows, r.bytes / 1073741824.0, r.threads, r.seconds.median, r.seconds.min,
-      r.seconds.max, r.elements / r.seconds.median, r.coverage, r.holds ? "PASS" : "FAIL",
-      r.peak_rss_mib);
+      r.seconds.max, r.cpu_seconds.median, r.elements / r.seconds.median, r.coverage,
+      r.holds ? "PASS" : "FAIL", r.peak_rss_mib);
   if (r.numpy_seconds)
     out += fmt::format(
         "numpy check (float64 reference in blocks, max |table - ref|): {:.2f} s median ({:.2f} .. "
-        "{:.2f}), peak RSS {:.0f} MiB; verify / numpy = {:.2f}; {}\n",
+        "{:.2f}), {:.2f} CPU s, peak RSS {:.0f} MiB; verify / numpy = {:.2f}; {}\n",
         r.numpy_seconds->median, r.numpy_seconds->min, r.numpy_seconds->max,
-        r.numpy_peak_rss_mib.value_or(0), r.seconds.median / r.numpy_seconds->median, r.numpy_note);
+        r.numpy_cpu_seconds.value_or(Timing{}).median, r.numpy_peak_rss_mib.value_or(0),
+        r.seconds.median / r.numpy_seconds->median, r.numpy_note);
   else if (!r.numpy_note.empty())
     out += r.numpy_note + "\n";
   out += "share of verify's time (CPU seconds summed over threads):";

@@ -32,10 +32,11 @@ struct VerifyBenchResult {
   uint64_t rows = 0, elements = 0, bytes = 0;
   int threads = 0;
   bool holds = false;
-  Timing seconds;                                     // verify, wall clock
+  Timing seconds;      // verify, wall clock
+  Timing cpu_seconds;  // verify, user + system over its threads: what a busy machine cannot hide
   std::vector<std::pair<std::string, double>> share;  // of the stages' CPU seconds
   double peak_rss_mib = 0;                            // this process, after the runs
-  std::optional<Timing> numpy_seconds;
+  std::optional<Timing> numpy_seconds, numpy_cpu_seconds;
   std::optional<double> numpy_peak_rss_mib;
   std::string numpy_note;  // why there is no numpy figure, or its max |error|
 };
