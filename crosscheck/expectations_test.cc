@@ -11,7 +11,9 @@ namespace pev::crosscheck {
 namespace {
 
 std::vector<ExpectationRule> read(const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/expectations_test.tsv";
+  // One file per test: ctest runs the tests of this binary in parallel processes.
+  const std::string path = ::testing::TempDir() + "/expectations_test_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".tsv";
   std::ofstream(path) << text;
   auto rules = read_expectation_rules(path);
   std::filesystem::remove(path);
