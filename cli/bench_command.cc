@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bench/bench_report.h"
+#include "bench/verify_benchmark.h"
 #include "cli/command.h"
 #include "tables/atomic_file.h"
 
@@ -14,6 +15,8 @@ namespace pev::cli {
 namespace {
 
 struct BenchOptions {
+  bool verify = false;
+  bench::VerifyBenchConfig verify_config;
   bool quick = false;
   std::string filter;
   bool oracle = false;
@@ -21,7 +24,17 @@ struct BenchOptions {
   int repetitions = 0;
 };
 
+int run_verify_bench(const BenchOptions& o) {
+  const bench::VerifyBenchResult r = bench::run_verify_benchmark(
+      o.verify_config, [](const std::string& line) { fmt::print(stderr, "bench: {}\n", line); });
+  write_file_atomically(o.json,
+                        [&](std::ostream& out) { out << bench::to_json(r).dump(2) << "\n"; });
+  std::fputs(bench::to_text(r).c_str(), stdout);
+  return kExitOk;
+}
+
 int run_bench(const BenchOptions& o) {
+  if (o.verify) return run_verify_bench(o);
   try {
     (void)std::regex(o.filter);
   } catch (const std::regex_error& e) {
@@ -68,8 +81,24 @@ void add_bench_command(CLI::App& root, std::vector<Command>& commands) {
   app->add_flag("--oracle", opts->oracle, "also measure the oracle engines");
   app->add_option("--repetitions", opts->repetitions,
                   "repetitions per figure (default 5, quick 3)");
+  app->add_flag("--verify", opts->verify,
+                "time `peverify verify` on a big table beside a numpy check, instead");
+  app->add_option("--verify-table", opts->verify_config.table,
+                  "--verify: an existing .npy table (default: make a correctly rounded one)");
+  app->add_option("--verify-rows", opts->verify_config.rows,
+                  "--verify: rows of the table it makes (default 131072)");
+  app->add_option("--verify-d-model", opts->verify_config.d_model,
+                  "--verify: d_model of the table it makes (default 4096)");
+  app->add_option("--work-dir", opts->verify_config.work_dir,
+                  "--verify: where the table is made (default /tmp)");
+  app->add_option("--threads", opts->verify_config.threads, "--verify: threads (default: all)");
+  app->add_flag("!--no-numpy", opts->verify_config.numpy, "--verify: skip the numpy check");
   app->add_option("--json", opts->json, "write the results as JSON here")->required();
-  commands.push_back({app, [opts] { return run_bench(*opts); }});
+  commands.push_back({app, [opts] {
+                        if (opts->repetitions > 0)
+                          opts->verify_config.repetitions = opts->repetitions;
+                        return run_bench(*opts);
+                      }});
 }
 
 }  // namespace pev::cli

@@ -6,9 +6,11 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/rotary_options.h"
 #include "cli/table_options.h"
 #include "reports/gate.h"
 #include "tables/atomic_file.h"
+#include "tables/table_file.h"
 
 namespace pev::cli {
 namespace {
@@ -19,8 +21,23 @@ struct CheckOptions {
   bool update = false;
 };
 
+// A table subject's model_config and rope_scaling, applied exactly as verify's --model-config and
+// --rope-scaling are (cli/rotary_options.h).
+void apply_rotary(const std::string& budgets, reports::GateSubject& g) {
+  if (g.table.empty()) return;
+  RotaryOptions rotary;
+  rotary.model_config = g.model_config_path;
+  if (g.rope_scaling) rotary.rope_scaling = g.rope_scaling->dump();
+  try {
+    apply_rotary_options(rotary, g.d_model, g.base, g.spec);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: subject {}: {}", printable(budgets, 160), g.table, e.what()));
+  }
+}
+
 int run_check(const CheckOptions& o) {
-  const reports::BudgetFile file = reports::read_budget_file(o.budgets);
+  reports::BudgetFile file = reports::read_budget_file(o.budgets);
+  for (reports::GateSubject& g : file.subjects) apply_rotary(o.budgets, g);
   if (!o.junit.empty()) check_writable(o.junit);
   const auto outcomes = reports::run_gate(file, [](const std::string& subject) {
     fmt::print(stderr, "check: measured {}\n", subject);
@@ -28,14 +45,25 @@ int run_check(const CheckOptions& o) {
   int regressions = 0;
   for (const reports::GateOutcome& g : outcomes) {
     if (g.skipped) continue;
-    regressions += g.regressed;
+    // --update rewrites the records, but NaN, Inf and wrong signs are not records to write.
+    const bool not_recordable = g.measured.nan || g.measured.inf || g.measured.wrong_sign;
+    regressions += o.update ? not_recordable : g.regressed;
     if (g.regressed || !o.update)
       fmt::print("{:<8} {:<34} positions {:<18} {}\n", g.regressed ? "FAIL" : "ok", g.subject,
                  g.band, g.message);
   }
   if (!o.junit.empty())
     write_file_atomically(o.junit, [&](std::ostream& out) { out << reports::junit_xml(outcomes); });
+  if (o.update && regressions) {
+    fmt::print(
+        "check: {} not rewritten: {} band(s) hold NaN, Inf or wrong signs, which no record "
+        "may allow\n",
+        o.budgets, regressions);
+    return kExitCheckFailed;
+  }
   if (o.update) {
+    if (file.completed)
+      fmt::print("check: {} had no version or grid: filled in the defaults\n", o.budgets);
     const reports::BudgetFile next = reports::updated(file, outcomes);
     write_file_atomically(
         o.budgets, [&](std::ostream& out) { out << reports::to_json(next).dump(2) << "\n"; });

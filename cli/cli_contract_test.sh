@@ -116,11 +116,42 @@ expect_message "--layout: diagonal not in" "verify with an unknown layout" verif
 expect_message "--compute: half not in" "verify with an unknown compute type" verify "$honest" --compute half
 expect_exit 0 "verify with every enum option" verify "$honest" --layout interleaved --schedule paper --compute float64 --dtype float32 --budget strict
 expect_exit 2 "verify into an unwritable json" verify "$honest" --json "$honest/v.json"
+expect_message "--model-c" "verify --model-c with --budget strict" verify "$honest" --model-c 40 --budget strict
+expect_message "--model-c must be a positive number" "verify --model-c 0" verify "$honest" --model-c 0
+expect_exit 0 "verify --model-c 40" verify "$honest" --model-c 40 --json "$dir/c.json"
+if ! python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["claim"]["c"] == 40 and "vacuous_budget" in j' "$dir/c.json"; then
+  echo "FAIL: verify --json does not record the model constant"
+  failures=$((failures + 1))
+fi
 
 # check: a malformed budget file is bad input; recommend and bench reject bad flags.
 echo '{"version": 1}' > "$dir/budgets.json"
 expect_exit 2 "check a malformed budget file" check --budgets "$dir/budgets.json"
 expect_exit 2 "check a missing budget file" check --budgets "$dir/none.json"
+echo '{"subjects": [{"table": "pe.npy", "d_model": "512"}]}' > "$dir/budgets.json"
+expect_message '"d_model" must be a number, not a string' "check a budget file with a string d_model" check --budgets "$dir/budgets.json"
+
+# check: the README's hand-written budget file; --update fills in the rest, then it gates.
+mkdir "$dir/gate"
+"$peverify" oracle --d-model 512 --positions 4096 -o "$dir/gate/pe.npy" 2>/dev/null
+echo '{"subjects": [{"table": "pe.npy", "d_model": 512, "layout": "interleaved", "budgets": {}}]}' > "$dir/gate/budgets.json"
+expect_exit 1 "check a budget file with no records yet" check --budgets "$dir/gate/budgets.json"
+expect_exit 0 "check --update fills in version, grid and records" check --budgets "$dir/gate/budgets.json" --update
+expect_exit 0 "check the recorded budgets" check --budgets "$dir/gate/budgets.json"
+python3 -c 'import json,sys
+p=sys.argv[1]; j=json.load(open(p)); r=j["subjects"][0]["budgets"]["0-4095"]
+assert j["version"] == 1 and len(j["grid"]["bands"]) == 4, j
+r["max_abs"] = r["max_abs"] * 0.9
+json.dump(j, open(p, "w"))' "$dir/gate/budgets.json"
+expect_exit 1 "check with a lowered record" check --budgets "$dir/gate/budgets.json"
+# A rotary table's subject: the recipe from a model config, relative to the budget file.
+cp "$(dirname "$0")/../models/llama-3.1-8b.json" "$dir/gate/config.json"
+"$peverify" oracle --model-config "$dir/gate/config.json" --layout rope-cos-dup --positions 512 -o "$dir/gate/rope.npy" 2>/dev/null
+echo '{"subjects": [{"table": "rope.npy", "model_config": "config.json", "layout": "rope-cos-dup"}]}' > "$dir/gate/rope.json"
+expect_exit 0 "check --update a model_config subject" check --budgets "$dir/gate/rope.json" --update
+expect_exit 0 "check a model_config subject" check --budgets "$dir/gate/rope.json"
+echo '{"subjects": [{"table": "rope.npy", "model_config": "nope.json", "layout": "rope-cos-dup"}]}' > "$dir/gate/bad.json"
+expect_message "nope.json" "check a subject whose model config is missing" check --budgets "$dir/gate/bad.json"
 expect_message "--dtype: float8 not in" "recommend an unknown dtype" recommend --dtype float8 --positions 100
 expect_message "--dtype: float64 not in" "recommend float64" recommend --dtype float64 --positions 100
 expect_message "--target: 1e-9 not in" "recommend an unknown target" recommend --dtype float32 --positions 100 --target 1e-9

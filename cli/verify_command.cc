@@ -1,6 +1,7 @@
 // peverify verify TABLE: every property of the suite on a user's table.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "reports/verify.h"
 #include "tables/atomic_file.h"
 #include "tables/table_file.h"
+#include "tables/table_stream.h"
 
 namespace pev::cli {
 namespace {
@@ -28,6 +30,9 @@ struct VerifyCommandOptions {
   std::optional<Dtype> dtype;  // empty: from the file
   std::string tensor;
   Claim::Kind budget = Claim::Kind::kModel;
+  CLI::Option* model_c_option = nullptr;
+  double model_c = 0;
+  int threads = 0;
   std::string json;
   RotaryOptions rotary;
   CLI::Option* d_model_option = nullptr;
@@ -35,9 +40,17 @@ struct VerifyCommandOptions {
 };
 
 Claim budget_of(const VerifyCommandOptions& o) {
+  const bool c_given = o.model_c_option->count() > 0;
+  if (c_given && o.budget != Claim::Kind::kModel)
+    throw UsageError("--model-c sets the model budget's constant: it does not apply to --budget " +
+                     std::string(name_of(o.budget)));
+  if (c_given && !(o.model_c > 0 && std::isfinite(o.model_c)))
+    throw UsageError("--model-c must be a positive number");
   if (o.budget == Claim::Kind::kStrict) return Claim::strict();
   if (o.budget == Claim::Kind::kFaithful) return Claim::faithful();
-  return Claim::model(o.compute);
+  Claim c = Claim::model(o.compute);
+  if (c_given) c.c = o.model_c;
+  return c;
 }
 
 int run_verify(const VerifyCommandOptions& o) {
@@ -52,15 +65,15 @@ int run_verify(const VerifyCommandOptions& o) {
   if (!o.tensor.empty()) read.tensor = o.tensor;
   if (!o.json.empty()) check_writable(o.json);
 
-  LoadedTable t = read_table(o.table, read);
-  if (t.complex && spec.layout != Layout::kPolar)
+  const TableStream t = open_table(o.table, read);
+  if (t.complex() && spec.layout != Layout::kPolar)
     throw UsageError(
         "the table holds complex numbers (like Meta's freqs_cis): read it with "
         "--layout polar");
   const bool half_width = spec.layout == Layout::kRopeCos || spec.layout == Layout::kRopeSin;
-  const uint64_t implied_d = half_width ? 2 * t.width : t.width;
+  const uint64_t implied_d = half_width ? 2 * t.width() : t.width();
   if (implied_d > (uint64_t{1} << 20))
-    throw UsageError("the table is " + std::to_string(t.width) +
+    throw UsageError("the table is " + std::to_string(t.width()) +
                      " wide: d_model above 2^20 is "
                      "not a positional encoding peverify knows");
   // d comes from the table's width, unless a flag or a model config says it.
@@ -69,17 +82,24 @@ int run_verify(const VerifyCommandOptions& o) {
   apply_rotary_options(o.rotary, d_given ? std::optional<int>(o.d_model) : std::nullopt,
                        o.base_option->count() ? std::optional<double>(o.base) : std::nullopt, spec);
   if (static_cast<uint64_t>(spec.d_model) != implied_d)
-    throw UsageError(fmt::format("the table is {} wide, but {} {} with layout {} needs {}", t.width,
-                                 d_given ? "--d-model" : "the model config's rotary dimension",
-                                 spec.d_model, name_of(spec.layout),
-                                 half_width ? spec.d_model / 2 : spec.d_model));
-  set_sequence_length(spec, t.rows);
-  if (auto err = validate_range(spec, t.rows)) throw UsageError(*err);
+    throw UsageError(
+        fmt::format("the table is {} wide, but {} {} with layout {} needs {}", t.width(),
+                    d_given ? "--d-model" : "the model config's rotary dimension", spec.d_model,
+                    name_of(spec.layout), half_width ? spec.d_model / 2 : spec.d_model));
+  set_sequence_length(spec, t.rows());
+  if (auto err = validate_range(spec, t.rows())) throw UsageError(*err);
 
-  reports::TableInput input{o.table, t.description, t.dtype, t.rows, std::move(t.values)};
+  reports::TableInput input{
+      o.table,
+      t.description(),
+      t.dtype(),
+      t.rows(),
+      [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); },
+      {}};
   reports::VerifyOptions options;
   options.spec = spec;
   options.budget = budget;
+  options.threads = o.threads;
   const reports::VerifyResult r = reports::verify_table(std::move(input), options);
   std::fputs(reports::to_text(r).c_str(), stdout);
   if (!o.json.empty())
@@ -112,6 +132,10 @@ void add_verify_command(CLI::App& root, std::vector<Command>& commands) {
   app->add_option("--tensor", o->tensor, "the tensor to read from a .safetensors file");
   app->add_option("--budget", o->budget, "the error budget (default model)")
       ->transform(one_of(kBudgets));
+  o->model_c_option = app->add_option(
+      "--model-c", o->model_c,
+      "the model budget's constant C (default 32, docs/design.md §3.2); recorded in --json");
+  app->add_option("--threads", o->threads, "worker threads (default: all cores)");
   app->add_option("--json", o->json, "also write the results as JSON here");
   commands.push_back({app, [o] { return run_verify(*o); }});
 }

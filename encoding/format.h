@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "encoding/spec.h"
 
@@ -38,13 +39,21 @@ uint64_t encode_exact(double value, Dtype t);
 double decode(uint64_t bits, Dtype t);
 
 // Distance between the format's neighbours around |x|: 2^(max(floor(log2|x|), emin) - p + 1),
-// so it bottoms out at the smallest subnormal. ulp_of(0) is the smallest subnormal. Inline: error
-// measures call it for every element.
+// so it bottoms out at the smallest subnormal. ulp_of(0) is the smallest subnormal. Inline and
+// read from the exponent bits (no ilogb, no ldexp): error measures call it for every element.
 inline double ulp_of(double x, Dtype t) {
   const FormatTraits f = traits_of(t);
-  const double a = std::fabs(x);
-  const int e = (a == 0.0 || !std::isfinite(a)) ? f.min_exponent : std::ilogb(a);
-  return std::ldexp(1.0, std::max(e, f.min_exponent) - f.precision + 1);
+  uint64_t bits;  // memcpy, not std::bit_cast: CUDA sources include this header as C++17
+  std::memcpy(&bits, &x, sizeof bits);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  // Zero, subnormal doubles, Inf and NaN all take the format's smallest exponent.
+  const int e = (biased == 0 || biased == 0x7ff) ? f.min_exponent : biased - 1023;
+  const int q = std::max(e, f.min_exponent) - f.precision + 1;
+  if (q < -1022) return std::ldexp(1.0, q);  // float64's subnormal quantum
+  bits = static_cast<uint64_t>(q + 1023) << 52;
+  double ulp;
+  std::memcpy(&ulp, &bits, sizeof ulp);
+  return ulp;
 }
 
 // Unit roundoff of a precision: 2^-53, 2^-24, 2^-11, 2^-8.

@@ -3,7 +3,9 @@
 // is far below what these measures resolve.
 #pragma once
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <string_view>
 
 #include "encoding/format.h"
@@ -54,5 +56,23 @@ inline ElementError error_of(double got, double exact, Dtype output, double ulp_
     e.category = Category::kSignMismatch;
   return e;
 }
+
+// Values of a storage format widened to double keep their encodings apart: two of them have the
+// same double bit pattern exactly when they have the same encoding (NaN payloads aside). Compare
+// these, not the values: got == rounded would not tell +0 from -0.
+inline bool same_encoding(double a, double b) {
+  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+}
+
+// The format's next value after the representable `r` towards +Inf (dir > 0) or -Inf (dir < 0).
+// A zero neighbour carries `zero_sign`'s sign: the side the exact value lies on.
+double format_neighbour(double r, int dir, Dtype t, double zero_sign);
+
+// Faithful by encoding (docs/design.md §3.3): `got` is one of the two values of the format that
+// bracket the exact value, i.e. the correctly rounded `rounded` or its neighbour on the exact
+// value's side. `exact` is the exact value rounded to double; when it equals `rounded` the true
+// value's side is unknown (always so for float64 tables), and both neighbours are accepted,
+// unless `exact_is_true` (sin 0 = +0 and cos 0 = 1: nothing else is).
+bool is_faithful_encoding(double got, double exact, double rounded, Dtype t, bool exact_is_true);
 
 }  // namespace pev::measure

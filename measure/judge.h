@@ -4,6 +4,7 @@
 // what is outside a claim and what a figure means.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -29,6 +30,9 @@ struct Finding {
 
 // Keeps the `limit` worst findings, worst first, by error / allowed (NaN errors are the worst).
 void keep_worst(std::vector<Finding>& worst, const Finding& f, size_t limit = 8);
+// Whether keep_worst would keep a finding of this error and allowance (so that hot loops build
+// the finding only when it matters).
+bool would_keep(const std::vector<Finding>& worst, double error, double allowed, size_t limit = 8);
 
 // Figures over a set of elements, mergeable in any grouping: counts add, maxima stay maxima.
 struct Figures {
@@ -36,7 +40,10 @@ struct Figures {
 
   uint64_t elements = 0;
   uint64_t nan = 0, inf = 0, sign_mismatch = 0;  // the categories (sign mismatches are numbers)
-  uint64_t over_claim = 0;                       // outside the claim (NaN and Inf always are)
+  // Outside the claim, by cause: NaN and Inf always are (nan + inf), then signs the claim fixes
+  // and values it does not allow. over_claim is the sum of all four.
+  uint64_t over_claim = 0;
+  uint64_t failed_sign = 0, failed_value = 0;
   double max_abs = 0, sum_abs = 0, max_ulp = 0;  // over the numbers
   // The largest error / allowed over the numbers, and where.
   double worst_fraction = 0;
@@ -46,6 +53,9 @@ struct Figures {
   // nothing useful. And the first position where that happens.
   uint64_t vacuous[2] = {0, 0};
   uint64_t first_vacuous_pos[2] = {kNone, kNone};
+  // The largest angle term (pos w_k times the attention and the recipe's conditioning): what
+  // tells which claim would check the vacuous elements.
+  double max_weighted_angle = 0;
 
   uint64_t not_numbers() const { return nan + inf; }
   // The maxima as a headline: infinite when any element is not a number.
@@ -60,6 +70,9 @@ struct Judgement {
   ElementError error;
   double allowed = 0;
   bool within = false;  // a number within what the claim allows
+  // When not within, why: kNaN, kInf, kSignMismatch (a sign the claim fixes is wrong), or
+  // kNumber (a value the claim does not allow).
+  Category failure = Category::kNumber;
 };
 
 // Judges rows of one table (its spec: layout, frequencies) stored in `output` against `claim`.
@@ -86,28 +99,57 @@ class Judge {
     return angle(pos, column) * angle_weight_[column];
   }
 
-  Judgement judge(uint64_t pos, int column, double steps, double got, double exact) const {
+  // One element. `rounded`, when given, is the correctly rounded value in the output format:
+  // strict and faithful claims are then judged by encoding (docs/design.md §3.3), else by number.
+  // A sign mismatch fails every claim that fixes the sign: the model's where the exact value is
+  // 0 (sin 0 = +0) or larger than the budget, strict's and faithful's always.
+  Judgement judge(uint64_t pos, int column, double steps, double got, double exact,
+                  const double* rounded = nullptr) const {
     Judgement j;
     j.error = error_of(got, exact, output_);
     j.allowed = allowed(pos, column, steps, exact);
-    j.within = is_number(j.error.category) && j.error.abs <= j.allowed;
+    const Category cat = j.error.category;
+    if (!is_number(cat)) {
+      j.failure = cat;
+      return j;
+    }
+    if (rounded && claim_.kind != Claim::Kind::kModel) {
+      j.within = claim_.kind == Claim::Kind::kStrict
+                     ? same_encoding(got, *rounded)
+                     : is_faithful_encoding(got, exact, *rounded, output_, pos == 0);
+      j.failure =
+          std::signbit(got) != std::signbit(*rounded) ? Category::kSignMismatch : Category::kNumber;
+      return j;
+    }
+    const bool sign_fails =
+        cat == Category::kSignMismatch && (exact == 0.0 || std::fabs(exact) > j.allowed);
+    j.within = !sign_fails && j.error.abs <= j.allowed;
+    j.failure = sign_fails ? Category::kSignMismatch : Category::kNumber;
     return j;
   }
 
   // Adds row `pos` (width values, got and exact) to `figures`; `steps` is the rotations since
   // the last directly computed row. Elements outside the claim go to `worst` when given.
-  // Returns the row's largest absolute error (infinite when one element is not a number), and
-  // its largest ulp error in `row_max_ulp` when given (what horizons for "faithful" need).
+  // `rounded` (optional): the row correctly rounded to the output format, for strict and
+  // faithful claims by encoding. Returns the row's largest absolute error (infinite when one
+  // element is not a number), and its largest ulp error in `row_max_ulp` when given (what the
+  // study's horizons for "faithful" need).
   double add_row(uint64_t pos, double steps, const double* got, const double* exact,
                  Figures& figures, std::vector<Finding>* worst = nullptr,
-                 double* row_max_ulp = nullptr) const;
+                 const double* rounded = nullptr, double* row_max_ulp = nullptr) const;
 
  private:
+  void add_element(uint64_t pos, int c, double steps, double got, double exact,
+                   const double* rounded, Figures& f, std::vector<Finding>* worst, double& row_max,
+                   double& row_ulp, uint64_t (&vacuous)[2]) const;
+
   Claim claim_;
   Dtype output_;
   std::vector<double> column_frequency_;  // w of each column's pair
   std::vector<double> angle_weight_;      // attention x the recipe's conditioning, per column
   double attention_ = 1;
+  std::vector<double> angle_rate_;  // w x weight per column: weighted_angle = pos x this
+  double max_angle_rate_ = 0;       // the largest of them
   double vacuous_[2];
 };
 

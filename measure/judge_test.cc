@@ -65,15 +65,102 @@ TEST(Judge, NaNAndInfAreCategoriesOutsideEveryClaim) {
   EXPECT_TRUE(std::isnan(worst[0].error));
 }
 
-TEST(Judge, MinusZeroForPlusZeroIsASignMismatchJudgedByItsError) {
+TEST(Judge, MinusZeroForPlusZeroFailsEveryClaimAsASignMismatch) {
   const TableSpec spec = spec_of(2);
   const std::vector<double> exact = {0.0, 1.0}, got = {-0.0, 1.0};
+  for (const Claim& claim : {Claim::model(Dtype::kFloat32), Claim::faithful(), Claim::strict()})
+    for (const bool by_encoding : {false, true}) {
+      const Judge judge(spec, claim, Dtype::kFloat32);
+      Figures f;
+      std::vector<Finding> worst;
+      judge.add_row(0, 0, got.data(), exact.data(), f, &worst,
+                    by_encoding ? exact.data() : nullptr);
+      EXPECT_EQ(f.sign_mismatch, 1u) << claim.describe();
+      EXPECT_EQ(f.over_claim, 1u) << claim.describe();
+      EXPECT_EQ(f.failed_sign, 1u) << claim.describe();
+      EXPECT_EQ(f.failed_value, 0u) << claim.describe();
+      ASSERT_EQ(worst.size(), 1u);
+      EXPECT_EQ(worst[0].what, "sign");
+      EXPECT_EQ(worst[0].column, 0);
+    }
+}
+
+TEST(Judge, ASignTheModelBudgetDoesNotFixIsCountedNotFailed) {
+  // Near a zero of cos at a large angle the budget exceeds the value: its sign is not claimed.
+  const TableSpec spec = spec_of(2);
   const Judge judge(spec, Claim::model(Dtype::kFloat32), Dtype::kFloat32);
+  const std::vector<double> exact = {0.5, 1e-4}, got = {0.5, -1e-4};
   Figures f;
-  judge.add_row(0, 0, got.data(), exact.data(), f);
+  judge.add_row(1u << 20, 0, got.data(), exact.data(), f);
   EXPECT_EQ(f.sign_mismatch, 1u);
   EXPECT_EQ(f.over_claim, 0u);
-  EXPECT_EQ(f.not_numbers(), 0u);
+  // A negated value the budget does fix fails as a sign mismatch.
+  const std::vector<double> negated = {-0.5, 1e-4};
+  Figures g;
+  Judge(spec, Claim::model(Dtype::kFloat32), Dtype::kFloat32)
+      .add_row(3, 0, negated.data(), exact.data(), g);
+  EXPECT_EQ(g.failed_sign, 1u);
+}
+
+TEST(Judge, StrictComparesEncodingsWithTheCorrectlyRoundedValue) {
+  const TableSpec spec = spec_of(2);
+  const Judge judge(spec, Claim::strict(), Dtype::kFloat32);
+  // Exact values between float32 neighbours; the correctly rounded ones, and the other rounding.
+  const double exact[] = {0.75 + 0x1p-26, 0.5 - 0x1p-27};
+  const double rounded[] = {0.75, 0.5};
+  const double other_way[] = {0.75 + 0x1p-24, 0.5 - 0x1p-25};
+  Figures ok, bad;
+  std::vector<Finding> worst;
+  judge.add_row(5, 0, rounded, exact, ok, nullptr, rounded);
+  judge.add_row(5, 0, other_way, exact, bad, &worst, rounded);
+  EXPECT_EQ(ok.over_claim, 0u);
+  EXPECT_EQ(bad.over_claim, 2u);
+  EXPECT_EQ(bad.failed_value, 2u);
+  EXPECT_EQ(worst[0].what, "number");
+}
+
+TEST(Judge, FaithfulAcceptsEitherBracketingFloatAndNothingElse) {
+  const TableSpec spec = spec_of(2);
+  const Judge judge(spec, Claim::faithful(), Dtype::kFloat32);
+  const double exact[] = {0.75 + 0x1p-26, 0.5 - 0x1p-27};
+  const double rounded[] = {0.75, 0.5};
+  const double other_way[] = {0.75 + 0x1p-24, 0.5 - 0x1p-25};   // the other bracket: faithful
+  const double two_away[] = {0.75 - 0x1p-24, 0.5 + 0x1p-24};    // beyond the bracket
+  const double two_floats[] = {0.75 + 0x1p-23, 0.5 - 0x1p-24};  // two floats away
+  Figures a, b, c;
+  std::vector<Finding> worst;
+  judge.add_row(5, 0, other_way, exact, a, nullptr, rounded);
+  judge.add_row(5, 0, two_away, exact, b, nullptr, rounded);
+  judge.add_row(5, 0, two_floats, exact, c, &worst, rounded);
+  EXPECT_EQ(a.over_claim, 0u);
+  EXPECT_EQ(b.over_claim, 2u);
+  EXPECT_EQ(c.over_claim, 2u);
+  ASSERT_FALSE(worst.empty());
+  EXPECT_EQ(worst[0].pos, 5u);
+}
+
+TEST(Judge, FaithfulAtAnExactValueAcceptsItAlone) {
+  // cos 0 = 1 exactly: 1 - 2^-24 is within an ulp but does not bracket 1.
+  const TableSpec spec = spec_of(2);
+  const Judge judge(spec, Claim::faithful(), Dtype::kFloat32);
+  const double exact[] = {0.0, 1.0};
+  const double below[] = {0.0, 1.0 - 0x1p-24};
+  Figures f;
+  judge.add_row(0, 0, below, exact, f, nullptr, exact);
+  EXPECT_EQ(f.failed_value, 1u);
+}
+
+TEST(FormatNeighbour, StepsAcrossBinadesSubnormalsAndZero) {
+  EXPECT_EQ(format_neighbour(1.0, -1, Dtype::kFloat32, 1.0), 1.0 - 0x1p-24);
+  EXPECT_EQ(format_neighbour(1.0, 1, Dtype::kFloat32, 1.0), 1.0 + 0x1p-23);
+  EXPECT_EQ(format_neighbour(-1.0, 1, Dtype::kFloat32, -1.0), -1.0 + 0x1p-24);
+  EXPECT_EQ(format_neighbour(1.0, -1, Dtype::kBFloat16, 1.0), 1.0 - 0x1p-8);
+  EXPECT_EQ(format_neighbour(0x1p-14, -1, Dtype::kFloat16, 1.0), 0x1p-14 - 0x1p-24);
+  EXPECT_EQ(format_neighbour(0.0, 1, Dtype::kFloat16, 1.0), 0x1p-24);
+  const double zero = format_neighbour(0x1p-24, -1, Dtype::kFloat16, 1.0);
+  EXPECT_EQ(zero, 0.0);
+  EXPECT_FALSE(std::signbit(zero));
+  EXPECT_TRUE(std::signbit(format_neighbour(-0x1p-24, 1, Dtype::kFloat16, -1.0)));
 }
 
 TEST(Judge, BudgetsThatCheckNothingAreCountedFromTheirFirstPosition) {

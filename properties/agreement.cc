@@ -1,9 +1,9 @@
 // oracle: every element against its exact value, within the claim.
 #include <fmt/format.h>
 
+#include "oracle/engine.h"
 #include "oracle/table.h"
-#include "properties/check_util.h"
-#include "properties/checks.h"
+#include "properties/accumulators.h"
 
 namespace pev::properties {
 
@@ -14,33 +14,106 @@ void record_oracle_figures(const measure::Figures& f, Verdict& v) {
   v.figures["max_ulp"] = f.max_ulp;
   v.figures["violations"] = static_cast<double>(f.over_claim);
   v.figures["nan_inf"] = static_cast<double>(f.not_numbers());
+  v.figures["nan"] = static_cast<double>(f.nan);
+  v.figures["inf"] = static_cast<double>(f.inf);
+  v.figures["sign_mismatches"] = static_cast<double>(f.sign_mismatch);
+  v.figures["failed_sign"] = static_cast<double>(f.failed_sign);
+  v.figures["failed_value"] = static_cast<double>(f.failed_value);
+  v.figures["worst_fraction_of_budget"] = f.worst_fraction;
+  for (int i = 0; i < 2; ++i) {
+    const std::string at = fmt::format("{:g}", claim_constants().vacuous_budget[i]);
+    v.figures["vacuous_" + at] = static_cast<double>(f.vacuous[i]);
+    if (f.vacuous[i])
+      v.figures["vacuous_" + at + "_from_position"] = static_cast<double>(f.first_vacuous_pos[i]);
+  }
+}
+
+std::vector<std::string> vacuous_notes(const measure::Figures& f, const Claim& claim,
+                                       Dtype output) {
+  if (f.vacuous[0] == 0) return {};
+  const auto& at = claim_constants().vacuous_budget;
+  std::string line =
+      fmt::format("the budget is {:g} or more for {} of {} elements (from position {})", at[0],
+                  f.vacuous[0], f.elements, f.first_vacuous_pos[0]);
+  if (f.vacuous[1])
+    line += fmt::format(", {:g} or more for {} (from position {})", at[1], f.vacuous[1],
+                        f.first_vacuous_pos[1]);
+  line +=
+      ": there any value near the range passes, so those elements are checked against "
+      "nothing useful";
+  std::string remedy = "to check them, claim --budget faithful (under one ulp everywhere)";
+  if (claim.kind == Claim::Kind::kModel && claim.u > unit_roundoff(Dtype::kFloat64)) {
+    // The same model with float64's unit roundoff, at the largest angle and value in the table.
+    Claim f64 = claim;
+    f64.u = unit_roundoff(Dtype::kFloat64);
+    const double widest = f64.allowed(1.0, f.max_weighted_angle, 0, output);
+    remedy = widest < at[0] ? fmt::format(
+                                  "to check them, compute in float64 and claim --compute float64 "
+                                  "(its budget stays below {:.2g} on every element), or --budget "
+                                  "faithful",
+                                  widest)
+                            : remedy;
+  }
+  return {line, remedy};
+}
+
+void OracleCheck::Part::merge(const Part& o) {
+  figures.merge(o.figures);
+  for (const Finding& f : o.worst) measure::keep_worst(worst, f);
+}
+
+OracleCheck::OracleCheck(const UnderTest& ut, const TableSpec& spec)
+    : ut_(ut), spec_(spec), judge_(spec, ut.claim(), ut.output()) {}
+
+void OracleCheck::add(Part& p, uint64_t first, uint64_t n, const double* got, const double* exact,
+                      const double* rounded) const {
+  const uint64_t width = static_cast<uint64_t>(table_width(spec_));
+  for (uint64_t r = 0; r < n; ++r) {
+    const uint64_t pos = spec_.start + first + r;
+    judge_.add_row(pos, static_cast<double>(ut_.steps_since_direct(pos)), got + r * width,
+                   exact + r * width, p.figures, &p.worst, rounded ? rounded + r * width : nullptr);
+  }
+}
+
+Verdict OracleCheck::verdict(const Part& p) const {
+  const measure::Figures& f = p.figures;
+  const Claim claim = ut_.claim();
+  Verdict v;
+  v.property = "oracle";
+  v.checked = f.elements;
+  v.worst = p.worst;
+  v.holds = f.over_claim == 0;
+  record_oracle_figures(f, v);
+  const bool by_encoding = claim.kind != Claim::Kind::kModel;
+  v.summary = fmt::format(
+      "max abs error {:.3g}, max {:.3g} ulp; {} of {} elements outside the budget ({}{})",
+      f.max_abs, f.max_ulp, f.over_claim, f.elements, claim.describe(),
+      by_encoding ? ", by encoding against the correctly rounded values" : "");
+  if (f.over_claim)
+    v.summary += fmt::format(": {} NaN, {} Inf, {} with the wrong sign, {} numeric", f.nan, f.inf,
+                             f.failed_sign, f.failed_value);
+  if (f.sign_mismatch > f.failed_sign)
+    v.notes.push_back(fmt::format(
+        "{} elements have the sign opposite to the exact value's within the budget (it exceeds "
+        "those values, so it does not fix their sign)",
+        f.sign_mismatch - f.failed_sign));
+  for (std::string& line : vacuous_notes(f, claim, ut_.output())) v.notes.push_back(line);
+  return v;
 }
 
 Verdict check_oracle(const UnderTest& ut, const TableSpec& spec, uint64_t count) {
-  Verdict v;
-  v.property = "oracle";
-  const int width = table_width(spec);
-  const Claim claim = ut.claim();
-  const measure::Judge judge(spec, claim, ut.output());
-  measure::Figures f;
+  const OracleCheck check(ut, spec);
+  OracleCheck::Part part;
+  // The engine rounds to the output format too: strict and faithful compare encodings with it.
+  const auto engine = oracle::make_fast_engine(spec, ut.output());
   internal::for_each_chunk(
       ut, spec, count, [&](uint64_t first, const std::vector<double>& got, uint64_t n) {
-        TableSpec part = spec;
-        part.start = spec.start + first;
-        const std::vector<double> exact = oracle::exact_values(part, n);
-        for (uint64_t r = 0; r < n; ++r) {
-          const uint64_t pos = part.start + r;
-          judge.add_row(pos, static_cast<double>(ut.steps_since_direct(pos)),
-                        got.data() + r * width, exact.data() + r * width, f, &v.worst);
-        }
+        TableSpec part_spec = spec;
+        part_spec.start = spec.start + first;
+        const oracle::ExactTable exact = oracle::compute_table(*engine, part_spec, n);
+        check.add(part, first, n, got.data(), exact.exact.data(), exact.rounded.data());
       });
-  v.checked = f.elements;
-  v.holds = f.over_claim == 0;
-  record_oracle_figures(f, v);
-  v.summary =
-      fmt::format("max abs error {:.3g}, max {:.3g} ulp; {} elements outside the budget ({})",
-                  f.max_abs, f.max_ulp, f.over_claim, claim.describe());
-  return v;
+  return check.verdict(part);
 }
 
 }  // namespace pev::properties

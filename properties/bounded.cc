@@ -2,71 +2,206 @@
 // sin^2 + cos^2 = attention^2 within the claim.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
-#include "properties/check_util.h"
-#include "properties/checks.h"
+#include "properties/accumulators.h"
 
 namespace pev::properties {
+namespace {
 
-Verdict check_bounded(const UnderTest& ut, const TableSpec& spec, uint64_t count) {
+// |(s+e_s)^2 + (c+e_c)^2 - att^2| <= 2|s||e_s| + 2|c||e_c| + e_s^2 + e_c^2, plus the evaluation's
+// own rounding in double (and att^2's, relative to att^2).
+inline double identity_tolerance(double s, double c, double es, double ec, double att) {
+  return 2 * (std::fabs(s) * es + std::fabs(c) * ec) + es * es + ec * ec + 0x1p-50 * att * att;
+}
+
+// The claim's budget for a value known only through its stored value (internal::allowed_near),
+// with the claim kind and output format known to the compiler.
+template <Claim::Kind kKind, Dtype kOutput>
+inline double allowed_near_as(const Claim& claim, double got, double angle, double steps_term,
+                              double bound) {
+  const double a = std::fabs(got);
+  return claim.allowed(std::min(bound, a + ulp_of(a, kOutput)), angle, steps_term, kOutput);
+}
+
+// sin^2 + cos^2 = att^2 on the finite pairs of one row; lists the pairs outside the tolerance in
+// `bad` and returns how many. It runs on every pair of every table verify reads, so it calls
+// nothing and knows the claim kind and format at compile time.
+template <Claim::Kind kKind, Dtype kOutput>
+int identity_row(const Claim& claim_in, double pos, double steps_term, int pairs,
+                 const int* __restrict sin_col, const int* __restrict cos_col,
+                 const double* __restrict rate, const double* __restrict row, double bound,
+                 double att, double& worst_identity, int* __restrict bad) {
+  Claim claim = claim_in;
+  claim.kind = kKind;
+  int n = 0;
+  double worst = worst_identity;
+  // For the model, e_s >= C u (|s| + angle) (and e_c likewise), so the tolerance is at least
+  // tol_low = 2 C u (s^2 + c^2 + angle (|s| + |c|)): a pair whose deviation is at most tol_low
+  // times min(worst, 1) can neither break the identity nor raise the worst fraction, and is
+  // settled without its two budgets.
+  const double cu = kKind == Claim::Kind::kModel ? claim.c * claim.u : 0.0;
+  for (int k = 0; k < pairs; ++k) {
+    const double s = row[sin_col[k]], c = row[cos_col[k]];
+    const double angle = pos * rate[k];
+    if constexpr (kKind == Claim::Kind::kModel) {
+      const double ss = s * s + c * c;
+      const double low = 2 * cu * (ss + angle * (std::fabs(s) + std::fabs(c)));
+      if (std::fabs(ss - att * att) <= low * std::min(worst, 1.0)) continue;
+    }
+    const double es = allowed_near_as<kKind, kOutput>(claim, s, angle, steps_term, bound);
+    const double ec = allowed_near_as<kKind, kOutput>(claim, c, angle, steps_term, bound);
+    const double tol = identity_tolerance(s, c, es, ec, att);
+    const double dev = std::fabs(s * s + c * c - att * att);
+    if (dev > worst * tol) worst = dev / tol;  // false for NaN: not-finite values are counted apart
+    if (dev > tol) bad[n++] = k;
+  }
+  worst_identity = worst;
+  return n;
+}
+
+template <Claim::Kind kKind>
+IdentityRow identity_row_for(Dtype output) {
+  switch (output) {
+    case Dtype::kFloat64:
+      return &identity_row<kKind, Dtype::kFloat64>;
+    case Dtype::kFloat32:
+      return &identity_row<kKind, Dtype::kFloat32>;
+    case Dtype::kFloat16:
+      return &identity_row<kKind, Dtype::kFloat16>;
+    case Dtype::kBFloat16:
+      break;
+  }
+  return &identity_row<kKind, Dtype::kBFloat16>;
+}
+
+}  // namespace
+
+int* BoundedCheck::bad_pairs_buffer(size_t pairs) {
+  thread_local std::vector<int> bad;
+  if (bad.size() < pairs) bad.resize(pairs);
+  return bad.data();
+}
+
+void BoundedCheck::Part::merge(const Part& o) {
+  checked += o.checked;
+  violations += o.violations;
+  not_finite += o.not_finite;
+  worst_identity = std::max(worst_identity, o.worst_identity);
+  max_abs_value = std::max(max_abs_value, o.max_abs_value);
+  first_violation = std::min(first_violation, o.first_violation);
+  for (const Finding& f : o.worst) measure::keep_worst(worst, f);
+}
+
+BoundedCheck::BoundedCheck(const UnderTest& ut, const TableSpec& spec)
+    : ut_(ut),
+      spec_(spec),
+      judge_(spec, ut.claim(), ut.output()),
+      cols_(internal::pair_columns(spec)),
+      bound_(internal::value_bound(spec, ut.output())),
+      att_(attention_factor(spec)),
+      claim_(ut.claim()) {
+  for (size_t k = 0; k < cols_.size(); ++k) {
+    if (cols_[k].sin < 0 || cols_[k].cos < 0) continue;
+    sin_.push_back(cols_[k].sin);
+    cos_.push_back(cols_[k].cos);
+    rate_.push_back(judge_.weighted_angle(1, cols_[k].sin));
+  }
+  switch (claim_.kind) {
+    case Claim::Kind::kModel:
+      identity_row_ = identity_row_for<Claim::Kind::kModel>(ut.output());
+      break;
+    case Claim::Kind::kFaithful:
+      identity_row_ = identity_row_for<Claim::Kind::kFaithful>(ut.output());
+      break;
+    case Claim::Kind::kStrict:
+      identity_row_ = identity_row_for<Claim::Kind::kStrict>(ut.output());
+      break;
+  }
+}
+
+void BoundedCheck::add(Part& p, uint64_t first, uint64_t n, const double* rows) const {
   using internal::allowed_near;
+  const int width = table_width(spec_);
+  const auto violation = [&](uint64_t pos, const Finding& f) {
+    ++p.violations;
+    p.first_violation = std::min(p.first_violation, pos);
+    if (measure::would_keep(p.worst, f.error, f.allowed)) measure::keep_worst(p.worst, f);
+  };
+  for (uint64_t r = 0; r < n; ++r) {
+    const uint64_t pos = spec_.start + first + r;
+    const double* row = rows + r * width;
+    // The values: a branch-free scan first, the rare violations named after.
+    double row_max = 0;
+    bool row_finite = true;
+    for (int c = 0; c < width; ++c) {
+      const double a = std::fabs(row[c]);
+      row_finite &= a <= 1e300;  // false for NaN and Inf
+      row_max = a > row_max ? a : row_max;
+    }
+    p.checked += static_cast<uint64_t>(width);
+    if (row_finite) p.max_abs_value = std::max(p.max_abs_value, row_max);
+    if (!row_finite || row_max > bound_) {
+      for (int c = 0; c < width; ++c) {
+        const bool finite = std::isfinite(row[c]);
+        if (finite && std::fabs(row[c]) <= bound_) continue;
+        if (finite) p.max_abs_value = std::max(p.max_abs_value, std::fabs(row[c]));
+        p.not_finite += !finite;
+        violation(pos, {pos, c, row[c], std::clamp(row[c], -bound_, bound_),
+                        std::isnan(row[c]) ? NAN : std::fabs(row[c]) - bound_, 0, 0,
+                        finite ? fmt::format("out of [-{0:.7g}, {0:.7g}]", bound_)
+                               : std::string(std::isnan(row[c]) ? "nan" : "inf")});
+      }
+    }
+    const double steps = static_cast<double>(ut_.steps_since_direct(pos));
+    const int bad =
+        identity_row_(claim_, static_cast<double>(pos), steps * att_, static_cast<int>(sin_.size()),
+                      sin_.data(), cos_.data(), rate_.data(), row, bound_, att_, p.worst_identity,
+                      bad_pairs_buffer(sin_.size()));
+    for (int i = 0; i < bad; ++i) {
+      const size_t k = static_cast<size_t>(bad_pairs_buffer(0)[i]);
+      const double s = row[sin_[k]], co = row[cos_[k]];
+      const double es = allowed_near(judge_, pos, sin_[k], steps, s, bound_);
+      const double ec = allowed_near(judge_, pos, cos_[k], steps, co, bound_);
+      const double tol = identity_tolerance(s, co, es, ec, att_);
+      violation(pos, {pos, sin_[k], s * s + co * co, att_ * att_,
+                      std::fabs(s * s + co * co - att_ * att_), tol, 0, "sin^2+cos^2"});
+    }
+  }
+}
+
+Verdict BoundedCheck::verdict(const Part& p) const {
   Verdict v;
   v.property = "bounded";
-  const int width = table_width(spec);
-  const std::vector<internal::PairColumns> cols = internal::pair_columns(spec);
-  const measure::Judge judge(spec, ut.claim(), ut.output());
-  const double bound = internal::value_bound(spec, ut.output());
-  const double att = attention_factor(spec);
-  double worst_identity = 0;
-  uint64_t bad = 0;
-  internal::for_each_chunk(
-      ut, spec, count, [&](uint64_t first, const std::vector<double>& t, uint64_t n) {
-        for (uint64_t r = 0; r < n; ++r) {
-          const uint64_t pos = spec.start + first + r;
-          const double* row = t.data() + r * width;
-          for (int c = 0; c < width; ++c) {
-            ++v.checked;
-            if (!std::isfinite(row[c]) || std::fabs(row[c]) > bound) {
-              ++bad;
-              measure::keep_worst(
-                  v.worst,
-                  {pos, c, row[c], std::clamp(row[c], -bound, bound),
-                   std::isnan(row[c]) ? NAN : std::fabs(row[c]) - bound, 0, 0,
-                   std::isfinite(row[c]) ? fmt::format("out of [-{:.7g}, {:.7g}]", bound, bound)
-                                         : std::string("not finite")});
-            }
-          }
-          for (int k = 0; k < static_cast<int>(cols.size()); ++k) {
-            if (cols[k].sin < 0 || cols[k].cos < 0) continue;
-            const double s = row[cols[k].sin], co = row[cols[k].cos];
-            if (!std::isfinite(s) || !std::isfinite(co)) continue;
-            const double steps = static_cast<double>(ut.steps_since_direct(pos));
-            const double es = allowed_near(judge, pos, cols[k].sin, steps, s, bound);
-            const double ec = allowed_near(judge, pos, cols[k].cos, steps, co, bound);
-            // |(s+e_s)^2 + (c+e_c)^2 - att^2| <= 2|s||e_s| + 2|c||e_c| + e_s^2 + e_c^2, plus the
-            // evaluation's own rounding in double (and att^2's, relative to att^2).
-            const double tol = 2 * (std::fabs(s) * es + std::fabs(co) * ec) + es * es + ec * ec +
-                               0x1p-50 * att * att;
-            const double dev = std::fabs(s * s + co * co - att * att);
-            worst_identity = std::max(worst_identity, dev / tol);
-            if (dev > tol) {
-              ++bad;
-              measure::keep_worst(
-                  v.worst, {pos, cols[k].sin, s * s + co * co, 1.0, dev, tol, 0, "sin^2+cos^2"});
-            }
-          }
-        }
-      });
-  v.holds = bad == 0;
-  v.figures["violations"] = static_cast<double>(bad);
-  v.figures["identity_worst_fraction_of_tolerance"] = worst_identity;
-  v.summary = v.holds ? fmt::format(
-                            "all {} values finite and in [-{:.7g}, {:.7g}]; sin^2+cos^2-{} at most "
-                            "{:.3g} of its tolerance",
-                            v.checked, bound, bound, att == 1 ? "1" : "att^2", worst_identity)
-                      : fmt::format("{} violations among {} values", bad, v.checked);
+  v.checked = p.checked;
+  v.worst = p.worst;
+  v.holds = p.violations == 0;
+  v.figures["violations"] = static_cast<double>(p.violations);
+  v.figures["not_finite"] = static_cast<double>(p.not_finite);
+  v.figures["max_abs_value"] = p.max_abs_value;
+  v.figures["identity_worst_fraction_of_tolerance"] = p.worst_identity;
+  if (!v.holds) v.figures["first_violation_position"] = static_cast<double>(p.first_violation);
+  v.summary = v.holds
+                  ? fmt::format(
+                        "all {} values finite and in [-{:.7g}, {:.7g}]; sin^2+cos^2-{} at most "
+                        "{:.3g} of its tolerance",
+                        p.checked, bound_, bound_, att_ == 1 ? "1" : "att^2", p.worst_identity)
+                  : fmt::format(
+                        "{} violations among {} values ({} not finite; largest |value| {:.9g}); "
+                        "the first at position {}",
+                        p.violations, p.checked, p.not_finite, p.max_abs_value, p.first_violation);
   return v;
+}
+
+Verdict check_bounded(const UnderTest& ut, const TableSpec& spec, uint64_t count) {
+  const BoundedCheck check(ut, spec);
+  BoundedCheck::Part part;
+  internal::for_each_chunk(ut, spec, count,
+                           [&](uint64_t first, const std::vector<double>& t, uint64_t n) {
+                             check.add(part, first, n, t.data());
+                           });
+  return check.verdict(part);
 }
 
 }  // namespace pev::properties

@@ -19,6 +19,7 @@ struct Verdict {
   std::string property;  // bounded, unique, shift, growth, oracle
   bool holds = true;
   std::string summary;                    // one line: the key figures
+  std::vector<std::string> notes;         // what the verdict does not say: limits, vacuous budgets
   std::vector<Finding> worst;             // the worst elements, worst first (at most kMaxFindings)
   std::map<std::string, double> figures;  // named results (max_abs, fitted_c, horizon_1e-6, ...)
   uint64_t checked = 0;                   // elements (or cases) looked at
@@ -29,7 +30,8 @@ struct Verdict {
 Verdict check_bounded(const UnderTest& ut, const TableSpec& spec, uint64_t count);
 
 // No two rows equal (found by hashing the bit patterns); reports the nearest distance between
-// neighbouring rows.
+// neighbouring rows. A repeated row that the correctly rounded table of the same spec repeats
+// too is a limit of the output format (a note), not a failure.
 Verdict check_unique(const UnderTest& ut, const TableSpec& spec, uint64_t count);
 
 // The shift identities on the implementation's own values, for cases (pos, m, pair):
@@ -45,15 +47,16 @@ struct ShiftCase {
 Verdict check_shift(const UnderTest& ut, const TableSpec& spec,
                     const std::vector<ShiftCase>& cases);
 
-// Every element against the exact value, within the claim.
+// Every element against the exact value, within the claim; strict and faithful claims by
+// encoding against the correctly rounded values.
 Verdict check_oracle(const UnderTest& ut, const TableSpec& spec, uint64_t count);
 
 // Error versus position on sampled rows (log-spaced up to ut.max_position): the constant C of
-// the direct model |err| <= ulp/2 + C u (|exact| + a) fitted (the largest ratio seen), and the
-// horizon for each target: the largest sampled position up to which every row meets it. Holds
-// when the fitted C stays within the claim's C (model claims) or every element is within the
-// claim (faithful, strict). A recurrence's drift shows here: its claim allows `steps`, the
-// direct model does not.
+// the model |err| <= ulp/2 + C u (|exact| + a + steps) fitted with the rotation steps the
+// implementation claims (the largest ratio seen; `direct_c` the same without the steps, as if
+// every row were computed directly), and the horizon for each target: the largest sampled
+// position up to which every row meets it. Holds when the fitted C stays within the claim's C
+// (model claims) and every element is within the claim.
 Verdict check_growth(const UnderTest& ut, const TableSpec& spec_template,
                      const std::vector<uint64_t>& positions);
 
@@ -64,6 +67,9 @@ Verdict merge(const std::vector<Verdict>& parts);
 
 // The figures of an oracle check, as check_oracle names them.
 void record_oracle_figures(const measure::Figures& f, Verdict& v);
+// The lines that say how many elements had a budget that checks nothing useful (docs/design.md
+// §3.4), from which position, and which claim would check them. Empty when there are none.
+std::vector<std::string> vacuous_notes(const measure::Figures& f, const Claim& claim, Dtype output);
 
 // Positions for check_growth: every power of two and a few between, up to max_position.
 std::vector<uint64_t> growth_positions(uint64_t max_position);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "properties/checks.h"
 #include "properties/generators.h"
@@ -16,6 +17,7 @@ namespace {
 
 std::string describe(const Verdict& v) {
   std::string out = fmt::format("{}: {} - {}", v.property, v.holds ? "holds" : "FAILS", v.summary);
+  for (const std::string& note : v.notes) out += "\n  note: " + note;
   for (const Finding& f : v.worst)
     out +=
         fmt::format("\n  pos {} dim {}: got {:a}, expected {:a}, error {:.3g}, allowed {:.3g} ({})",
@@ -28,6 +30,19 @@ void expect(const Verdict& v, const Expectation& e) {
     EXPECT_TRUE(v.holds) << describe(v);
   } else {
     EXPECT_FALSE(v.holds) << "expected to fail (" << e.reason << ") but it holds: " << describe(v);
+  }
+  if (!e.figure.empty()) {
+    const auto it = v.figures.find(e.figure);
+    if (it == v.figures.end()) {
+      ADD_FAILURE() << v.property << " has no figure " << e.figure
+                    << " to assert the recorded cause (" << e.reason << "): " << describe(v);
+    } else {
+      const double tol = e.relative ? e.tolerance * std::fabs(e.value) : e.tolerance;
+      EXPECT_LE(std::fabs(it->second - e.value), tol)
+          << v.property << "'s " << e.figure << " is " << it->second << ", recorded " << e.value
+          << (e.relative ? " within a relative " : " within ") << e.tolerance << " (" << e.reason
+          << "): the failure changed its cause. " << describe(v);
+    }
   }
   testing::Test::RecordProperty("verdict", describe(v));
   fmt::print("{}\n", describe(v));

@@ -30,6 +30,13 @@ using Factory = std::function<std::unique_ptr<UnderTest>()>;
 struct Expectation {
   bool holds = true;
   std::string reason;
+  // A failure's cause, asserted too: the verdict's figure (first_duplicate_position, fitted_c,
+  // max_abs_value, ...) must be within `tolerance` of `value` (relative to it when `relative`),
+  // so that a failure that changes its cause does not pass for the recorded one.
+  std::string figure;  // empty: the verdict alone is asserted
+  double value = 0;
+  double tolerance = 0;
+  bool relative = false;
 };
 using Expectations = std::map<std::string, Expectation>;  // property name -> expectation
 

@@ -51,31 +51,31 @@ class Callable final : public UnderTest {
   Scope scope_;
 };
 
-class LoadedTable final : public UnderTest {
+// A table of one spec and a fixed range of rows, read through `read`.
+class FixedTable final : public UnderTest {
  public:
-  LoadedTable(std::string name, Dtype output, Claim claim, TableSpec spec, uint64_t rows,
-              std::vector<double> values)
+  FixedTable(std::string name, Dtype output, Claim claim, TableSpec spec, uint64_t rows,
+             RowReader read)
       : name_(std::move(name)),
         output_(output),
         claim_(claim),
         spec_(spec),
         rows_(rows),
-        values_(std::move(values)) {}
+        read_(std::move(read)) {}
   std::string name() const override { return name_; }
   Dtype output() const override { return output_; }
   Claim claim() const override { return claim_; }
   std::vector<double> rows(const TableSpec& spec, uint64_t count) const override {
-    if (!can_produce(spec, count)) throw std::out_of_range("rows outside the loaded table");
-    const uint64_t width = static_cast<uint64_t>(table_width(spec_));
-    const auto first =
-        values_.begin() + static_cast<std::ptrdiff_t>((spec.start - spec_.start) * width);
-    return std::vector<double>(first, first + static_cast<std::ptrdiff_t>(count * width));
+    if (!can_produce(spec, count)) throw std::out_of_range("rows outside the table");
+    std::vector<double> v(count * static_cast<uint64_t>(table_width(spec_)));
+    read_(spec.start - spec_.start, count, v.data());
+    return v;
   }
   bool can_produce(const TableSpec& spec, uint64_t count) const override {
     return spec.d_model == spec_.d_model && spec.base == spec_.base &&
            spec.schedule == spec_.schedule && spec.layout == spec_.layout &&
            spec.rope == spec_.rope && spec.start >= spec_.start && count >= 1 &&
-           spec.start + count <= spec_.start + rows_;
+           spec.start - spec_.start <= rows_ && count <= rows_ - (spec.start - spec_.start);
   }
   uint64_t max_position(int) const override { return spec_.start + rows_ - 1; }
   std::optional<TableSpec> fixed_spec() const override { return spec_; }
@@ -87,7 +87,7 @@ class LoadedTable final : public UnderTest {
   Claim claim_;
   TableSpec spec_;
   uint64_t rows_;
-  std::vector<double> values_;
+  RowReader read_;
 };
 
 }  // namespace
@@ -98,10 +98,20 @@ std::unique_ptr<UnderTest> callable(std::string name, Dtype output, Claim claim,
                                     std::move(scope));
 }
 
+std::unique_ptr<UnderTest> streamed_table(std::string name, Dtype output, Claim claim,
+                                          TableSpec spec, uint64_t rows, RowReader read) {
+  return std::make_unique<FixedTable>(std::move(name), output, claim, spec, rows, std::move(read));
+}
+
 std::unique_ptr<UnderTest> loaded_table(std::string name, Dtype output, Claim claim, TableSpec spec,
                                         uint64_t rows, std::vector<double> values) {
-  return std::make_unique<LoadedTable>(std::move(name), output, claim, spec, rows,
-                                       std::move(values));
+  const uint64_t width = static_cast<uint64_t>(table_width(spec));
+  auto shared = std::make_shared<const std::vector<double>>(std::move(values));
+  return streamed_table(std::move(name), output, claim, spec, rows,
+                        [shared, width](uint64_t first, uint64_t n, double* out) {
+                          std::copy_n(shared->begin() + static_cast<std::ptrdiff_t>(first * width),
+                                      n * width, out);
+                        });
 }
 
 }  // namespace pev::properties

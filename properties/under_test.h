@@ -54,6 +54,12 @@ std::unique_ptr<UnderTest> callable(std::string name, Dtype output, Claim claim,
                                     uint64_t max_position = uint64_t{1} << 24,
                                     Scope scope = Scope{});
 
+// A table read on demand: read(first, n, out) writes rows spec.start + first .. + n - 1 (widened
+// to double, row-major); it must be safe to call from several threads at once.
+using RowReader = std::function<void(uint64_t first, uint64_t n, double* out)>;
+std::unique_ptr<UnderTest> streamed_table(std::string name, Dtype output, Claim claim,
+                                          TableSpec spec, uint64_t rows, RowReader read);
+
 // A table already computed: `values` holds rows spec.start .. spec.start + rows - 1.
 std::unique_ptr<UnderTest> loaded_table(std::string name, Dtype output, Claim claim, TableSpec spec,
                                         uint64_t rows, std::vector<double> values);

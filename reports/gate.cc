@@ -4,17 +4,17 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
 #include <sstream>
 
 #include "core/generate.h"
 #include "core/registry.h"
+#include "encoding/model_config.h"
 #include "measure/judge.h"
 #include "measure/sampling.h"
+#include "oracle/engine.h"
 #include "oracle/table.h"
 #include "tables/atomic_file.h"
-#include "tables/table_file.h"
+#include "tables/table_stream.h"
 
 namespace pev::reports {
 namespace {
@@ -22,22 +22,6 @@ namespace {
 constexpr uint64_t kHeadRows = 4096;  // the first band is measured whole up to this many rows
 constexpr int kBlocksPerBand = 16;    // then blocks of kBlockRows on a log scale
 constexpr uint64_t kBlockRows = 16;
-
-double json_number(const nlohmann::json& j) {
-  if (j.is_string() && j.get<std::string>() == "inf") return INFINITY;
-  return j.get<double>();
-}
-
-nlohmann::json number_json(double x) { return std::isfinite(x) ? nlohmann::json(x) : "inf"; }
-
-// Two significant digits, rounded up: never below the measured value, and short in the file.
-double round_up_2(double x) {
-  if (!(x > 0) || !std::isfinite(x)) return x;
-  const double step = std::pow(10.0, std::floor(std::log10(x)) - 1);
-  double r = std::strtod(fmt::format("{:.1e}", std::ceil(x / step) * step).c_str(), nullptr);
-  while (r < x) r = std::strtod(fmt::format("{:.1e}", r + step).c_str(), nullptr);
-  return r;
-}
 
 // Blocks of one band: the whole head (up to kHeadRows rows) of a band that starts at 0 or is
 // short, else kBlocksPerBand blocks of kBlockRows rows on a log scale.
@@ -49,7 +33,50 @@ std::vector<measure::RowBlock> band_blocks(const GateBand& b) {
 }
 
 std::string format_figures(const BandFigures& f) {
-  return fmt::format("max_abs {:.3g}, max_ulp {:.3g}", f.max_abs, f.max_ulp);
+  std::string s;
+  const auto add = [&](const char* name, double x) {
+    if (std::isnan(x)) return;
+    s += fmt::format("{}{} {:.3g}", s.empty() ? "" : ", ", name, x);
+  };
+  add("max_abs", f.max_abs);
+  add("max_ulp", f.max_ulp);
+  add("max_budget_ratio", f.max_budget_ratio);
+  return s;
+}
+
+// A record at or above its ceiling gates nothing: say so.
+std::string at_ceiling(const BandFigures& r, const Ceilings& c) {
+  if (r.max_abs >= c.max_abs)
+    return fmt::format(
+        "the record max_abs {:.3g} is at or above what a table of zeros scores "
+        "({:.3g}): it gates nothing; rewrite it with --update",
+        r.max_abs, c.max_abs);
+  if (r.max_ulp >= c.max_ulp)
+    return fmt::format(
+        "the record max_ulp {:.3g} is at or above what a table of zeros scores "
+        "(2^{}): it gates nothing; rewrite it with --update",
+        r.max_ulp, std::ilogb(c.max_ulp));
+  return "";
+}
+
+void judge_outcome(GateOutcome& o, const std::optional<BandFigures>& recorded) {
+  o.recorded = recorded;
+  if (!recorded) {
+    o.regressed = true;
+    o.message = "no recorded budget for this band (measured " + format_figures(o.measured) +
+                "; record it with --update)";
+    return;
+  }
+  if (const std::string c = at_ceiling(*recorded, o.ceilings); !c.empty()) {
+    o.regressed = true;
+    o.message = c;
+    return;
+  }
+  const std::string why = regression(o.measured, *recorded);
+  o.regressed = !why.empty();
+  o.message = o.regressed ? "REGRESSED: " + why
+                          : "within budget: measured " + format_figures(o.measured) +
+                                " against recorded " + format_figures(*recorded);
 }
 
 std::string xml_escape(const std::string& s) {
@@ -77,89 +104,20 @@ std::string xml_escape(const std::string& s) {
 
 }  // namespace
 
-std::string GateBand::name() const { return std::to_string(first) + "-" + std::to_string(last); }
-
-BudgetFile read_budget_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw FileError("cannot read budget file " + path);
-  BudgetFile f;
-  try {
-    const nlohmann::json j = nlohmann::json::parse(in);
-    if (j.at("version").get<int>() != 1) throw FileError(path + ": unsupported version");
-    f.d_model = j.at("grid").at("d_model").get<int>();
-    f.base = j.at("grid").at("base").get<double>();
-    for (const auto& b : j.at("grid").at("bands")) {
-      const GateBand band{b.at(0).get<uint64_t>(), b.at(1).get<uint64_t>()};
-      if (band.last < band.first) throw FileError(path + ": band " + band.name() + " is empty");
-      f.bands.push_back(band);
-    }
-    for (const auto& s : j.at("subjects")) {
-      GateSubject g;
-      g.impl = s.value("impl", "");
-      g.table = s.value("table", "");
-      if (g.impl.empty() == g.table.empty())
-        throw FileError(path + ": each subject names exactly one of impl and table");
-      if (!g.impl.empty() && !core::find_implementation(g.impl))
-        throw FileError(path + ": unknown implementation " + g.impl);
-      g.spec.d_model = s.value("d_model", f.d_model);
-      g.spec.base = s.value("base", f.base);
-      g.spec.start = s.value("start", uint64_t{0});
-      if (auto l = parse_layout(s.value("layout", "interleaved")))
-        g.spec.layout = *l;
-      else
-        throw FileError(path + ": unknown layout in subject " + g.impl + g.table);
-      if (auto sc = parse_schedule(s.value("schedule", "paper")))
-        g.spec.schedule = *sc;
-      else
-        throw FileError(path + ": unknown schedule in subject " + g.impl + g.table);
-      g.dtype = s.value("dtype", "");
-      g.tensor = s.value("tensor", "");
-      if (auto err = validate(g.spec)) throw FileError(path + ": " + *err);
-      if (s.contains("budgets"))
-        for (const auto& [band, b] : s.at("budgets").items())
-          g.budgets[band] = {json_number(b.at("max_abs")), json_number(b.at("max_ulp")), 0};
-      f.subjects.push_back(g);
-    }
-  } catch (const nlohmann::json::exception& e) {
-    throw FileError(path + ": malformed budget file: " + e.what());
-  }
-  if (auto err = validate(grid_spec(f.d_model, f.base))) throw FileError(path + ": " + *err);
-  return f;
-}
-
-nlohmann::json to_json(const BudgetFile& f) {
-  nlohmann::json j;
-  j["version"] = 1;
-  j["about"] =
-      "peverify check budgets: the recorded maximum error of each implementation per position "
-      "band (measured against the exact value; rounded up to two significant digits). "
-      "`peverify check --budgets FILE` fails when a measurement exceeds its record; `--update` "
-      "rewrites the records.";
-  nlohmann::json bands = nlohmann::json::array();
-  for (const GateBand& b : f.bands) bands.push_back({b.first, b.last});
-  j["grid"] = {{"d_model", f.d_model}, {"base", f.base}, {"bands", bands}};
-  j["subjects"] = nlohmann::json::array();
-  for (const GateSubject& g : f.subjects) {
-    nlohmann::json s;
-    if (!g.impl.empty()) {
-      s["impl"] = g.impl;
-    } else {
-      s["table"] = g.table;
-      s["d_model"] = g.spec.d_model;
-      s["base"] = g.spec.base;
-      s["start"] = g.spec.start;
-      s["layout"] = name_of(g.spec.layout);
-      s["schedule"] = name_of(g.spec.schedule);
-      if (!g.dtype.empty()) s["dtype"] = g.dtype;
-      if (!g.tensor.empty()) s["tensor"] = g.tensor;
-    }
-    nlohmann::json budgets = nlohmann::json::object();
-    for (const auto& [band, b] : g.budgets)
-      budgets[band] = {{"max_abs", number_json(b.max_abs)}, {"max_ulp", number_json(b.max_ulp)}};
-    s["budgets"] = budgets;
-    j["subjects"].push_back(s);
-  }
-  return j;
+std::string regression(const BandFigures& m, const BandFigures& r) {
+  if (m.nan || m.inf || m.wrong_sign)
+    return fmt::format("{} NaN, {} Inf, {} of a sign the claim fixes, which no record allows",
+                       m.nan, m.inf, m.wrong_sign);
+  std::string why;
+  const auto check = [&](const char* name, double measured, double recorded) {
+    if (!std::isnan(recorded) && !(measured <= recorded))
+      why += fmt::format("{}{} {:.3g} above the record {:.3g}", why.empty() ? "" : "; ", name,
+                         measured, recorded);
+  };
+  check("max_abs", m.max_abs, r.max_abs);
+  check("max_ulp", m.max_ulp, r.max_ulp);
+  check("max_budget_ratio", m.max_budget_ratio, r.max_budget_ratio);
+  return why;
 }
 
 std::vector<GateOutcome> run_gate(const BudgetFile& file,
@@ -177,70 +135,84 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
   };
   for (const GateSubject& g : file.subjects) {
     const core::Implementation* impl = g.impl.empty() ? nullptr : core::find_implementation(g.impl);
-    std::optional<LoadedTable> loaded;
-    if (!impl) {
+    std::optional<TableStream> table;
+    TableSpec spec = g.spec;
+    if (impl) {
+      spec = grid_spec(file.d_model, file.base);
+    } else {
       ReadOptions ro;
       if (!g.dtype.empty()) ro.dtype = parse_dtype(g.dtype);
       if (!g.tensor.empty()) ro.tensor = g.tensor;
-      loaded = read_table(g.table, ro);
+      table = open_table(g.table_path, ro);
+      const bool half = spec.layout == Layout::kRopeCos || spec.layout == Layout::kRopeSin;
+      if (spec.d_model == 0)
+        spec.d_model = static_cast<int>(half ? 2 * table->width() : table->width());
+      if (static_cast<uint64_t>(half ? spec.d_model / 2 : spec.d_model) != table->width())
+        throw FileError(
+            fmt::format("{}: the table is {} wide, but d_model {} with layout {} "
+                        "needs {}",
+                        printable(g.table, 160), table->width(), spec.d_model, name_of(spec.layout),
+                        half ? spec.d_model / 2 : spec.d_model));
+      set_sequence_length(spec, table->rows());
+      if (auto err = validate_range(spec, table->rows()))
+        throw FileError(printable(g.table, 160) + ": " + *err);
     }
-    TableSpec spec = g.spec;
-    if (impl) spec = grid_spec(file.d_model, file.base);
     const std::string subject = impl ? g.impl : g.table;
-    const Dtype output = impl ? impl->output : loaded->dtype;
-    // The gate records errors, not verdicts: the claim only fills in the figures' budget terms.
-    const measure::Judge judge(spec, impl ? impl->claim : Claim::model(Dtype::kFloat32), output);
+    const Dtype output = impl ? impl->output : table->dtype();
+    // The gate records errors; the claim gives the budget ratio and which signs are fixed.
+    const Claim claim = impl ? impl->claim : Claim::model(Dtype::kFloat32);
+    const measure::Judge judge(spec, claim, output);
+    // Table subjects may carry a recipe: their exact values come from an engine of their spec.
+    const auto engine = impl ? nullptr : oracle::make_fast_engine(spec, output);
     for (const GateBand& band : file.bands) {
       GateOutcome o;
       o.subject = subject;
       o.band = band.name();
+      o.ceilings = ceilings_of(spec, output);
       const auto t0 = std::chrono::steady_clock::now();
-      const uint64_t first_row_pos = spec.start;
-      const uint64_t last_pos = impl ? impl->max_position : spec.start + loaded->rows - 1;
-      if (band.first < first_row_pos || band.first > last_pos ||
+      const uint64_t last_pos = impl ? impl->max_position : spec.start + table->rows() - 1;
+      if (band.first < spec.start || band.first > last_pos ||
           (impl && impl->available && !impl->available())) {
         o.skipped = true;
         o.message = "outside the valid range";
         outcomes.push_back(o);
         continue;
       }
-      GateBand clipped{band.first, std::min(band.last, last_pos)};
+      const GateBand clipped{band.first, std::min(band.last, last_pos)};
       measure::Figures measured;
       for (const auto& [first, n] : band_blocks(clipped)) {
         TableSpec part = spec;
         part.start = first;
-        const std::vector<double>& exact = exact_of(part, n);
-        std::vector<double> got;
+        const int width = table_width(part);
+        std::vector<double> got(n * static_cast<uint64_t>(width));
+        std::vector<double> exact, rounded;
         if (impl) {
           const core::GeneratedTable t = core::generate(*impl, part, n);
-          got.resize(t.size());
           for (size_t i = 0; i < got.size(); ++i) got[i] = t.value(i);
+          exact = exact_of(part, n);
         } else {
-          const uint64_t width = loaded->width;
-          const auto from =
-              loaded->values.begin() + static_cast<std::ptrdiff_t>((first - spec.start) * width);
-          got.assign(from, from + static_cast<std::ptrdiff_t>(n * width));
+          table->read_rows(first - spec.start, n, got.data());
+          oracle::ExactTable e = oracle::compute_table(*engine, part, n);
+          exact = std::move(e.exact);
+          rounded = std::move(e.rounded);
         }
-        const int width = table_width(part);
         for (uint64_t r = 0; r < n; ++r)
           judge.add_row(first + r,
                         static_cast<double>(impl ? impl->steps_since_direct(first + r) : 0),
-                        got.data() + r * width, exact.data() + r * width, measured);
+                        got.data() + r * width, exact.data() + r * width, measured, nullptr,
+                        rounded.empty() ? nullptr : rounded.data() + r * width);
       }
-      o.measured = {measured.max_abs_or_inf(), measured.max_ulp_or_inf(), measured.elements};
+      o.measured.max_abs = measured.max_abs;
+      o.measured.max_ulp = measured.max_ulp;
+      o.measured.max_budget_ratio = measured.worst_fraction;
+      o.measured.elements = measured.elements;
+      o.measured.nan = measured.nan;
+      o.measured.inf = measured.inf;
+      o.measured.wrong_sign = measured.failed_sign;
       o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const auto rec = g.budgets.find(o.band);
-      if (rec == g.budgets.end()) {
-        o.regressed = true;
-        o.message = "no recorded budget for this band (measured " + format_figures(o.measured) +
-                    "; record it with --update)";
-      } else {
-        o.recorded = rec->second;
-        o.regressed =
-            o.measured.max_abs > rec->second.max_abs || o.measured.max_ulp > rec->second.max_ulp;
-        o.message = (o.regressed ? "REGRESSED: measured " : "within budget: measured ") +
-                    format_figures(o.measured) + " against recorded " + format_figures(rec->second);
-      }
+      judge_outcome(
+          o, rec == g.budgets.end() ? std::nullopt : std::optional<BandFigures>(rec->second));
       outcomes.push_back(o);
     }
     progress(subject);
@@ -248,14 +220,33 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
   return outcomes;
 }
 
+void compare_with(const BudgetFile& file, std::vector<GateOutcome>& outcomes) {
+  for (GateOutcome& o : outcomes) {
+    if (o.skipped) continue;
+    for (const GateSubject& g : file.subjects) {
+      if ((g.impl.empty() ? g.table : g.impl) != o.subject) continue;
+      const auto rec = g.budgets.find(o.band);
+      judge_outcome(
+          o, rec == g.budgets.end() ? std::nullopt : std::optional<BandFigures>(rec->second));
+    }
+  }
+}
+
 BudgetFile updated(const BudgetFile& file, const std::vector<GateOutcome>& outcomes) {
   BudgetFile f = file;
   for (GateSubject& g : f.subjects) {
     const std::string subject = g.impl.empty() ? g.table : g.impl;
     g.budgets.clear();
-    for (const GateOutcome& o : outcomes)
-      if (o.subject == subject && !o.skipped)
-        g.budgets[o.band] = {round_up_2(o.measured.max_abs), round_up_2(o.measured.max_ulp), 0};
+    for (const GateOutcome& o : outcomes) {
+      if (o.subject != subject || o.skipped) continue;
+      BandFigures b;
+      const double abs = round_up_2(o.measured.max_abs), ulp = round_up_2(o.measured.max_ulp);
+      if (abs < o.ceilings.max_abs) b.max_abs = abs;
+      if (ulp < o.ceilings.max_ulp) b.max_ulp = ulp;
+      if (std::isnan(b.max_abs) || std::isnan(b.max_ulp))
+        b.max_budget_ratio = round_up_2(o.measured.max_budget_ratio);
+      g.budgets[o.band] = b;
+    }
   }
   return f;
 }

@@ -1,8 +1,10 @@
 // The CI gate (`peverify check`), in the spirit of glibc's libm-test-ulps: the measured error of
-// each implementation (a registry entry or a table file) per position band, against the budgets
-// recorded in a reviewed file. A regression is any measured figure above its record.
+// each implementation (a registry entry or a table file) per position band, against the records
+// of a reviewed file. A regression is any measured figure above its record, or any element that
+// is NaN, Inf or of a sign its claim fixes (docs/design.md §8).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "encoding/claim.h"
 #include "encoding/spec.h"
 
 namespace pev::reports {
@@ -20,20 +23,39 @@ struct GateBand {
   std::string name() const;  // "0-4095"
 };
 
-// What is measured in a band, and what the budget file records.
+// The figures a band records (NaN: not recorded) or measures. A record is kept only where it can
+// be exceeded: max_abs below A (the attention factor, 1 for plain tables) and max_ulp below
+// 2^p (p the output's precision), since a table of zeros meets either ceiling; where one of them
+// is not kept, max_budget_ratio (the largest |error| / budget of the claim) is recorded instead.
 struct BandFigures {
-  double max_abs = 0;
-  double max_ulp = 0;
+  double max_abs = NAN;
+  double max_ulp = NAN;
+  double max_budget_ratio = NAN;
   uint64_t elements = 0;
+  // Elements no record can allow: NaN, Inf, a sign the claim fixes wrong (measured only).
+  uint64_t nan = 0, inf = 0, wrong_sign = 0;
 };
 
+// The figures a table of zeros would score: a record at or above one gates nothing.
+struct Ceilings {
+  double max_abs;  // the attention factor: every |exact| is at most it
+  double max_ulp;  // 2^p: |exact| / ulp_out(exact) is below it
+};
+Ceilings ceilings_of(const TableSpec& spec, Dtype output);
+
 struct GateSubject {
-  std::string impl;                            // a registry name, or empty for a table file
-  std::string table;                           // a table file (.npy / .safetensors), or empty
-  TableSpec spec;                              // for table files: how to read them
+  std::string impl;            // a registry name, or empty for a table file
+  std::string table;           // a table file (.npy / .safetensors), as written in the budget file
+  std::string table_path;      // ... and resolved against the budget file's folder
+  TableSpec spec;              // for table files: how to read them (d_model, recipe applied)
+  std::optional<int> d_model;  // as written (absent: from the table or model_config)
+  std::optional<double> base;  // as written
+  std::string model_config;    // as written: a config.json, relative to the budget file
+  std::string model_config_path;               // ... resolved
+  std::optional<nlohmann::json> rope_scaling;  // a recipe object, as written
   std::string dtype;                           // for table files: --dtype, if any
   std::string tensor;                          // for table files: --tensor, if any
-  std::map<std::string, BandFigures> budgets;  // band name -> recorded maxima
+  std::map<std::string, BandFigures> budgets;  // band name -> records
 };
 
 struct BudgetFile {
@@ -41,9 +63,15 @@ struct BudgetFile {
   double base = 10000.0;
   std::vector<GateBand> bands;
   std::vector<GateSubject> subjects;
+  bool completed = false;  // version or grid were missing and took their defaults
 };
 
-// Reads and validates a budget file; throws FileError (one line) when it is malformed.
+// The grid a budget file without one gets: d 512, base 10^4, four bands up to 2^24.
+std::vector<GateBand> default_bands();
+
+// Reads and validates a budget file; throws FileError (one line naming the field in words) when
+// it is malformed. Missing `version` and `grid` take their defaults (check --update writes
+// them); a record at or above its ceiling is refused.
 BudgetFile read_budget_file(const std::string& path);
 nlohmann::json to_json(const BudgetFile& f);
 
@@ -52,21 +80,35 @@ struct GateOutcome {
   std::string band;
   BandFigures measured;
   std::optional<BandFigures> recorded;  // absent: a band with no budget yet (a failure)
+  Ceilings ceilings{1, 0x1p24};
   bool regressed = false;
   bool skipped = false;  // beyond the implementation's valid range or the table's rows
   std::string message;
   double seconds = 0;
 };
 
+// Whether `measured` regresses against `recorded`, and why (empty when not).
+std::string regression(const BandFigures& measured, const BandFigures& recorded);
+
 // Measures every subject in every band (the first band exhaustively up to 4096 rows, others in
 // blocks of 16 rows on a log scale) and compares with the records. `progress` gets a line per
-// subject.
+// subject. Table subjects must have their recipe applied (spec) already.
 std::vector<GateOutcome> run_gate(const BudgetFile& file,
                                   const std::function<void(const std::string&)>& progress);
 
-// The budgets as measured, rounded up to two significant digits so that another machine's
-// dispatch (FMA or not, vector width) does not read as a regression while real ones do.
+// Compares outcomes again with the records of `file` (the same subjects and bands): what a
+// changed record would make of the same measurements.
+void compare_with(const BudgetFile& file, std::vector<GateOutcome>& outcomes);
+
+// The records as measured, rounded up to two significant digits so that another machine's
+// dispatch (FMA or not, vector width) does not read as a regression while real ones do; only
+// the figures below their ceilings, and the budget ratio where one is not kept.
 BudgetFile updated(const BudgetFile& file, const std::vector<GateOutcome>& outcomes);
+
+// Two significant digits, rounded up; and the next such value below a record (what the test
+// that lowers every record sets).
+double round_up_2(double x);
+double next_below_2(double record);
 
 std::string junit_xml(const std::vector<GateOutcome>& outcomes);
 

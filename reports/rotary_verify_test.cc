@@ -76,8 +76,9 @@ TableSpec table_spec(const Recipe& recipe, uint64_t start, Layout layout) {
 
 VerifyResult verify_cache(const TableSpec& built, const TableSpec& declared, Dtype output,
                           Bug bug) {
-  TableInput in{"cache", "framework cache", output, kRows,
-                testutil::framework_cache(built, kRows, output, bug)};
+  TableInput in{"cache", "framework cache",
+                output,  kRows,
+                {},      testutil::framework_cache(built, kRows, output, bug)};
   VerifyOptions o;
   o.spec = declared;
   o.budget = Claim::model(Dtype::kFloat32);

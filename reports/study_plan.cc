@@ -81,7 +81,7 @@ void measure_pieces(const core::Implementation& impl, const properties::UnderTes
       const double row_max =
           judge.add_row(pos, static_cast<double>(impl.steps_since_direct(pos)),
                         got.data() + (row - first) * width, b.exact.data() + row * width, figures,
-                        nullptr, &row_ulp);
+                        nullptr, /*rounded=*/nullptr, &row_ulp);
       out.last_measured = std::max(out.last_measured.value_or(0), pos);
       for (const properties::Target& t : targets)
         if (!(t.abs > 0 ? row_max <= t.abs : row_ulp < 1)) {

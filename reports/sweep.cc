@@ -22,7 +22,7 @@ using nlohmann::json;
 
 // The layout of a shard file's result; part of the study's fingerprint, so that a sweep
 // directory written by another layout is recomputed rather than misread.
-constexpr int kShardFormat = 4;
+constexpr int kShardFormat = 5;
 
 // Doubles travel as %a text: exact, and infinities survive (JSON numbers cannot hold them).
 std::string hex(double x) { return fmt::format("{:a}", x); }
@@ -54,6 +54,9 @@ json to_json(const measure::Figures& f) {
           {"inf", f.inf},
           {"sign_mismatch", f.sign_mismatch},
           {"over_claim", f.over_claim},
+          {"failed_sign", f.failed_sign},
+          {"failed_value", f.failed_value},
+          {"max_weighted_angle", hex(f.max_weighted_angle)},
           {"max_abs", hex(f.max_abs)},
           {"sum_abs", hex(f.sum_abs)},
           {"max_ulp", hex(f.max_ulp)},
@@ -69,6 +72,9 @@ measure::Figures figures_from_json(const json& j) {
   f.inf = j.at("inf").get<uint64_t>();
   f.sign_mismatch = j.at("sign_mismatch").get<uint64_t>();
   f.over_claim = j.at("over_claim").get<uint64_t>();
+  f.failed_sign = j.at("failed_sign").get<uint64_t>();
+  f.failed_value = j.at("failed_value").get<uint64_t>();
+  f.max_weighted_angle = unhex(j.at("max_weighted_angle"));
   f.max_abs = unhex(j.at("max_abs"));
   f.sum_abs = unhex(j.at("sum_abs"));
   f.max_ulp = unhex(j.at("max_ulp"));

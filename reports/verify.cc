@@ -3,12 +3,23 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <memory>
 
+#include "oracle/engine.h"
+#include "oracle/table.h"
+#include "properties/accumulators.h"
 #include "properties/under_test.h"
+#include "support/parallel.h"
 
 namespace pev::reports {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // Shift cases spread over the table: positions on a log scale, offsets from 1 to 1000, pairs at
 // both ends of the frequency range and in the middle.
@@ -30,53 +41,62 @@ std::vector<properties::ShiftCase> shift_cases(const TableSpec& spec, uint64_t r
   return cases;
 }
 
-}  // namespace
-
-nlohmann::json rope_json(const TableSpec& spec) {
-  const RopeScaling& r = spec.rope;
-  nlohmann::json j = {{"rope_type", name_of(r.type)}, {"attention_factor", attention_factor(spec)}};
-  if (is_plain(spec)) return j;
-  j["factor"] = r.factor;
-  if (r.original_max_position) j["original_max_position_embeddings"] = r.original_max_position;
-  if (r.max_position) j["max_position_embeddings"] = r.max_position;
-  if (needs_sequence_length(r)) j["sequence_length"] = r.sequence_length;
-  switch (r.type) {
-    case RopeType::kYarn: {
-      const rope_double::YarnRange range = rope_double::yarn_range(r, spec.base, spec.d_model);
-      j["beta_fast"] = r.beta_fast;
-      j["beta_slow"] = r.beta_slow;
-      j["truncate"] = r.truncate;
-      j["correction_range"] = {range.low, range.high};
-      if (r.mscale) j["mscale"] = *r.mscale;
-      if (r.mscale_all_dim) j["mscale_all_dim"] = *r.mscale_all_dim;
-      break;
+// The exact and correctly rounded values of a block of rows in the table's layout: what
+// oracle::compute_table gives, into buffers a thread keeps from block to block (a fresh table per
+// block would be allocated and zeroed at the oracle's own speed).
+// Where each column's value comes from: (column, pair) of the sin columns and of the cos ones.
+struct ColumnMap {
+  size_t width = 0;
+  int pairs = 0;
+  std::vector<std::pair<size_t, size_t>> sin_of, cos_of;
+  explicit ColumnMap(const TableSpec& spec) : width(table_width(spec)), pairs(spec.d_model / 2) {
+    for (size_t c = 0; c < width; ++c) {
+      const Column col = column_at(spec, static_cast<int>(c));
+      (col.is_sin ? sin_of : cos_of).emplace_back(c, static_cast<size_t>(col.pair));
     }
-    case RopeType::kLlama3:
-      j["low_freq_factor"] = r.low_freq_factor;
-      j["high_freq_factor"] = r.high_freq_factor;
-      break;
-    case RopeType::kLongRope:
-      j["factor_list"] = r.sequence_length > r.original_max_position ? "long" : "short";
-      break;
-    default:
-      break;
   }
-  return j;
-}
+};
+
+struct ExactRows {
+  oracle::TileValues tile;
+  std::vector<double> exact, rounded;
+  void compute(const oracle::Engine& engine, uint64_t first_pos, uint64_t n, const ColumnMap& map,
+               bool need_rounded) {
+    const size_t width = map.width;
+    const int pair_count = map.pairs;
+    const auto& sin_of = map.sin_of;
+    const auto& cos_of = map.cos_of;
+    exact.resize(n * width);
+    rounded.resize(need_rounded ? n * width : 0);
+    engine.evaluate({first_pos, static_cast<int>(n), 0, pair_count}, tile);
+    // Column c takes pair p's sin or cos: one pass over the sin columns, one over the cos ones,
+    // each a plain indexed copy.
+    for (uint64_t r = 0; r < n; ++r) {
+      const size_t at = r * static_cast<size_t>(pair_count);
+      double* row = exact.data() + r * width;
+      for (const auto& [c, pair] : sin_of) row[c] = tile.sin_exact[at + pair];
+      for (const auto& [c, pair] : cos_of) row[c] = tile.cos_exact[at + pair];
+      if (!need_rounded) continue;
+      double* rounded_row = rounded.data() + r * width;
+      for (const auto& [c, pair] : sin_of) rounded_row[c] = tile.sin_rounded[at + pair];
+      for (const auto& [c, pair] : cos_of) rounded_row[c] = tile.cos_rounded[at + pair];
+    }
+  }
+};
+
+// What one block of rows gave each per-element property, and the time each took.
+struct BlockParts {
+  properties::BoundedCheck::Part bounded;
+  properties::OracleCheck::Part oracle;
+  properties::UniqueCheck::Part unique;
+  double read_s = 0, exact_s = 0, oracle_s = 0, bounded_s = 0, unique_s = 0;
+};
+
+}  // namespace
 
 bool VerifyResult::holds() const {
   return std::all_of(verdicts.begin(), verdicts.end(),
                      [](const properties::Verdict& v) { return v.holds; });
-}
-
-std::vector<measure::RowBlock> stratified_blocks(uint64_t rows) {
-  const uint64_t head = std::min<uint64_t>(rows, 4096);
-  std::vector<measure::RowBlock> blocks = {{0, head}};
-  if (rows <= head) return blocks;
-  for (const measure::RowBlock& b :
-       measure::log_spaced_blocks(head, rows - 16, 63, 16, /*include_lo=*/true))
-    blocks.push_back(b);
-  return blocks;
 }
 
 VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
@@ -85,13 +105,102 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
   r.description = table.description;
   r.spec = options.spec;
   r.budget = options.budget;
+  r.dtype = table.dtype;
   const TableSpec& spec = options.spec;
   const uint64_t rows = table.rows;
   const uint64_t width = static_cast<uint64_t>(table_width(spec));
-  const auto ut = properties::loaded_table(table.name, table.dtype, options.budget, spec, rows,
-                                           std::move(table.values));
-  r.verdicts.push_back(properties::check_bounded(*ut, spec, rows));
-  r.verdicts.push_back(properties::check_unique(*ut, spec, rows));
+  properties::RowReader read = std::move(table.read);
+  if (!read) {
+    auto values = std::make_shared<const std::vector<double>>(std::move(table.values));
+    read = [values, width](uint64_t first, uint64_t n, double* out) {
+      std::copy_n(values->begin() + static_cast<std::ptrdiff_t>(first * width), n * width, out);
+    };
+  }
+  const auto ut =
+      properties::streamed_table(table.name, table.dtype, options.budget, spec, rows, read);
+
+  // One pass: each block is read once, its exact and correctly rounded values computed once, and
+  // every per-element property fed from them.
+  const properties::BoundedCheck bounded(*ut, spec);
+  const properties::OracleCheck oracle_check(*ut, spec);
+  const uint64_t partitions =
+      properties::UniqueCheck::partitions_for(rows, options.unique_rows_per_pass);
+  const properties::UniqueCheck unique(*ut, spec, rows, partitions, 0);
+  // Strict and faithful budgets compare encodings with the correctly rounded values; the model
+  // needs only the exact ones (an engine for float64 skips the rounding to the table's format).
+  const auto engine = oracle::make_fast_engine(
+      spec, options.budget.kind == Claim::Kind::kModel ? Dtype::kFloat64 : table.dtype);
+  // The correctly rounded values matter to strict and faithful budgets (judged by encoding).
+  const bool by_encoding = options.budget.kind != Claim::Kind::kModel;
+  const ColumnMap columns(spec);
+  const uint64_t block_rows = std::max<uint64_t>(1, options.block_elements / width);
+  const uint64_t blocks = (rows + block_rows - 1) / block_rows;
+  std::vector<BlockParts> parts(blocks);
+  parallel_for(blocks, options.threads, [&](uint64_t b) {
+    BlockParts& p = parts[b];
+    const uint64_t first = b * block_rows, n = std::min(block_rows, rows - first);
+    const uint64_t before = first > 0 ? 1 : 0;  // the row before, for the neighbours' distance
+    thread_local std::vector<double> got;
+    got.resize((n + before) * width);
+    auto t = Clock::now();
+    read(first - before, n + before, got.data());
+    p.read_s = seconds_since(t);
+    const double* block = got.data() + before * width;
+    t = Clock::now();
+    thread_local ExactRows exact;
+    exact.compute(*engine, spec.start + first, n, columns, by_encoding);
+    p.exact_s = seconds_since(t);
+    t = Clock::now();
+    oracle_check.add(p.oracle, first, n, block, exact.exact.data(),
+                     by_encoding ? exact.rounded.data() : nullptr);
+    p.oracle_s = seconds_since(t);
+    t = Clock::now();
+    bounded.add(p.bounded, first, n, block);
+    p.bounded_s = seconds_since(t);
+    t = Clock::now();
+    unique.add(p.unique, first, n, block, before ? got.data() : nullptr);
+    p.unique_s = seconds_since(t);
+  });
+  properties::BoundedCheck::Part bounded_all;
+  properties::OracleCheck::Part oracle_all;
+  properties::UniqueCheck::Part unique_all;
+  double read_s = 0, exact_s = 0, oracle_s = 0, bounded_s = 0, unique_s = 0;
+  for (BlockParts& p : parts) {  // in block order: the figures do not depend on the threads
+    bounded_all.merge(p.bounded);
+    oracle_all.merge(p.oracle);
+    unique_all.merge(std::move(p.unique));
+    read_s += p.read_s;
+    exact_s += p.exact_s;
+    oracle_s += p.oracle_s;
+    bounded_s += p.bounded_s;
+    unique_s += p.unique_s;
+  }
+  parts.clear();
+  parts.shrink_to_fit();
+
+  auto t = Clock::now();
+  r.verdicts.push_back(bounded.verdict(bounded_all));
+  properties::UniqueCheck::Result repeats = unique.resolve(unique_all);
+  // A table of more rows than one pass can hold the hashes of: the other partitions, each in a
+  // pass of its own that only reads and hashes.
+  for (uint64_t partition = 1; partition < partitions; ++partition) {
+    const properties::UniqueCheck more(*ut, spec, rows, partitions, partition);
+    std::vector<properties::UniqueCheck::Part> more_parts(blocks);
+    parallel_for(blocks, options.threads, [&](uint64_t b) {
+      const uint64_t first = b * block_rows, n = std::min(block_rows, rows - first);
+      thread_local std::vector<double> got;
+      got.resize(n * width);
+      read(first, n, got.data());
+      more.add(more_parts[b], first, n, got.data(), nullptr);
+    });
+    properties::UniqueCheck::Part all;
+    for (auto& p : more_parts) all.merge(std::move(p));
+    repeats.merge(more.resolve(all));
+  }
+  r.verdicts.push_back(unique.verdict(repeats, unique_all));
+  unique_s += seconds_since(t);
+
+  t = Clock::now();
   if (holds_sin_and_cos(spec.layout)) {
     r.verdicts.push_back(properties::check_shift(*ut, spec, shift_cases(spec, rows)));
   } else {
@@ -100,98 +209,20 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
     na.summary = "not applicable: a cache of one function holds no (sin, cos) pairs to rotate";
     r.verdicts.push_back(na);
   }
+  const double shift_s = seconds_since(t);
+  t = Clock::now();
   std::vector<uint64_t> positions;
   for (uint64_t p : properties::growth_positions(spec.start + rows - 1))
     if (p >= spec.start) positions.push_back(p);
   r.verdicts.push_back(properties::check_growth(*ut, spec, positions));
-  if (rows * width <= options.exhaustive_limit) {
-    r.verdicts.push_back(properties::check_oracle(*ut, spec, rows));
-    r.oracle_coverage = "exhaustive: every one of " + std::to_string(rows * width) + " elements";
-  } else {
-    std::vector<properties::Verdict> parts;
-    uint64_t sampled_rows = 0;
-    for (const auto& [first, n] : stratified_blocks(rows)) {
-      TableSpec part = spec;
-      part.start = spec.start + first;
-      parts.push_back(properties::check_oracle(*ut, part, n));
-      sampled_rows += n;
-    }
-    r.verdicts.push_back(properties::merge(parts));
-    r.oracle_coverage = "stratified: " + std::to_string(sampled_rows) + " of " +
-                        std::to_string(rows) +
-                        " rows (the first 4096 whole, then blocks of 16 on a log scale), every "
-                        "column";
-  }
+  const double growth_s = seconds_since(t);
+  r.verdicts.push_back(oracle_check.verdict(oracle_all));
+  r.oracle = oracle_all.figures;
+  r.oracle_coverage = fmt::format("exhaustive: every one of {} elements", rows * width);
+  r.seconds = {{"read", read_s},       {"exact values", exact_s}, {"oracle", oracle_s},
+               {"bounded", bounded_s}, {"unique", unique_s},      {"shift", shift_s},
+               {"growth", growth_s}};
   return r;
-}
-
-nlohmann::json to_json(const VerifyResult& r) {
-  nlohmann::json j;
-  j["table"] = r.table;
-  j["description"] = r.description;
-  j["spec"] = {{"d_model", r.spec.d_model},
-               {"base", r.spec.base},
-               {"schedule", name_of(r.spec.schedule)},
-               {"layout", name_of(r.spec.layout)},
-               {"start", r.spec.start},
-               {"rope", rope_json(r.spec)}};
-  j["budget"] = r.budget.describe();
-  j["holds"] = r.holds();
-  j["oracle_coverage"] = r.oracle_coverage;
-  j["properties"] = nlohmann::json::array();
-  for (const properties::Verdict& v : r.verdicts) {
-    nlohmann::json worst = nlohmann::json::array();
-    for (const properties::Finding& f : v.worst)
-      worst.push_back({{"pos", f.pos},
-                       {"dim", f.column},
-                       {"got", f.got},
-                       {"expected", f.expected},
-                       {"abs_error", f.error},
-                       {"ulp_error", f.ulp},
-                       {"budget", f.allowed},
-                       {"what", f.what}});
-    nlohmann::json figures = nlohmann::json::object();
-    for (const auto& [k, x] : v.figures)
-      figures[k] = std::isfinite(x) ? nlohmann::json(x) : nullptr;
-    j["properties"].push_back({{"property", v.property},
-                               {"holds", v.holds},
-                               {"summary", v.summary},
-                               {"checked", v.checked},
-                               {"figures", figures},
-                               {"worst", worst}});
-  }
-  return j;
-}
-
-std::string to_text(const VerifyResult& r) {
-  std::string out =
-      fmt::format("{}: {} read as {}, d_model {}, base {:g}, {}, positions {}..; budget {}\n",
-                  r.table, r.description, name_of(r.spec.layout), r.spec.d_model, r.spec.base,
-                  is_plain(r.spec) ? std::string(name_of(r.spec.schedule)) + " schedule"
-                                   : "rotary " + describe(r.spec.rope),
-                  r.spec.start, r.budget.describe());
-  for (const properties::Verdict& v : r.verdicts)
-    out += fmt::format("  {:<8} {:<5} {}\n", v.property, v.holds ? "holds" : "FAILS", v.summary);
-  out += "  oracle coverage: " + r.oracle_coverage + "\n";
-  for (const properties::Verdict& v : r.verdicts) {
-    if (v.holds || v.worst.empty()) continue;
-    out += "worst elements (" + v.property + "):\n";
-    for (const properties::Finding& f : v.worst) {
-      if (v.property == "unique") {  // a repeated row has no numeric error to show
-        out += fmt::format("  pos {}: {}\n", f.pos, f.what);
-        continue;
-      }
-      out += fmt::format(
-          "  pos {} dim {}: got {:.9g}, exact {:.9g}, abs error {:.3g}, {:.3g} ulp, budget {:.3g} "
-          "({})\n",
-          f.pos, f.column, f.got, f.expected, f.error, f.ulp, f.allowed, f.what);
-    }
-  }
-  int failing = 0;
-  for (const properties::Verdict& v : r.verdicts) failing += !v.holds;
-  out += failing ? fmt::format("verdict: FAIL ({} of {} properties)\n", failing, r.verdicts.size())
-                 : std::string("verdict: PASS\n");
-  return out;
 }
 
 }  // namespace pev::reports

@@ -1,54 +1,67 @@
 // `peverify verify`: every property of the suite on a user's table, with the worst elements.
+// The table is read in blocks of rows and every element is judged against its exact value in one
+// pass (docs/design.md §8), so memory does not grow with the table.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "encoding/claim.h"
 #include "encoding/spec.h"
-#include "measure/sampling.h"
+#include "measure/judge.h"
 #include "properties/checks.h"
 
 namespace pev::reports {
 
-// A table already in memory (read from a file, or made by an implementation).
+// A user's table: read on demand, or already in memory.
 struct TableInput {
   std::string name;         // the file, as the user gave it
   std::string description;  // "npy <f4 [4096, 512]"
   Dtype dtype = Dtype::kFloat32;
   uint64_t rows = 0;
-  std::vector<double> values;  // rows x table_width(spec), widened exactly
+  // read(first, n, out): rows [first, first + n) widened exactly, row-major; safe to call from
+  // several threads at once. Empty: the rows are `values`.
+  std::function<void(uint64_t first, uint64_t n, double* out)> read;
+  std::vector<double> values;  // rows x table_width(spec), when `read` is empty
 };
 
 struct VerifyOptions {
   TableSpec spec;  // d_model, base, schedule, layout, start as the user declared them
   Claim budget;
-  // The oracle checks every element up to this many (131072 x 4096 takes ~1 minute on 2 cores),
-  // and stratified samples beyond.
-  uint64_t exhaustive_limit = uint64_t{1} << 30;
+  int threads = 0;                              // 0: one per hardware thread
+  uint64_t block_elements = uint64_t{1} << 15;  // elements per block of the pass (at least a row)
+  // Row hashes the uniqueness check holds at once (16 bytes each); a table of more rows is
+  // checked for repeats in several passes.
+  uint64_t unique_rows_per_pass = uint64_t{1} << 25;
 };
 
 struct VerifyResult {
   std::string table, description;
   TableSpec spec;
   Claim budget;
+  Dtype dtype = Dtype::kFloat32;
   std::vector<properties::Verdict> verdicts;  // bounded, unique, shift, growth, oracle
-  std::string oracle_coverage;                // "exhaustive: N elements" or "stratified: ..."
+  std::string oracle_coverage;                // "exhaustive: every one of N elements"
+  measure::Figures oracle;                    // the oracle's figures over every element
+  // Seconds per stage (read, oracle values, each property), CPU seconds summed over the threads
+  // for the stages of the pass: what the benchmark reports as each property's share.
+  std::vector<std::pair<std::string, double>> seconds;
   bool holds() const;
 };
 
 VerifyResult verify_table(TableInput table, const VerifyOptions& options);
 
 nlohmann::json to_json(const VerifyResult& r);
+// The claim as JSON: its kind, constants and description.
+nlohmann::json claim_json(const Claim& claim);
 // The table's rotary recipe as JSON: its type, attention factor and parameters.
 nlohmann::json rope_json(const TableSpec& spec);
-// The human summary: one line per property, then the worst elements of the failing ones.
+// The human summary: one line per property and its notes, then the worst elements of the
+// failing ones.
 std::string to_text(const VerifyResult& r);
-
-// Rows [first, first + count) sampled for the oracle when the table is too big for every element:
-// the first 4096 rows whole, then 64 blocks of 16 rows on a log scale over the rest.
-std::vector<measure::RowBlock> stratified_blocks(uint64_t rows);
 
 }  // namespace pev::reports

@@ -175,7 +175,7 @@ struct ElementType {
   Dtype dtype;
   int itemsize;
   bool big_endian;
-  bool reinterpreted;  // 16-bit patterns that are not a NumPy float type
+  bool reinterpreted;    // 16-bit patterns that are not a NumPy float type
   bool complex = false;  // each element two of dtype: real, imaginary
 };
 
@@ -239,7 +239,7 @@ uint64_t read_le(const unsigned char* p, int n) {
 
 }  // namespace
 
-LoadedTable read_npy(const ByteSource& src, const ReadOptions& opts) {
+TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
   const uint64_t size = src.size();
   unsigned char pre[12] = {};
   src.read(0, std::min<uint64_t>(size, sizeof pre), pre);
@@ -310,8 +310,13 @@ LoadedTable read_npy(const ByteSource& src, const ReadOptions& opts) {
   layout.column_major = h.fortran_order;
   layout.rows = rows;
   layout.width = type.complex ? 2 * width : width;  // real and imaginary parts, side by side
-  LoadedTable t = load_elements(src, layout, std::move(description));
-  t.complex = type.complex;
+  return {layout, std::move(description), type.complex};
+}
+
+LoadedTable read_npy(const ByteSource& src, const ReadOptions& opts) {
+  TableHeader h = npy_header(src, opts);
+  LoadedTable t = load_elements(src, h.layout, std::move(h.description));
+  t.complex = h.complex;
   return t;
 }
 

@@ -14,5 +14,7 @@ namespace pev {
 // The header's Python dict literal is parsed strictly, by hand (NumPy evaluates it with
 // ast.literal_eval; no C++ library reads Python literals). Throws FileError on any problem.
 LoadedTable read_npy(const ByteSource& src, const ReadOptions& opts);
+// The header alone: where the elements are and how they are stored (nothing is read beyond it).
+TableHeader npy_header(const ByteSource& src, const ReadOptions& opts);
 
 }  // namespace pev

@@ -1,5 +1,6 @@
 #include "tables/npy_writer.h"
 
+#include <algorithm>
 #include <ostream>
 #include <string>
 
@@ -22,8 +23,8 @@ std::string npy_descr(Dtype t) {
   return "";
 }
 
-void write_npy(const std::string& path, Dtype t, uint64_t rows, uint64_t cols,
-               const std::vector<uint64_t>& bits) {
+void write_npy_rows(const std::string& path, Dtype t, uint64_t rows, uint64_t cols,
+                    const RowFill& fill) {
   std::string header = "{'descr': '" + npy_descr(t) + "', 'fortran_order': False, 'shape': (" +
                        std::to_string(rows) + ", " + std::to_string(cols) + "), }";
   // Magic (6) + version (2) + length (2) + header + '\n' is padded to a multiple of 64.
@@ -38,15 +39,24 @@ void write_npy(const std::string& path, Dtype t, uint64_t rows, uint64_t cols,
     out.write(len, 2);
     out << header;
     std::vector<char> buf;
-    buf.reserve(cols * bytes);
-    for (uint64_t r = 0; r < rows; ++r) {
+    std::vector<uint64_t> bits;
+    const uint64_t block = std::max<uint64_t>(1, (uint64_t{1} << 20) / cols);
+    for (uint64_t first = 0; first < rows; first += block) {
+      const uint64_t n = std::min(block, rows - first);
+      bits.resize(n * cols);
+      fill(first, n, bits.data());
       buf.clear();
-      for (uint64_t c = 0; c < cols; ++c) {
-        const uint64_t b = bits[r * cols + c];
+      for (const uint64_t b : bits)
         for (int i = 0; i < bytes; ++i) buf.push_back(static_cast<char>((b >> (8 * i)) & 0xff));
-      }
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
     }
+  });
+}
+
+void write_npy(const std::string& path, Dtype t, uint64_t rows, uint64_t cols,
+               const std::vector<uint64_t>& bits) {
+  write_npy_rows(path, t, rows, cols, [&](uint64_t first, uint64_t n, uint64_t* out) {
+    std::copy_n(bits.begin() + static_cast<std::ptrdiff_t>(first * cols), n * cols, out);
   });
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,12 @@ namespace pev {
 // The .npy descr of a dtype as peverify stores it: bfloat16 has no NumPy type, so it is stored
 // as its uint16 bit patterns ('<u2').
 std::string npy_descr(Dtype t);
+
+// Writes rows x cols values a block of rows at a time (memory does not grow with the table):
+// fill(first, n, out) writes the bit patterns of rows [first, first + n).
+using RowFill = std::function<void(uint64_t first, uint64_t n, uint64_t* out)>;
+void write_npy_rows(const std::string& path, Dtype t, uint64_t rows, uint64_t cols,
+                    const RowFill& fill);
 
 // Writes rows x cols values, given as bit patterns of `t` (low bits used), atomically to path.
 void write_npy(const std::string& path, Dtype t, uint64_t rows, uint64_t cols,

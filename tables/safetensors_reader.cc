@@ -111,7 +111,7 @@ std::string names_list(const std::vector<Entry>& entries) {
 
 }  // namespace
 
-LoadedTable read_safetensors(const ByteSource& src, const ReadOptions& opts) {
+TableHeader safetensors_header(const ByteSource& src, const ReadOptions& opts) {
   const uint64_t size = src.size();
   if (size < 8) src.fail("too short for a .safetensors file (" + std::to_string(size) + " bytes)");
   unsigned char len_bytes[8];
@@ -232,9 +232,14 @@ LoadedTable read_safetensors(const ByteSource& src, const ReadOptions& opts) {
   layout.dtype = dtype;
   layout.rows = rows;
   layout.width = complex ? 2 * width : width;
-  LoadedTable table = load_elements(src, layout, std::move(description));
-  table.complex = complex;
-  return table;
+  return {layout, std::move(description), complex};
+}
+
+LoadedTable read_safetensors(const ByteSource& src, const ReadOptions& opts) {
+  TableHeader h = safetensors_header(src, opts);
+  LoadedTable t = load_elements(src, h.layout, std::move(h.description));
+  t.complex = h.complex;
+  return t;
 }
 
 }  // namespace pev

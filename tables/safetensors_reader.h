@@ -13,5 +13,7 @@ namespace pev {
 
 // Reads the tensor named by opts.tensor, or the file's only tensor. Throws FileError.
 LoadedTable read_safetensors(const ByteSource& src, const ReadOptions& opts);
+// The header alone: where the chosen tensor's elements are and how they are stored.
+TableHeader safetensors_header(const ByteSource& src, const ReadOptions& opts);
 
 }  // namespace pev

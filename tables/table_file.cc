@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "encoding/format.h"
 #include "tables/npy_reader.h"
@@ -73,30 +74,52 @@ void FileSource::read(uint64_t offset, uint64_t n, unsigned char* out) const {
 
 namespace {
 
-// values[i] = the value of encoding i, with the type's width known to the compiler.
 template <typename Bits>
-void widen_as(LoadedTable& t) {
-  const unsigned char* p = t.raw.data();
-  for (size_t i = 0; i < t.values.size(); ++i, p += sizeof(Bits)) {
-    Bits b;
-    std::memcpy(&b, p, sizeof b);
-    t.values[i] = decode(b, t.dtype);
-  }
+Bits load_bits(const unsigned char* p, bool big_endian) {
+  Bits b;
+  std::memcpy(&b, p, sizeof b);
+  if (big_endian == (std::endian::native == std::endian::big)) return b;
+  if constexpr (sizeof(Bits) == 8) return __builtin_bswap64(b);
+  if constexpr (sizeof(Bits) == 4) return __builtin_bswap32(b);
+  return __builtin_bswap16(b);
 }
 
-void widen(LoadedTable& t) {
-  if constexpr (std::endian::native != std::endian::little) {
-    for (size_t i = 0; i < t.values.size(); ++i) t.values[i] = decode(t.bits(i), t.dtype);
-  } else if (t.dtype == Dtype::kFloat64) {
-    widen_as<uint64_t>(t);
-  } else if (t.dtype == Dtype::kFloat32) {
-    widen_as<uint32_t>(t);
-  } else {
-    widen_as<uint16_t>(t);
-  }
+// Every float16 value, widened: decoding by arithmetic costs more than this lookup.
+const double* float16_values() {
+  static const std::vector<double> table = [] {
+    std::vector<double> t(65536);
+    for (uint32_t b = 0; b < 65536; ++b) t[b] = decode(b, Dtype::kFloat16);
+    return t;
+  }();
+  return table.data();
 }
 
 }  // namespace
+
+void widen_elements(const unsigned char* bytes, uint64_t n, Dtype dtype, bool big_endian,
+                    double* out) {
+  switch (dtype) {
+    case Dtype::kFloat64:
+      for (uint64_t i = 0; i < n; ++i)
+        out[i] = std::bit_cast<double>(load_bits<uint64_t>(bytes + 8 * i, big_endian));
+      return;
+    case Dtype::kFloat32:
+      for (uint64_t i = 0; i < n; ++i)
+        out[i] = std::bit_cast<float>(load_bits<uint32_t>(bytes + 4 * i, big_endian));
+      return;
+    case Dtype::kBFloat16:  // the high half of a float32
+      for (uint64_t i = 0; i < n; ++i)
+        out[i] =
+            std::bit_cast<float>(uint32_t{load_bits<uint16_t>(bytes + 2 * i, big_endian)} << 16);
+      return;
+    case Dtype::kFloat16: {
+      const double* values = float16_values();
+      for (uint64_t i = 0; i < n; ++i)
+        out[i] = values[load_bits<uint16_t>(bytes + 2 * i, big_endian)];
+      return;
+    }
+  }
+}
 
 LoadedTable load_elements(const ByteSource& src, const ElementLayout& layout,
                           std::string description) {
@@ -131,7 +154,7 @@ LoadedTable load_elements(const ByteSource& src, const ElementLayout& layout,
     for (uint64_t at = 0; at < *bytes; at += size)
       std::reverse(t.raw.begin() + static_cast<std::ptrdiff_t>(at),
                    t.raw.begin() + static_cast<std::ptrdiff_t>(at + size));
-  widen(t);
+  widen_elements(t.raw.data(), *count, t.dtype, /*big_endian=*/false, t.values.data());
   return t;
 }
 
@@ -184,19 +207,15 @@ std::string printable(std::string_view s, size_t max_len) {
   return out;
 }
 
-namespace {
-
-enum class Kind { kNpy, kSafetensors, kUnknown };
-
-Kind sniff(const ByteSource& src, const std::string& path) {
+TableKind sniff_table_kind(const ByteSource& src, const std::string& path) {
   unsigned char head[9] = {};
   const uint64_t n = std::min<uint64_t>(src.size(), sizeof head);
   src.read(0, n, head);
-  if (n >= 6 && std::memcmp(head, "\x93NUMPY", 6) == 0) return Kind::kNpy;
+  if (n >= 6 && std::memcmp(head, "\x93NUMPY", 6) == 0) return TableKind::kNpy;
   if (n == 9 && head[8] == '{') {
     uint64_t len = 0;
     for (int i = 0; i < 8; ++i) len |= uint64_t{head[i]} << (8 * i);
-    if (len <= src.size() - 8) return Kind::kSafetensors;
+    if (len <= src.size() - 8) return TableKind::kSafetensors;
   }
   if (n >= 4 && std::memcmp(head, "PK\x03\x04", 4) == 0)
     src.fail("is a zip archive (.npz?): extract the .npy file from it first");
@@ -206,23 +225,21 @@ Kind sniff(const ByteSource& src, const std::string& path) {
         ext.begin(), ext.end(), path.end() - static_cast<std::ptrdiff_t>(ext.size()),
         [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
   };
-  if (ends_with(".npy")) return Kind::kNpy;
-  if (ends_with(".safetensors")) return Kind::kSafetensors;
-  return Kind::kUnknown;
+  if (ends_with(".npy")) return TableKind::kNpy;
+  if (ends_with(".safetensors")) return TableKind::kSafetensors;
+  return TableKind::kUnknown;
 }
-
-}  // namespace
 
 LoadedTable read_table(const std::string& path, const ReadOptions& opts) {
   const FileSource src(path);
   if (src.size() == 0) src.fail("the file is empty");
-  switch (sniff(src, path)) {
-    case Kind::kNpy:
+  switch (sniff_table_kind(src, path)) {
+    case TableKind::kNpy:
       if (opts.tensor) src.fail("--tensor applies to .safetensors files only");
       return read_npy(src, opts);
-    case Kind::kSafetensors:
+    case TableKind::kSafetensors:
       return read_safetensors(src, opts);
-    case Kind::kUnknown:
+    case TableKind::kUnknown:
       break;
   }
   src.fail("is neither a .npy nor a .safetensors file (unrecognised content)");

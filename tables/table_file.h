@@ -96,10 +96,26 @@ struct ElementLayout {
   uint64_t width = 0;
 };
 
+// Which reader a file needs: by content (the .npy magic, a plausible safetensors header), else by
+// the extension. A zip archive (.npz) fails with advice.
+enum class TableKind { kNpy, kSafetensors, kUnknown };
+TableKind sniff_table_kind(const ByteSource& src, const std::string& path);
+
+// What a reader finds in a header: the elements' layout, the description, complex or not.
+struct TableHeader {
+  ElementLayout layout;
+  std::string description;
+  bool complex = false;
+};
+
 // Reads rows * width elements into a LoadedTable (values row-major, encodings little-endian).
 // The caller has checked the sizes; they are checked again here, before allocating.
 LoadedTable load_elements(const ByteSource& src, const ElementLayout& layout,
                           std::string description);
+
+// Widens n stored elements exactly to double (NaN and Inf kept; bfloat16 NaN payloads too).
+void widen_elements(const unsigned char* bytes, uint64_t n, Dtype dtype, bool big_endian,
+                    double* out);
 
 // [N, d] from a shape of two dimensions or more whose extra ones are all 1 ([1, N, d],
 // [1, 1, N, d], [N, 1, 1, d], as frameworks save caches); the last dimension is d. nullopt when
