@@ -72,9 +72,9 @@ class FastEngine final : public Engine {
     cos0_exact_ = attention.rounded(Dtype::kFloat64);
     if (!attention.is_one()) {
       // A as a double-double from 384 bits: |A - hi - lo| <= 2^-105.9 |A| (fast_engine.md, A).
-      MpfrVar rest(Attention::kCachedPrecision + 64);
+      MpfrVar rest(mpfr_get_prec(attention.cached()));
       attention_hi_ = mpfr_get_d(attention.cached(), MPFR_RNDN);
-      mpfr_sub_d(rest, attention.cached(), attention_hi_, MPFR_RNDN);  // exact
+      mpfr_sub_d(rest, attention.cached(), attention_hi_, MPFR_RNDN);  // exact: A~'s own bits
       attention_lo_ = mpfr_get_d(rest, MPFR_RNDN);
       const double a = std::fabs(attention_hi_);
       all_to_mpfr_ = !(a >= kSmallestFastAttention && a <= kLargestFastAttention);
