@@ -32,9 +32,9 @@ void expect_agreement(Dtype target) {
              took.count());
 }
 
-// Random rotary recipes (PEV_ARB_RECIPE_CASES per format, default 2 10^4), both engines.
+// Random rotary recipes (PEV_ARB_RECIPE_CASES per format, default 10^5), both engines.
 void expect_recipe_agreement(Dtype target) {
-  const uint64_t count = agreement::env_or("PEV_ARB_RECIPE_CASES", 20000);
+  const uint64_t count = agreement::env_or("PEV_ARB_RECIPE_CASES", 100000);
   const uint64_t seed = agreement::env_or("PEV_ARB_SEED", 7340033) + 1;
   const auto cases = agreement::sample_recipe_cases(seed, static_cast<int>(count), 20);
   for (const EngineKind kind : {EngineKind::kMpfr, EngineKind::kFast}) {

@@ -69,7 +69,8 @@ std::vector<TableSpec> edge_recipes() {
   bands.rope.high_freq_factor = ratio(20);
   bands.rope.low_freq_factor = ratio(40);
   out.push_back(bands);
-  for (TableSpec s : out) {  // the same edges scaled to other models' sizes
+  const std::vector<TableSpec> first = out;
+  for (TableSpec s : first) {  // the same edges scaled to other models' sizes
     s.d_model = 64;
     s.base = 1e4;
     if (s.rope.type == RopeType::kLlama3) continue;

@@ -23,12 +23,12 @@ struct Mpz {
   Mpz& operator=(const Mpz&) = delete;
 };
 
-// yarn's g(s, m) = 0.1 m ln s + 1 for s > 1 (0.1 is the real one tenth), at `p` bits.
-// ln s rounds (s is exact), so do the product and the division by 10: t~ = t (1 + d), |d| <=
-// 3.01 e; g~ = RN(t~ + 1) adds e |g|: |g~/g - 1| <= 3.01 |t| / |g| e + e (first order).
+// yarn's g(s, m) = 0.1 m ln s + 1 for s > 1 (0.1 is the real one tenth): t at `p` bits, g at
+// its own precision. ln s rounds (s is exact), so do the product and the division by 10:
+// t~ = t (1 + d), |d| <= 3.01 e; g~ = RN(t~ + 1) adds e |g|: |g~/g - 1| <= 3.01 |t| / |g| e + e
+// (first order; e = 2^-min(p, prec(g))).
 void mscale_of(double s, double m, mpfr_prec_t p, mpfr_ptr t, mpfr_ptr g) {
   mpfr_set_prec(t, p);
-  mpfr_set_prec(g, p);
   mpfr_set_d(t, s, MPFR_RNDN);
   mpfr_log(t, t, MPFR_RNDN);
   mpfr_mul_d(t, t, m, MPFR_RNDN);
@@ -42,6 +42,7 @@ void mscale_of(double s, double m, mpfr_prec_t p, mpfr_ptr t, mpfr_ptr g) {
 double mscale_error(double s, double m) {
   MpfrVar t(64), g(64);
   for (mpfr_prec_t p = 128; p <= kLastPrecision; p *= 2) {
+    mpfr_set_prec(g, p);
     mscale_of(s, m, p, t, g);
     const double tm = std::fabs(mpfr_get_d(t, MPFR_RNDA)) * (1 + 0x1p-60);
     const double g_up = std::fabs(mpfr_get_d(g, MPFR_RNDA)),
@@ -160,11 +161,11 @@ void Attention::compute(mpfr_prec_t precision, mpfr_ptr out) const {
   MpfrVar t(p), g(p), u(p), h(p);
   mpfr_set_prec(out, precision);
   if (r.type == RopeType::kYarn) {
-    mscale_of(r.factor, mscale_, p, t, g);
-    if (!mscale_all_dim_) {
-      mpfr_set(out, g, MPFR_RNDN);
+    if (!mscale_all_dim_) {  // g(s, m) itself: its last rounding is the result's
+      mscale_of(r.factor, mscale_, p, t, out);
       return;
     }
+    mscale_of(r.factor, mscale_, p, t, g);
     mscale_of(r.factor, *mscale_all_dim_, p, u, h);
     mpfr_div(out, g, h, MPFR_RNDN);
     return;

@@ -72,20 +72,28 @@ class FastEngine final : public Engine {
     cos0_exact_ = attention.rounded(Dtype::kFloat64);
     if (!attention.is_one()) {
       // A as a double-double from 384 bits: |A - hi - lo| <= 2^-105.9 |A| (fast_engine.md, A).
-      MpfrVar rest(Attention::kCachedPrecision + 64);
+      MpfrVar rest(mpfr_get_prec(attention.cached()));
       attention_hi_ = mpfr_get_d(attention.cached(), MPFR_RNDN);
-      mpfr_sub_d(rest, attention.cached(), attention_hi_, MPFR_RNDN);  // exact
+      mpfr_sub_d(rest, attention.cached(), attention_hi_, MPFR_RNDN);  // exact: A~'s own bits
       attention_lo_ = mpfr_get_d(rest, MPFR_RNDN);
       const double a = std::fabs(attention_hi_);
       all_to_mpfr_ = !(a >= kSmallestFastAttention && a <= kLargestFastAttention);
     }
-    // t = w 2/pi at 448 bits: relative error <= 2^-383 (w's is 2^-384, Frequencies::cached).
+    // t = w 2/pi at 448 bits: relative error <= 2^-319 (w's is 2^(c_w - 384) <= 2^-320 from the
+    // cache, or 2^-384 recomputed for a recipe with c_w > 64; fast_engine.md, R0).
+    const int c_w = frequencies.log2_error_factor();
+    MpfrVar w(Frequencies::kCachedPrecision + c_w);
     mpfr_t t, two_over_pi;
     mpfr_inits2(448, t, two_over_pi, static_cast<mpfr_ptr>(nullptr));
     mpfr_const_pi(two_over_pi, MPFR_RNDN);
     mpfr_ui_div(two_over_pi, 2, two_over_pi, MPFR_RNDN);
     for (int k = 0; k < pairs; ++k) {
-      mpfr_mul(t, frequencies.cached(k), two_over_pi, MPFR_RNDN);
+      mpfr_srcptr wk = frequencies.cached(k);
+      if (c_w > 64) {
+        frequencies.compute(k, Frequencies::kCachedPrecision + c_w, w);
+        wk = w;
+      }
+      mpfr_mul(t, wk, two_over_pi, MPFR_RNDN);
       if (mpfr_cmp_d(t, kSmallestFastT) < 0) {
         t0_[k] = std::numeric_limits<double>::quiet_NaN();
         continue;

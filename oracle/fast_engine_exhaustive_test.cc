@@ -53,6 +53,24 @@ INSTANTIATE_TEST_SUITE_P(Formats, ExhaustiveFastVsMpfr,
                                          Dtype::kFloat64),
                          [](const auto& info) { return std::string(name_of(info.param)); });
 
+// Random rotary recipes (PEV_FAST_RECIPES specs per format, default 2000), 16 positions of every
+// pair in each of the four regions up to 2^40: ~6 10^6 elements per format.
+TEST_P(ExhaustiveFastVsMpfr, RandomRecipes) {
+  const Dtype dtype = GetParam();
+  const uint64_t specs = env_or("PEV_FAST_RECIPES", 2000);
+  const uint64_t seed = env_or("PEV_FAST_SEED", 9001) + 100 + static_cast<uint64_t>(dtype);
+  uint64_t handed = 0;
+  const fastcheck::Mismatches m =
+      fastcheck::compare_recipes(seed, static_cast<int>(specs), 16, dtype, &handed);
+  std::string shown;
+  for (const std::string& s : m.shown) shown += "\n  " + s;
+  EXPECT_EQ(m.count, 0u) << m.count << " of " << m.elements << " disagree (seed " << seed
+                         << "):" << shown;
+  RecordProperty("elements", std::to_string(m.elements));
+  RecordProperty("handed_off", std::to_string(handed));
+  fmt::print("{} recipes: {} elements, {} handed to MPFR\n", name_of(dtype), m.elements, handed);
+}
+
 // The unit run's d 512 tables (fast_engine_test.cc) in float64, where every element's float64
 // value is also its target value.
 TEST(ExhaustiveFastVsMpfr, Float64Tables) {

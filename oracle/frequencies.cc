@@ -33,7 +33,7 @@ Frequencies::Frequencies(const TableSpec& spec) : spec_(spec) {
   cache_.reserve(static_cast<size_t>(spec.d_model / 2));
   for (int k = 0; k < spec.d_model / 2; ++k) {
     cache_.emplace_back();
-    compute(k, kCachedPrecision + log2_error_factor_, cache_.back());
+    compute(k, kCachedPrecision, cache_.back());
   }
 }
 

@@ -16,8 +16,8 @@ class RecipeFrequencies;
 
 class Frequencies {
  public:
-  // The cache holds each w_k with a relative error of at most 2^-kCachedPrecision (it is computed
-  // at kCachedPrecision + log2_error_factor() bits); rungs that need more compute w afresh.
+  // Cached at this precision (6 limbs: a wider cache slows every product pos * w); rungs that
+  // need more compute w afresh.
   static constexpr mpfr_prec_t kCachedPrecision = 384;
 
   // Decides the recipe's branches exactly (rope_decisions.h); throws std::invalid_argument for a
@@ -28,7 +28,7 @@ class Frequencies {
   // w_k rounded to `precision` bits into `out` (whose precision is set to it). The relative error
   // is at most 2^(log2_error_factor() - precision).
   void compute(int pair, mpfr_prec_t precision, mpfr_ptr out) const;
-  // The cached w_k, relative error at most 2^-kCachedPrecision.
+  // The cached w_k, relative error at most 2^(log2_error_factor() - kCachedPrecision).
   mpfr_srcptr cached(int pair) const { return cache_[pair]; }
 
   // c_w with |w~/w - 1| <= 2^(c_w - P) for w~ computed at P bits (see compute()).

@@ -78,7 +78,7 @@ class MpfrEngine final : public Engine {
     mpfr_prec_t p = 72 + std::bit_width(pos);
     for (int rung = 0; rung < EngineStats::kRungs; ++rung, p += p / 2 + 32) {
       mpfr_srcptr w = frequencies_.cached(k);
-      if (p > Frequencies::kCachedPrecision) {
+      if (p + c_w > Frequencies::kCachedPrecision) {
         frequencies_.compute(k, p + c_w, s.w);
         w = s.w;
       }
