@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "encoding/model_config.h"
 #include "tables/atomic_file.h"
 
 namespace {
@@ -50,6 +51,8 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     return fail(kExitBadInput, e.what());
   } catch (const pev::FileError& e) {
+    return fail(kExitBadInput, e.what());
+  } catch (const pev::ConfigError& e) {  // a model config, a recipe or a spec that cannot be
     return fail(kExitBadInput, e.what());
   } catch (const std::bad_alloc&) {
     return fail(kExitBadInput, "out of memory: the requested table is too large for this machine");

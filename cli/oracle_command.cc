@@ -29,11 +29,11 @@ int run_oracle(const OracleOptions& o) {
 
   const auto t0 = std::chrono::steady_clock::now();
   const auto engine = oracle::make_engine(o.engine, spec, o.dtype);
-  const oracle::ExactTable table =
-      oracle::compute_table(*engine, spec, o.table.positions, o.threads);
-  std::vector<uint64_t> bits(table.rounded.size());
-  for (size_t i = 0; i < bits.size(); ++i) bits[i] = encode_exact(table.rounded[i], o.dtype);
-  write_npy(o.table.output, o.dtype, table.rows, static_cast<uint64_t>(table.width), bits);
+  const uint64_t width = static_cast<uint64_t>(table_width(spec));
+  write_npy_rows(o.table.output, o.dtype, o.table.positions, width,
+                 [&](uint64_t first, uint64_t n, uint64_t* out) {
+                   oracle::rounded_encodings(*engine, spec, first, n, o.dtype, out, o.threads);
+                 });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -44,7 +44,7 @@ int run_oracle(const OracleOptions& o) {
   fmt::print(stderr,
              "peverify oracle: wrote {}: {} x {} {} ({} engine, {:.2f} s; pairs decided per "
              "rung:{}; handed to MPFR: {})\n",
-             o.table.output, table.rows, table.width, name_of(o.dtype), engine->name(), seconds,
+             o.table.output, o.table.positions, width, name_of(o.dtype), engine->name(), seconds,
              rungs, s.handed_off.load());
   return kExitOk;
 }

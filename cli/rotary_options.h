@@ -19,11 +19,12 @@ struct RotaryOptions {
 void add_rotary_options(CLI::App& app, RotaryOptions& o);
 
 // The request the options make, with the explicit --d-model / --base (nullopt: not given); the
-// config file read and parsed. A bad file or config is a UsageError naming the field.
+// config file (or preset) read and parsed. A bad file or config is a ConfigError naming the field
+// (exit 2, like every bad input).
 RotaryRequest rotary_request(const RotaryOptions& o, std::optional<int> d_model,
                              std::optional<double> base);
 
-// apply_rotary(rotary_request(...), spec), its ConfigError a UsageError.
+// apply_rotary(rotary_request(...), spec).
 void apply_rotary_options(const RotaryOptions& o, std::optional<int> d_model,
                           std::optional<double> base, TableSpec& spec);
 

@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "cli/enum_option.h"
+#include "encoding/request.h"
 
 namespace pev::cli {
 
@@ -36,24 +37,15 @@ void add_table_options(CLI::App& app, TableOptions& o) {
 }
 
 TableSpec table_spec_of(const TableOptions& o) {
-  TableSpec spec;
-  spec.start = o.start;
-  spec.schedule = o.schedule;
-  spec.layout = o.layout;
-  std::optional<int> d_model;
-  std::optional<double> base;
-  if (o.d_model_option && o.d_model_option->count()) d_model = o.d_model;
-  if (o.base_option && o.base_option->count()) base = o.base;
-  if (!d_model && o.rotary.model_config.empty())
-    throw UsageError("--d-model is required (or --model-config)");
-  spec.base = o.base;
-  apply_rotary_options(o.rotary, d_model, base, spec);
-  set_sequence_length(spec, o.positions);
-  if (auto err = validate_range(spec, o.positions)) throw UsageError(*err);
-  const uint64_t width = static_cast<uint64_t>(table_width(spec));
-  if (o.positions > (uint64_t{1} << 31) / width)
-    throw UsageError("a table of " + std::to_string(o.positions) + " x " + std::to_string(width) +
-                     " values is larger than the 2^31 values one call writes");
+  TableRequest q;
+  q.rotary = rotary_request(
+      o.rotary,
+      o.d_model_option && o.d_model_option->count() ? std::optional<int>(o.d_model) : std::nullopt,
+      o.base_option && o.base_option->count() ? std::optional<double>(o.base) : std::nullopt);
+  q.schedule = o.schedule;
+  q.layout = o.layout;
+  q.start = o.start;
+  const TableSpec spec = resolve_computed(q, o.positions);
   check_writable(o.output);
   return spec;
 }

@@ -11,6 +11,7 @@
 #include "cli/enum_option.h"
 #include "cli/rotary_options.h"
 #include "cli/table_options.h"
+#include "encoding/request.h"
 #include "reports/verify.h"
 #include "tables/atomic_file.h"
 #include "tables/table_file.h"
@@ -39,55 +40,24 @@ struct VerifyCommandOptions {
   CLI::Option* base_option = nullptr;
 };
 
-Claim budget_of(const VerifyCommandOptions& o) {
-  const bool c_given = o.model_c_option->count() > 0;
-  if (c_given && o.budget != Claim::Kind::kModel)
-    throw UsageError("--model-c sets the model budget's constant: it does not apply to --budget " +
-                     std::string(name_of(o.budget)));
-  if (c_given && !(o.model_c > 0 && std::isfinite(o.model_c)))
-    throw UsageError("--model-c must be a positive number");
-  if (o.budget == Claim::Kind::kStrict) return Claim::strict();
-  if (o.budget == Claim::Kind::kFaithful) return Claim::faithful();
-  Claim c = Claim::model(o.compute);
-  if (c_given) c.c = o.model_c;
-  return c;
-}
-
 int run_verify(const VerifyCommandOptions& o) {
-  TableSpec spec;
-  spec.base = o.base;
-  spec.start = o.start;
-  spec.schedule = o.schedule;
-  spec.layout = o.layout;
-  const Claim budget = budget_of(o);
+  const Claim budget =
+      resolve_claim({o.budget, o.compute,
+                     o.model_c_option->count() ? std::optional<double>(o.model_c) : std::nullopt});
   ReadOptions read;
   read.dtype = o.dtype;
   if (!o.tensor.empty()) read.tensor = o.tensor;
   if (!o.json.empty()) check_writable(o.json);
 
   const TableStream t = open_table(o.table, read);
-  if (t.complex() && spec.layout != Layout::kPolar)
-    throw UsageError(
-        "the table holds complex numbers (like Meta's freqs_cis): read it with "
-        "--layout polar");
-  const bool half_width = spec.layout == Layout::kRopeCos || spec.layout == Layout::kRopeSin;
-  const uint64_t implied_d = half_width ? 2 * t.width() : t.width();
-  if (implied_d > (uint64_t{1} << 20))
-    throw UsageError("the table is " + std::to_string(t.width()) +
-                     " wide: d_model above 2^20 is "
-                     "not a positional encoding peverify knows");
-  // d comes from the table's width, unless a flag or a model config says it.
-  spec.d_model = static_cast<int>(implied_d);
-  const bool d_given = o.d_model_option->count() > 0;
-  apply_rotary_options(o.rotary, d_given ? std::optional<int>(o.d_model) : std::nullopt,
-                       o.base_option->count() ? std::optional<double>(o.base) : std::nullopt, spec);
-  if (static_cast<uint64_t>(spec.d_model) != implied_d)
-    throw UsageError(
-        fmt::format("the table is {} wide, but {} {} with layout {} needs {}", t.width(),
-                    d_given ? "--d-model" : "the model config's rotary dimension", spec.d_model,
-                    name_of(spec.layout), half_width ? spec.d_model / 2 : spec.d_model));
-  set_sequence_length(spec, t.rows());
-  if (auto err = validate_range(spec, t.rows())) throw UsageError(*err);
+  TableRequest q;
+  q.rotary = rotary_request(
+      o.rotary, o.d_model_option->count() ? std::optional<int>(o.d_model) : std::nullopt,
+      o.base_option->count() ? std::optional<double>(o.base) : std::nullopt);
+  q.schedule = o.schedule;
+  q.layout = o.layout;
+  q.start = o.start;
+  const TableSpec spec = resolve_read(q, t.rows(), t.width(), t.complex());
 
   reports::TableInput input{
       o.table,

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "encoding/format.h"
 #include "oracle/version.h"
 #include "support/parallel.h"
 
@@ -43,6 +44,14 @@ ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t c
     }
   });
   return table;
+}
+
+void rounded_encodings(const Engine& engine, const TableSpec& spec, uint64_t first, uint64_t n,
+                       Dtype dtype, uint64_t* out, int threads) {
+  TableSpec block = spec;
+  block.start = spec.start + first;
+  const ExactTable t = compute_table(engine, block, n, threads);
+  for (size_t i = 0; i < t.rounded.size(); ++i) out[i] = encode_exact(t.rounded[i], dtype);
 }
 
 namespace {

@@ -24,6 +24,13 @@ struct ExactTable {
 ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t count,
                          int threads = 0);
 
+// The encodings (traits_of(dtype).storage_bits wide, in the low bits) of rows [first, first + n)
+// of the table, positions spec.start + first .., correctly rounded to `dtype`, the engine's
+// target: what `peverify oracle` and Python's peverify.oracle() store, one block of rows at a
+// time so that memory does not grow with the table.
+void rounded_encodings(const Engine& engine, const TableSpec& spec, uint64_t first, uint64_t n,
+                       Dtype dtype, uint64_t* out, int threads = 0);
+
 // Just the exact values (correctly rounded to double), row-major in spec's layout: what error
 // measures need, whatever the output type. When the environment variable PEV_ORACLE_CACHE names
 // a directory, tables are kept there across processes (tests run one process per test, and many

@@ -180,6 +180,9 @@ Verdict BoundedCheck::verdict(const Part& p) const {
   v.figures["violations"] = static_cast<double>(p.violations);
   v.figures["not_finite"] = static_cast<double>(p.not_finite);
   v.figures["max_abs_value"] = p.max_abs_value;
+  // Comparable across tables of different attention factors (the suite merges verdicts of
+  // several): |value| over the bound, 1 + the overshoot.
+  v.figures["max_value_over_bound"] = p.max_abs_value / bound_;
   v.figures["identity_worst_fraction_of_tolerance"] = p.worst_identity;
   if (!v.holds) v.figures["first_violation_position"] = static_cast<double>(p.first_violation);
   v.summary = v.holds

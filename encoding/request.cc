@@ -1,0 +1,106 @@
+#include "encoding/request.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "encoding/model_presets.h"
+
+namespace pev {
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw ConfigError(message); }
+
+TableSpec base_spec(const TableRequest& q) {
+  TableSpec spec;
+  spec.start = q.start;
+  spec.schedule = q.schedule;
+  spec.layout = q.layout;
+  return spec;
+}
+
+// A config is a few KiB; a file of megabytes is not one.
+constexpr std::streamsize kMaxConfigBytes = std::streamsize{16} << 20;
+
+std::string read_config(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(fmt::format("cannot read the model config {}", path));
+  std::string text(static_cast<size_t>(kMaxConfigBytes) + 1, '\0');
+  in.read(text.data(), kMaxConfigBytes + 1);
+  if (in.bad()) fail(fmt::format("cannot read the model config {}", path));
+  if (in.gcount() > kMaxConfigBytes)
+    fail(fmt::format("{} is larger than 16 MiB: not a model config", path));
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
+}
+
+}  // namespace
+
+TableSpec resolve_computed(const TableRequest& q, uint64_t positions) {
+  if (!q.rotary.d_model && !q.rotary.model) fail("--d-model is required (or --model-config)");
+  if (positions == 0) fail("--positions must be at least 1");
+  TableSpec spec = base_spec(q);
+  apply_rotary(q.rotary, spec);
+  set_sequence_length(spec, positions);
+  if (auto err = validate_range(spec, positions)) fail(*err);
+  const uint64_t width = static_cast<uint64_t>(table_width(spec));
+  if (positions > (uint64_t{1} << 31) / width)
+    fail(fmt::format("a table of {} x {} values is larger than the 2^31 values one call writes",
+                     positions, width));
+  return spec;
+}
+
+TableSpec resolve_read(const TableRequest& q, uint64_t rows, uint64_t width, bool complex) {
+  TableSpec spec = base_spec(q);
+  if (complex && spec.layout != Layout::kPolar)
+    fail("the table holds complex numbers (like Meta's freqs_cis): read it with --layout polar");
+  const bool half_width = spec.layout == Layout::kRopeCos || spec.layout == Layout::kRopeSin;
+  const uint64_t implied_d = half_width ? 2 * width : width;
+  if (implied_d > (uint64_t{1} << 20))
+    fail(
+        fmt::format("the table is {} wide: d_model above 2^20 is not a positional encoding "
+                    "peverify knows",
+                    width));
+  // d comes from the table's width, unless a flag or a model config says it.
+  spec.d_model = static_cast<int>(implied_d);
+  apply_rotary(q.rotary, spec);
+  if (static_cast<uint64_t>(spec.d_model) != implied_d)
+    fail(fmt::format("the table is {} wide, but {} {} with layout {} needs {}", width,
+                     q.rotary.d_model ? "--d-model" : "the model config's rotary dimension",
+                     spec.d_model, name_of(spec.layout),
+                     half_width ? spec.d_model / 2 : spec.d_model));
+  set_sequence_length(spec, rows);
+  if (auto err = validate_range(spec, rows)) fail(*err);
+  return spec;
+}
+
+Claim resolve_claim(const ClaimRequest& q) {
+  if (q.model_c && q.kind != Claim::Kind::kModel)
+    fail(fmt::format("--model-c sets the model budget's constant: it does not apply to --budget {}",
+                     name_of(q.kind)));
+  if (q.model_c && !(*q.model_c > 0 && std::isfinite(*q.model_c)))
+    fail("--model-c must be a positive number");
+  if (q.kind == Claim::Kind::kStrict) return Claim::strict();
+  if (q.kind == Claim::Kind::kFaithful) return Claim::faithful();
+  Claim c = Claim::model(q.compute);
+  if (q.model_c) c.c = *q.model_c;
+  return c;
+}
+
+ModelRope model_config_at(const std::string& path_or_preset) {
+  std::error_code ec;
+  if (std::filesystem::exists(path_or_preset, ec)) {
+    try {
+      return model_rope_from_config(read_config(path_or_preset));
+    } catch (const ConfigError& e) {
+      fail(fmt::format("{}: {}", path_or_preset, e.what()));
+    }
+  }
+  if (auto preset = model_preset(path_or_preset)) return *preset;
+  fail(fmt::format("no file {}, and no model preset of that name (presets: {})", path_or_preset,
+                   model_preset_names()));
+}
+
+}  // namespace pev

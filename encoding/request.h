@@ -1,0 +1,43 @@
+// What a caller says about a table and its claim, resolved with every check `peverify` makes: the
+// command line and the Python module both come through here, so a bad argument gets the same
+// one-line message (a ConfigError) from either.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "encoding/claim.h"
+#include "encoding/model_config.h"
+#include "encoding/spec.h"
+
+namespace pev {
+
+struct TableRequest {
+  RotaryRequest rotary;  // d_model, base, a model config, a recipe (each may be absent)
+  Schedule schedule = Schedule::kPaper;
+  Layout layout = Layout::kInterleaved;
+  uint64_t start = 0;
+};
+
+// A table to compute, `positions` rows: d_model (or a model config) is required, the positions
+// must stay within 2^53 and the table within the 2^31 values one call writes.
+TableSpec resolve_computed(const TableRequest& request, uint64_t positions);
+
+// A table that was read: `rows` x `width` values (a complex table: width counts the real and the
+// imaginary parts, and needs the polar layout). d comes from the width unless d_model or a model
+// config says it, and then they must agree.
+TableSpec resolve_read(const TableRequest& request, uint64_t rows, uint64_t width, bool complex);
+
+struct ClaimRequest {
+  Claim::Kind kind = Claim::Kind::kModel;
+  Dtype compute = Dtype::kFloat32;  // the model's u
+  std::optional<double> model_c;    // the model's C, when not the default
+};
+Claim resolve_claim(const ClaimRequest& request);
+
+// A model config by path (a Hugging Face config.json) or, when no such file exists, by the name
+// of a preset (models/*.json). ConfigError naming the file or the field otherwise.
+ModelRope model_config_at(const std::string& path_or_preset);
+
+}  // namespace pev

@@ -1,0 +1,234 @@
+#include "python/arguments.h"
+
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "reports/verify.h"
+
+namespace py = pybind11;
+
+namespace pev::python {
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw ConfigError(message); }
+
+std::string type_name(const py::handle& v) {
+  return py::str(py::type::of(v).attr("__name__")).cast<std::string>();
+}
+
+std::string text_of(const py::handle& v, const char* key) {
+  if (!py::isinstance<py::str>(v))
+    fail(fmt::format("{} must be a string, not {}", key, type_name(v)));
+  return v.cast<std::string>();
+}
+
+int64_t integer_of(const py::handle& v, const char* key) {
+  if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v))
+    fail(fmt::format("{} must be an integer, not {}", key, type_name(v)));
+  try {
+    return v.cast<int64_t>();
+  } catch (const py::cast_error&) {
+    fail(fmt::format("{} is out of range", key));
+  }
+}
+
+double number_of(const py::handle& v, const char* key) {
+  if (py::isinstance<py::bool_>(v) ||
+      !(py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)))
+    fail(fmt::format("{} must be a number, not {}", key, type_name(v)));
+  return v.cast<double>();
+}
+
+template <class Enum, class Parse>
+Enum enum_of(const py::handle& v, const char* key, Parse parse, const std::string& choices) {
+  const std::string name = text_of(v, key);
+  const std::optional<Enum> e = parse(name);
+  if (!e) fail(fmt::format("unknown {} '{}' ({})", key, name, choices));
+  return *e;
+}
+
+// JSON text of a dict (json.dumps), or the text itself.
+std::string json_text(const py::handle& v, const char* key) {
+  if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+  if (!py::isinstance<py::dict>(v))
+    fail(fmt::format("{} must be a dict or JSON text, not {}", key, type_name(v)));
+  try {
+    return py::module_::import("json").attr("dumps")(v).cast<std::string>();
+  } catch (const py::error_already_set& e) {
+    fail(fmt::format("{} is not JSON: {}", key, e.what()));
+  }
+}
+
+ModelRope model_of(const py::handle& v) {
+  if (py::isinstance<py::str>(v)) return model_config_at(v.cast<std::string>());
+  if (py::hasattr(v, "__fspath__"))
+    return model_config_at(py::module_::import("os").attr("fspath")(v).cast<std::string>());
+  // A transformers PretrainedConfig: its to_dict() is the config.json it would save.
+  const py::object dict = !py::isinstance<py::dict>(v) && py::hasattr(v, "to_dict")
+                              ? v.attr("to_dict")()
+                              : py::reinterpret_borrow<py::object>(v);
+  try {
+    return model_rope_from_config(json_text(dict, "model_config"));
+  } catch (const ConfigError& e) {
+    fail(fmt::format("model_config: {}", e.what()));
+  }
+}
+
+std::string names(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string> kVerifyKeywords = {
+    "d_model", "base",    "layout", "start",        "schedule",     "compute",
+    "budget",  "model_c", "dtype",  "model_config", "rope_scaling", "threads"};
+const std::vector<std::string> kOracleKeywords = {
+    "d_model", "base",         "layout",       "start",  "schedule",
+    "dtype",   "model_config", "rope_scaling", "engine", "threads"};
+const std::vector<std::string> kGenerateKeywords = {
+    "d_model", "base", "layout", "start", "schedule", "model_config", "rope_scaling", "threads"};
+
+Dtype dtype_named(const std::string& name) {
+  const std::optional<Dtype> d = parse_dtype(name);
+  if (!d) fail(fmt::format("unknown dtype '{}' (float64, float32, float16, bfloat16)", name));
+  return *d;
+}
+
+Arguments arguments(const py::kwargs& kwargs, const std::vector<std::string>& allowed) {
+  Arguments a;
+  py::handle rope_scaling;
+  for (const auto& [key_handle, v] : kwargs) {
+    const std::string key = key_handle.cast<std::string>();
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+      fail(fmt::format("unknown argument '{}' (takes {})", key, names(allowed)));
+    if (v.is_none()) continue;  // None: the default
+    const char* k = key.c_str();
+    if (key == "d_model") {
+      const int64_t d = integer_of(v, k);
+      if (d < 2 || d > (int64_t{1} << 20))
+        fail(fmt::format("d_model must be in [2, 2^20], got {}", d));
+      a.d_model = static_cast<int>(d);
+    } else if (key == "base") {
+      a.base = number_of(v, k);
+    } else if (key == "layout") {
+      std::string choices;
+      for (Layout l : all_layouts())
+        choices += (choices.empty() ? "" : ", ") + std::string(name_of(l));
+      a.layout = enum_of<Layout>(v, k, parse_layout, choices);
+    } else if (key == "schedule") {
+      a.schedule = enum_of<Schedule>(v, k, parse_schedule, "paper, t2t");
+    } else if (key == "start") {
+      const int64_t s = integer_of(v, k);
+      if (s < 0) fail(fmt::format("start must be >= 0, got {}", s));
+      a.start = static_cast<uint64_t>(s);
+    } else if (key == "compute") {
+      a.compute = dtype_named(text_of(v, k));
+    } else if (key == "budget") {
+      const std::string b = text_of(v, k);
+      if (b == "model")
+        a.budget = Claim::Kind::kModel;
+      else if (b == "faithful")
+        a.budget = Claim::Kind::kFaithful;
+      else if (b == "strict")
+        a.budget = Claim::Kind::kStrict;
+      else
+        fail(fmt::format("unknown budget '{}' (model, faithful, strict)", b));
+    } else if (key == "model_c") {
+      a.model_c = number_of(v, k);
+    } else if (key == "dtype") {
+      a.dtype = text_of(v, k);
+      dtype_named(*a.dtype);
+    } else if (key == "model_config") {
+      a.model = model_of(v);
+    } else if (key == "rope_scaling") {
+      rope_scaling = v;
+    } else if (key == "engine") {
+      a.engine = text_of(v, k);
+    } else if (key == "threads") {
+      const int64_t t = integer_of(v, k);
+      if (t < 0 || t > 4096) fail(fmt::format("threads must be in [0, 4096], got {}", t));
+      a.threads = static_cast<int>(t);
+    }
+  }
+  // After model_config: a recipe alone may take the model's max_position_embeddings.
+  if (rope_scaling)
+    a.recipe = rope_scaling_from_json(json_text(rope_scaling, "rope_scaling"),
+                                      a.model ? a.model->max_position : 0);
+  return a;
+}
+
+TableRequest table_request(const Arguments& a) {
+  TableRequest q;
+  q.rotary.d_model = a.d_model;
+  q.rotary.base = a.base;
+  q.rotary.model = a.model;
+  q.rotary.model_name = "model_config";
+  q.rotary.recipe = a.recipe;
+  q.schedule = a.schedule;
+  q.layout = a.layout;
+  q.start = a.start;
+  return q;
+}
+
+ClaimRequest claim_request(const Arguments& a) { return {a.budget, a.compute, a.model_c}; }
+
+void bind_results(py::module_& m) {
+  py::class_<measure::Finding>(m, "Element",
+                               "One element that broke (or came closest to) a property")
+      .def_readonly("position", &measure::Finding::pos)
+      .def_readonly("column", &measure::Finding::column)
+      .def_readonly("got", &measure::Finding::got)
+      .def_readonly("exact", &measure::Finding::expected,
+                    "the exact value, or what an identity predicts")
+      .def_readonly("error", &measure::Finding::error)
+      .def_readonly("ulp", &measure::Finding::ulp, "the error in ulps of the output")
+      .def_readonly("budget", &measure::Finding::allowed)
+      .def_readonly("cause", &measure::Finding::what)
+      .def("__repr__", [](const measure::Finding& f) {
+        return fmt::format(
+            "<Element position={} column={} got={:a} exact={:a} error={:.3g} "
+            "budget={:.3g} {}>",
+            f.pos, f.column, f.got, f.expected, f.error, f.allowed, f.what);
+      });
+  py::class_<properties::Verdict>(m, "PropertyResult", "One property's verdict")
+      .def_readonly("name", &properties::Verdict::property)
+      .def_readonly("holds", &properties::Verdict::holds)
+      .def_readonly("summary", &properties::Verdict::summary)
+      .def_readonly("notes", &properties::Verdict::notes)
+      .def_readonly("figures", &properties::Verdict::figures)
+      .def_readonly("worst", &properties::Verdict::worst)
+      .def_readonly("checked", &properties::Verdict::checked)
+      .def("__bool__", [](const properties::Verdict& v) { return v.holds; })
+      .def("__repr__", [](const properties::Verdict& v) {
+        return fmt::format("<PropertyResult {} {}: {}>", v.property, v.holds ? "holds" : "FAILS",
+                           v.summary);
+      });
+  py::class_<reports::VerifyResult>(m, "Verdict", "What peverify.verify found")
+      .def_property_readonly("passed", &reports::VerifyResult::holds)
+      .def_readonly("results", &reports::VerifyResult::verdicts)
+      .def_readonly("coverage", &reports::VerifyResult::oracle_coverage)
+      .def(
+          "result",
+          [](const reports::VerifyResult& r, const std::string& name) {
+            for (const properties::Verdict& v : r.verdicts)
+              if (v.property == name) return v;
+            fail(fmt::format("no property '{}'", name));
+          },
+          py::arg("name"), "The result of one property: bounded, unique, shift, growth, oracle")
+      .def(
+          "to_json", [](const reports::VerifyResult& r) { return reports::to_json(r).dump(2); },
+          "The same JSON `peverify verify --json` writes")
+      .def("__bool__", &reports::VerifyResult::holds)
+      .def("__str__", [](const reports::VerifyResult& r) { return reports::to_text(r); })
+      .def("__repr__", [](const reports::VerifyResult& r) {
+        return fmt::format("<peverify.Verdict {}>", r.holds() ? "PASS" : "FAIL");
+      });
+}
+
+}  // namespace pev::python

@@ -1,0 +1,43 @@
+// The Python module's keyword arguments (internal): read and checked like the command line's
+// flags, then turned into the same requests (encoding/request.h). A wrong type, value or name is
+// a ConfigError, hence a ValueError in Python.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "encoding/request.h"
+
+namespace pev::python {
+
+struct Arguments {
+  std::optional<int> d_model;
+  std::optional<double> base;
+  Layout layout = Layout::kInterleaved;
+  Schedule schedule = Schedule::kPaper;
+  uint64_t start = 0;
+  Dtype compute = Dtype::kFloat32;
+  Claim::Kind budget = Claim::Kind::kModel;
+  std::optional<double> model_c;
+  std::optional<ModelRope> model;
+  std::optional<RopeScaling> recipe;
+  std::optional<std::string> dtype;  // verify: how to read 16-bit patterns; oracle: the output
+  std::string engine = "fast";
+  int threads = 0;
+};
+
+// The keywords each function takes (any other is a ValueError naming it).
+extern const std::vector<std::string> kVerifyKeywords, kOracleKeywords, kGenerateKeywords;
+
+Arguments arguments(const pybind11::kwargs& kwargs, const std::vector<std::string>& allowed);
+TableRequest table_request(const Arguments& args);
+ClaimRequest claim_request(const Arguments& args);
+Dtype dtype_named(const std::string& name);
+
+// Verdict (peverify verify's result), PropertyResult and Element, as Python classes.
+void bind_results(pybind11::module_& m);
+
+}  // namespace pev::python

@@ -1,0 +1,190 @@
+// `import peverify`: the verifier inside Python tests, over the same C++ as the `peverify`
+// command (docs/design.md §13). Bad arguments raise ValueError with the command line's one-line
+// message; the C++ runs with the GIL released; a table is read in place whenever its memory
+// allows.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "core/generate.h"
+#include "core/registry.h"
+#include "encoding/format.h"
+#include "encoding/request.h"
+#include "oracle/engine.h"
+#include "oracle/table.h"
+#include "python/arguments.h"
+#include "python/array_table.h"
+#include "reports/registry_json.h"
+#include "reports/verify.h"
+#include "tables/atomic_file.h"
+
+namespace py = pybind11;
+
+namespace pev::python {
+namespace {
+
+// Python objects from nlohmann's JSON, through the json module (what to_json() users expect).
+py::object from_json(const nlohmann::json& j) {
+  return py::module_::import("json").attr("loads")(j.dump());
+}
+
+// An array of `rows` x `width` elements of `dtype` as NumPy returns them: float64, float32,
+// float16, and bfloat16 as uint16 bit patterns (NumPy has no bfloat16).
+py::array table_array(Dtype dtype, uint64_t rows, uint64_t width) {
+  const std::vector<py::ssize_t> shape = {static_cast<py::ssize_t>(rows),
+                                          static_cast<py::ssize_t>(width)};
+  switch (dtype) {
+    case Dtype::kFloat64:
+      return py::array_t<double>(shape);
+    case Dtype::kFloat32:
+      return py::array_t<float>(shape);
+    case Dtype::kFloat16:
+      return py::array(py::dtype("float16"), shape);
+    case Dtype::kBFloat16:
+      return py::array_t<uint16_t>(shape);
+  }
+  throw std::logic_error("unknown dtype");
+}
+
+py::array oracle_table(uint64_t positions, const Arguments& args, const std::string& dtype_name,
+                       const std::string& engine_name, int threads) {
+  const TableSpec spec = resolve_computed(table_request(args), positions);
+  const Dtype dtype = dtype_named(dtype_name);
+  const auto engine_kind = oracle::parse_engine_kind(engine_name);
+  if (!engine_kind) throw ConfigError("unknown engine '" + engine_name + "' (fast, mpfr)");
+  py::array out = table_array(dtype, positions, static_cast<uint64_t>(table_width(spec)));
+  auto* data = static_cast<unsigned char*>(out.mutable_data());
+  {
+    py::gil_scoped_release release;
+    const auto engine = oracle::make_engine(*engine_kind, spec, dtype);
+    const size_t size = traits_of(dtype).storage_bits / 8;
+    const uint64_t width = static_cast<uint64_t>(table_width(spec));
+    // A block of rows at a time: the encodings pass through a buffer, never the whole table.
+    const uint64_t block = std::max<uint64_t>(1, (uint64_t{1} << 20) / width);
+    std::vector<uint64_t> bits;
+    for (uint64_t first = 0; first < positions; first += block) {
+      const uint64_t n = std::min(block, positions - first);
+      bits.resize(n * width);
+      oracle::rounded_encodings(*engine, spec, first, n, dtype, bits.data(), threads);
+      for (size_t i = 0; i < bits.size(); ++i)  // the low bytes: little-endian
+        std::memcpy(data + (first * width + i) * size, &bits[i], size);
+    }
+  }
+  return out;
+}
+
+py::array generate_table(const std::string& name, uint64_t positions, const Arguments& args,
+                         int threads) {
+  const core::Implementation* impl = core::find_implementation(name);
+  if (!impl) throw ConfigError("unknown implementation '" + name + "' (see peverify.list())");
+  if (impl->available && !impl->available())
+    throw ConfigError(name + " cannot run here: " + std::string(impl->unavailable_reason));
+  const TableSpec spec = resolve_computed(table_request(args), positions);
+  py::array out = table_array(impl->output, positions, static_cast<uint64_t>(table_width(spec)));
+  void* data = out.mutable_data();
+  {
+    py::gil_scoped_release release;
+    core::fill_rows(*impl, spec, positions, data, threads);
+  }
+  return out;
+}
+
+reports::VerifyResult verify_array(const py::object& table, const Arguments& args,
+                                   const std::optional<std::string>& dtype, int threads) {
+  ArrayTable a = array_table(table, dtype);
+  const TableStream& t = *a.stream;
+  const TableSpec spec = resolve_read(table_request(args), t.rows(), t.width(), t.complex());
+  reports::VerifyOptions options;
+  options.spec = spec;
+  options.budget = resolve_claim(claim_request(args));
+  options.threads = threads;
+  reports::TableInput input{
+      "array",
+      t.description() + (a.copied ? " (strided: read from a contiguous copy)" : ""),
+      t.dtype(),
+      t.rows(),
+      [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); },
+      {}};
+  py::gil_scoped_release release;
+  return reports::verify_table(std::move(input), options);
+}
+
+}  // namespace
+}  // namespace pev::python
+
+PYBIND11_MODULE(peverify, m) {
+  using namespace pev;
+  using namespace pev::python;
+  m.doc() =
+      "peverify: whether a sinusoidal positional-encoding or rotary cos/sin table is right, "
+      "against its exact values (MPFR, correctly rounded), with the same checks as the "
+      "`peverify` command.";
+  // Every bad input the command line answers with exit 2 is a ValueError here.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const ConfigError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const FileError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+  bind_results(m);
+
+  m.def(
+      "verify",
+      [](const py::object& table, const py::kwargs& kwargs) {
+        const Arguments args = arguments(kwargs, kVerifyKeywords);
+        return verify_array(table, args, args.dtype, args.threads);
+      },
+      py::arg("table"),
+      "verify(table, *, d_model=None, base=10000, layout='interleaved', start=0, "
+      "schedule='paper', compute='float32', budget='model', model_c=None, model_config=None, "
+      "rope_scaling=None, dtype=None, threads=0) -> Verdict\n\nEvery property of `peverify "
+      "verify` on an array ([N, d], extra dimensions of size 1 allowed; complex for "
+      "layout='polar'), read in place. A bfloat16 tensor: t.view(torch.int16).numpy() with "
+      "dtype='bfloat16'. model_config: a dict (a transformers config's to_dict()), a path to a "
+      "config.json or a preset's name; rope_scaling: a dict or JSON text.");
+  m.def(
+      "assert_table",
+      [](const py::object& table, const py::kwargs& kwargs) {
+        const Arguments args = arguments(kwargs, kVerifyKeywords);
+        const reports::VerifyResult r = verify_array(table, args, args.dtype, args.threads);
+        if (!r.holds()) {
+          PyErr_SetString(PyExc_AssertionError, reports::to_text(r).c_str());
+          throw py::error_already_set();
+        }
+      },
+      py::arg("table"),
+      "assert_table(table, **spec): verify(table, **spec), raising AssertionError with the "
+      "verdict's text when it does not pass. For one-line use in pytest.");
+  m.def(
+      "oracle",
+      [](uint64_t positions, const py::kwargs& kwargs) {
+        const Arguments args = arguments(kwargs, kOracleKeywords);
+        return oracle_table(positions, args, args.dtype.value_or("float32"), args.engine,
+                            args.threads);
+      },
+      py::arg("positions"),
+      "oracle(positions, *, d_model=None, start=0, base=10000, layout='interleaved', "
+      "schedule='paper', dtype='float32', model_config=None, rope_scaling=None, engine='fast', "
+      "threads=0) -> numpy.ndarray\n\nThe exact table, each element rounded once, correctly, to "
+      "dtype (bfloat16 as uint16 bit patterns).");
+  m.def(
+      "generate",
+      [](const std::string& impl, uint64_t positions, const py::kwargs& kwargs) {
+        const Arguments args = arguments(kwargs, kGenerateKeywords);
+        return generate_table(impl, positions, args, args.threads);
+      },
+      py::arg("impl"), py::arg("positions"),
+      "generate(impl, positions, *, d_model=None, start=0, base=10000, layout='interleaved', "
+      "schedule='paper', model_config=None, rope_scaling=None, threads=0) -> numpy.ndarray\n\n"
+      "One registry entry's table, in its output type (bfloat16 as uint16 bit patterns).");
+  m.def(
+      "list", [] { return from_json(reports::registry_json()); },
+      "Every registry entry, as `peverify list --json` gives it.");
+}

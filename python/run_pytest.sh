@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs pytest on one folder with the interpreter the module was built for; exit 77 (ctest's skip)
+# with the reason when pytest, or the PyTorch an example needs, is not installed
+# (`scripts/setup --tests` installs python3-pytest and python3-torch).
+set -u
+python=$1
+dir=$2
+if ! "$python" -c 'import pytest' 2>/dev/null; then
+  echo "SKIP: pytest is not installed for $python (Debian's python3-pytest)"
+  exit 77
+fi
+if grep -rqs '^import torch' "$dir" && ! "$python" -c 'import torch' 2>/dev/null; then
+  echo "SKIP: PyTorch is not installed for $python (Debian's python3-torch)"
+  exit 77
+fi
+exec "$python" -m pytest -q -p no:cacheprovider "$dir"
