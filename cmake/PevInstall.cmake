@@ -18,6 +18,8 @@ foreach(target pev_support pev_encoding)
   set_property(TARGET ${target} PROPERTY INTERFACE_INCLUDE_DIRECTORIES
                "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>;$<INSTALL_INTERFACE:${PEV_INSTALL_INCLUDEDIR}>")
 endforeach()
+# The headers are C++20: a project that links the suite compiles as C++20 at least.
+set_property(TARGET pev_encoding APPEND PROPERTY INTERFACE_COMPILE_FEATURES cxx_std_20)
 foreach(target ${pev_exported})
   string(REPLACE "pev_" "" name ${target})
   set_property(TARGET ${target} PROPERTY EXPORT_NAME ${name})
