@@ -13,6 +13,7 @@ namespace pev::reports {
 std::string entries_csv(const nlohmann::json& r) {
   std::ostringstream c;
   c << "implementation,strategy,compute,output,backend,claim,available,max_abs,mean_abs,max_ulp,"
+       "max_ulp_floored,"
        "bounded,unique,shift,growth,claim_held,fitted_c,horizon_1e-4,horizon_1e-2,"
        "horizon_faithful,values_per_s,roofline_ratio\n";
   for (const auto& e : r["implementations"]) {
@@ -22,10 +23,10 @@ std::string entries_csv(const nlohmann::json& r) {
       << e["backend"].get<std::string>() << "," << csv_field(e["claim"].get<std::string>()) << ","
       << (avail ? "yes" : "no") << "," << g3(e["accuracy"]["max_abs"]) << ","
       << g3(e["accuracy"]["mean_abs"]) << "," << g3(e["accuracy"]["max_ulp"]) << ","
-      << verdict_cell(e, "bounded") << "," << verdict_cell(e, "unique") << ","
-      << verdict_cell(e, "shift") << "," << verdict_cell(e, "growth") << ","
-      << verdict_cell(e, "claim") << "," << g3(e["fitted_c"]) << ","
-      << e["horizons"].value("1e-4", 0) << "," << e["horizons"].value("1e-2", 0) << ","
+      << g3(e["accuracy"]["max_ulp_floored"]) << "," << verdict_cell(e, "bounded") << ","
+      << verdict_cell(e, "unique") << "," << verdict_cell(e, "shift") << ","
+      << verdict_cell(e, "growth") << "," << verdict_cell(e, "claim") << "," << g3(e["fitted_c"])
+      << "," << e["horizons"].value("1e-4", 0) << "," << e["horizons"].value("1e-2", 0) << ","
       << e["horizons"].value("faithful", 0) << ","
       << (e["values_per_s"].is_null() ? "" : g3(e["values_per_s"])) << ","
       << (e["roofline_ratio"].is_null() ? "" : g3(e["roofline_ratio"])) << "\n";
@@ -35,12 +36,14 @@ std::string entries_csv(const nlohmann::json& r) {
 
 std::string bands_csv(const nlohmann::json& r) {
   std::ostringstream c;
-  c << "implementation,first,last,elements,max_abs,mean_abs,max_ulp,nan_inf,over_claim\n";
+  c << "implementation,first,last,elements,max_abs,mean_abs,max_ulp,max_ulp_floored,nan_inf,"
+       "over_claim\n";
   for (const auto& e : r["implementations"])
     for (const auto& b : e["bands"])
       c << csv_field(e["name"].get<std::string>()) << "," << b["first"] << "," << b["last"] << ","
         << b["elements"] << "," << g3(b["max_abs"]) << "," << g3(b["mean_abs"]) << ","
-        << g3(b["max_ulp"]) << "," << b["nan_inf"] << "," << b["over_claim"] << "\n";
+        << g3(b["max_ulp"]) << "," << g3(b["max_ulp_floored"]) << "," << b["nan_inf"] << ","
+        << b["over_claim"] << "\n";
   return c.str();
 }
 

@@ -63,8 +63,10 @@ std::string matrix_html(const Matrix& m) {
 
 std::string implementations_html(const json& r) {
   std::ostringstream h;
-  h << "<table><tr><th style=\"width:22%\">implementation</th><th>claim</th><th>max "
-       "abs</th><th>bounded</th><th>unique</th><th>shift</th><th>growth (C)</th><th>claim "
+  h << "<table><tr><th style=\"width:21%\">implementation</th><th>claim</th><th>max "
+       "abs</th><th>max ulp (floor "
+       "2<sup>-10</sup>)</th><th>bounded</th><th>unique</th><th>shift</th><th>growth "
+       "(C)</th><th>claim "
        "held</th><th>horizon 1e-4</th><th>horizon 1e-2</th><th>values/s</th><th>roofline</th>"
        "</tr>\n";
   const auto cell = [](const std::string& v) {
@@ -76,7 +78,7 @@ std::string implementations_html(const json& r) {
     h << "<tr><td><code>" << html_escape(e["name"].get<std::string>()) << "</code></td><td>"
       << html_escape(e["claim"].get<std::string>()) << "</td>";
     if (!e["available"].get<bool>()) {
-      h << "<td colspan=\"10\">unavailable here: "
+      h << "<td colspan=\"11\">unavailable here: "
         << html_escape(e["unavailable_reason"].get<std::string>())
         << (e.contains("modelled")
                 ? "; <em>" + html_escape(e["modelled"]["text"].get<std::string>()) + "</em>"
@@ -84,7 +86,8 @@ std::string implementations_html(const json& r) {
         << "</td></tr>\n";
       continue;
     }
-    h << "<td>" << g3(e["accuracy"]["max_abs"]) << "</td>" << cell(verdict_cell(e, "bounded"))
+    h << "<td>" << g3(e["accuracy"]["max_abs"]) << "</td><td>"
+      << g3(e["accuracy"]["max_ulp_floored"]) << "</td>" << cell(verdict_cell(e, "bounded"))
       << cell(verdict_cell(e, "unique")) << cell(verdict_cell(e, "shift"))
       << cell(verdict_cell(e, "growth") + " (" + g3(e["fitted_c"]) + ")")
       << cell(verdict_cell(e, "claim")) << "<td>"

@@ -36,7 +36,8 @@ nlohmann::json to_json(const StudyResult& s) {
                 {"bench", s.config.bench},
                 {"rotary_models", s.config.rotary_models},
                 {"rotary_positions", s.config.rotary_positions},
-                {"framework_entries", s.config.framework_entries}};
+                {"framework_entries", s.config.framework_entries},
+                {"ulp_floor", kUlpFloor}};
   j["models"] = nlohmann::json::array();
   for (const ModelStudy& m : s.models)
     j["models"].push_back({{"name", m.name},
@@ -68,6 +69,7 @@ nlohmann::json to_json(const StudyResult& s) {
     x["accuracy"] = {{"max_abs", number(e.max_abs)},
                      {"mean_abs", number(e.mean_abs)},
                      {"max_ulp", number(e.max_ulp)},
+                     {"max_ulp_floored", number(e.max_ulp_floored)},
                      {"elements", e.elements}};
     x["bands"] = nlohmann::json::array();
     for (const Band& b : e.bands)
@@ -77,6 +79,7 @@ nlohmann::json to_json(const StudyResult& s) {
                             {"max_abs", number(b.figures.max_abs_or_inf())},
                             {"mean_abs", number(b.figures.mean_abs())},
                             {"max_ulp", number(b.figures.max_ulp_or_inf())},
+                            {"max_ulp_floored", number(b.max_ulp_floored)},
                             {"nan_inf", b.figures.not_numbers()},
                             {"over_claim", b.figures.over_claim}});
     x["properties"] = nlohmann::json::array();
@@ -95,6 +98,7 @@ nlohmann::json to_json(const StudyResult& s) {
                              {"elements", m.figures.elements},
                              {"max_abs", number(m.figures.max_abs_or_inf())},
                              {"max_ulp", number(m.figures.max_ulp_or_inf())},
+                             {"max_ulp_floored", number(m.max_ulp_floored)},
                              {"nan_inf", m.figures.not_numbers()},
                              {"over_claim", m.figures.over_claim},
                              {"horizons", m.horizons}});

@@ -44,15 +44,21 @@ struct StudyConfig {
 // Reads a study config (JSON with any of the fields above); throws FileError when malformed.
 StudyConfig read_study_config(const std::string& path);
 
+// Ulp errors are reported at max(|exact|, kUlpFloor): near the zeros of sin and cos an ulp of
+// the exact value shrinks without bound, and a float32 error of 1e-7 there reads as 1e10 ulps.
+inline constexpr double kUlpFloor = 0x1p-10;
+
 struct Band {
   uint64_t first = 0, last = 0;  // positions [first, last]
   measure::Figures figures;      // every measured element in it, against the entry's claim
+  double max_ulp_floored = 0;    // the largest error in ulps of max(|exact|, kUlpFloor)
 };
 
 // One rotary model's cache as an entry builds it.
 struct ModelResult {
-  std::string model;                         // the preset's name
-  measure::Figures figures;                  // every measured element, against the entry's claim
+  std::string model;         // the preset's name
+  measure::Figures figures;  // every measured element, against the entry's claim
+  double max_ulp_floored = 0;
   std::map<std::string, uint64_t> horizons;  // target -> largest position meeting it
 };
 
@@ -63,7 +69,7 @@ struct EntryResult {
   std::string unavailable_reason;
   std::string modelled;  // CUDA entries: the host device-model's bound (modelled, not measured)
   std::vector<Band> bands;
-  double max_abs = 0, mean_abs = 0, max_ulp = 0;
+  double max_abs = 0, mean_abs = 0, max_ulp = 0, max_ulp_floored = 0;
   uint64_t elements = 0;
   std::vector<properties::Verdict> verdicts;  // bounded, unique, shift, growth, claim
   double fitted_c = 0;
@@ -115,6 +121,7 @@ struct ShardId {
 struct ShardResult {
   std::vector<Band> bands;  // per report band (plain grids' accuracy shards)
   measure::Figures rotary;  // a rotary grid's accuracy shard
+  double rotary_ulp_floored = 0;
   // Target -> the first measured position whose row misses it, and the last position measured.
   std::map<std::string, uint64_t> first_failure;
   std::optional<uint64_t> last_measured;

@@ -53,6 +53,17 @@ EntryResult describe_entry(const core::Implementation& e, uint64_t max_position)
   return r;
 }
 
+// The largest error of a row in ulps of max(|exact|, kUlpFloor) (infinite for NaN or Inf).
+double max_ulp_floored(const double* got, const double* exact, int width, Dtype output) {
+  double worst = 0;
+  for (int c = 0; c < width; ++c) {
+    const double e =
+        std::fabs(got[c] - exact[c]) / ulp_of(std::fmax(std::fabs(exact[c]), kUlpFloor), output);
+    worst = std::isnan(e) ? INFINITY : std::max(worst, e);
+  }
+  return worst;
+}
+
 // The accuracy figures of one entry over some pieces of one grid: per report band (plain grids)
 // or in one total (a rotary model's cache), and the first measured row missing each target.
 void measure_pieces(const core::Implementation& impl, const properties::UnderTest& ut,
@@ -82,6 +93,11 @@ void measure_pieces(const core::Implementation& impl, const properties::UnderTes
           judge.add_row(pos, static_cast<double>(impl.steps_since_direct(pos)),
                         got.data() + (row - first) * width, b.exact.data() + row * width, figures,
                         nullptr, /*rounded=*/nullptr, &row_ulp);
+      double& floored = g.model.empty() ? out.bands[band_of(out.bands, pos)].max_ulp_floored
+                                        : out.rotary_ulp_floored;
+      floored =
+          std::max(floored, max_ulp_floored(got.data() + (row - first) * width,
+                                            b.exact.data() + row * width, width, impl.output));
       out.last_measured = std::max(out.last_measured.value_or(0), pos);
       for (const properties::Target& t : targets)
         if (!(t.abs > 0 ? row_max <= t.abs : row_ulp < 1)) {
@@ -149,8 +165,10 @@ struct Accumulated {
 
 // Folds one plain accuracy shard into the entry's running totals (called in canonical order).
 void merge_accuracy(const ShardResult& s, std::vector<Band>& bands, std::map<int, double>& curve) {
-  for (size_t i = 0; i < bands.size() && i < s.bands.size(); ++i)
+  for (size_t i = 0; i < bands.size() && i < s.bands.size(); ++i) {
     bands[i].figures.merge(s.bands[i].figures);
+    bands[i].max_ulp_floored = std::max(bands[i].max_ulp_floored, s.bands[i].max_ulp_floored);
+  }
   for (const auto& [octave, e] : s.curve) {
     auto [it, fresh] = curve.emplace(octave, e);
     if (!fresh) it->second = std::max(it->second, e);
@@ -161,7 +179,10 @@ void merge_accuracy(const ShardResult& s, std::vector<Band>& bands, std::map<int
 void finish_entry(const core::Implementation& impl, const std::map<int, double>& curve,
                   EntryResult& r) {
   measure::Figures total;
-  for (const Band& b : r.bands) total.merge(b.figures);
+  for (const Band& b : r.bands) {
+    total.merge(b.figures);
+    r.max_ulp_floored = std::max(r.max_ulp_floored, b.max_ulp_floored);
+  }
   r.max_abs = total.max_abs_or_inf();
   r.max_ulp = total.max_ulp_or_inf();
   r.elements = total.elements;
@@ -274,6 +295,7 @@ std::vector<EntryResult> StudyPlan::merge(const std::vector<ShardResult>& result
   std::vector<std::vector<Accumulated>> model_acc(impls_.size(), std::vector<Accumulated>(models));
   std::vector<std::vector<measure::Figures>> model_figures(impls_.size(),
                                                            std::vector<measure::Figures>(models));
+  std::vector<std::vector<double>> model_ulp(impls_.size(), std::vector<double>(models));
   for (const core::Implementation* impl : impls_)
     entries.push_back(describe_entry(*impl, config_.max_position));
   for (size_t i = 0; i < shards_.size(); ++i) {
@@ -288,6 +310,7 @@ std::vector<EntryResult> StudyPlan::merge(const std::vector<ShardResult>& result
       plain_acc[id.entry].add(s);
     } else {
       model_figures[id.entry][m].merge(s.rotary);
+      model_ulp[id.entry][m] = std::max(model_ulp[id.entry][m], s.rotary_ulp_floored);
       model_acc[id.entry][m].add(s);
     }
   }
@@ -298,8 +321,8 @@ std::vector<EntryResult> StudyPlan::merge(const std::vector<ShardResult>& result
     for (size_t g = 0; g < grids.size(); ++g) {
       const size_t m = model_of_grid[g];
       if (m == SIZE_MAX || model_figures[i][m].elements == 0) continue;
-      entries[i].models.push_back(
-          {grids[g].model, model_figures[i][m], model_acc[i][m].horizons({&grids[g]})});
+      entries[i].models.push_back({grids[g].model, model_figures[i][m], model_ulp[i][m],
+                                   model_acc[i][m].horizons({&grids[g]})});
     }
   }
   return entries;

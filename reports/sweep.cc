@@ -22,7 +22,7 @@ using nlohmann::json;
 
 // The layout of a shard file's result; part of the study's fingerprint, so that a sweep
 // directory written by another layout is recomputed rather than misread.
-constexpr int kShardFormat = 5;
+constexpr int kShardFormat = 6;
 
 // Doubles travel as %a text: exact, and infinities survive (JSON numbers cannot hold them).
 std::string hex(double x) { return fmt::format("{:a}", x); }
@@ -91,7 +91,8 @@ measure::Figures figures_from_json(const json& j) {
 json to_json(const ShardResult& s) {
   json j;
   j["bands"] = json::array();
-  for (const Band& b : s.bands) j["bands"].push_back({b.first, b.last, to_json(b.figures)});
+  for (const Band& b : s.bands)
+    j["bands"].push_back({b.first, b.last, to_json(b.figures), hex(b.max_ulp_floored)});
   j["curve"] = json::array();
   for (const auto& [octave, e] : s.curve) j["curve"].push_back({octave, hex(e)});
   j["verdicts"] = json::array();
@@ -111,6 +112,7 @@ json to_json(const ShardResult& s) {
   }
   j["fitted_c"] = hex(s.fitted_c);
   j["rotary"] = to_json(s.rotary);
+  j["rotary_ulp_floored"] = hex(s.rotary_ulp_floored);
   j["first_failure"] = s.first_failure;
   j["last_measured"] = s.last_measured ? json(*s.last_measured) : json(nullptr);
   return j;
@@ -123,6 +125,7 @@ ShardResult from_json(const json& j) {
     band.first = b.at(0).get<uint64_t>();
     band.last = b.at(1).get<uint64_t>();
     band.figures = figures_from_json(b.at(2));
+    band.max_ulp_floored = unhex(b.at(3));
     s.bands.push_back(band);
   }
   for (const json& c : j.at("curve")) s.curve[c.at(0).get<int>()] = unhex(c.at(1));
@@ -141,6 +144,7 @@ ShardResult from_json(const json& j) {
   }
   s.fitted_c = unhex(j.at("fitted_c"));
   s.rotary = figures_from_json(j.at("rotary"));
+  s.rotary_ulp_floored = unhex(j.at("rotary_ulp_floored"));
   s.first_failure = j.at("first_failure").get<std::map<std::string, uint64_t>>();
   if (!j.at("last_measured").is_null()) s.last_measured = j.at("last_measured").get<uint64_t>();
   return s;
