@@ -13,6 +13,7 @@
 #include "measure/sampling.h"
 #include "oracle/engine.h"
 #include "oracle/table.h"
+#include "reports/report_text.h"
 #include "tables/atomic_file.h"
 #include "tables/table_stream.h"
 
@@ -77,29 +78,6 @@ void judge_outcome(GateOutcome& o, const std::optional<BandFigures>& recorded) {
   o.message = o.regressed ? "REGRESSED: " + why
                           : "within budget: measured " + format_figures(o.measured) +
                                 " against recorded " + format_figures(*recorded);
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -266,15 +244,15 @@ std::string junit_xml(const std::vector<GateOutcome>& outcomes) {
   for (const auto& [subject, list] : by_subject) {
     size_t f = 0;
     for (const GateOutcome* o : list) f += o->regressed;
-    x << "  <testsuite name=\"" << xml_escape(subject) << "\" tests=\"" << list.size()
+    x << "  <testsuite name=\"" << html_escape(subject) << "\" tests=\"" << list.size()
       << "\" failures=\"" << f << "\">\n";
     for (const GateOutcome* o : list) {
-      x << "    <testcase classname=\"" << xml_escape(subject) << "\" name=\"positions " << o->band
+      x << "    <testcase classname=\"" << html_escape(subject) << "\" name=\"positions " << o->band
         << "\" time=\"" << o->seconds << "\"";
       if (o->regressed)
-        x << ">\n      <failure message=\"" << xml_escape(o->message) << "\"/>\n    </testcase>\n";
+        x << ">\n      <failure message=\"" << html_escape(o->message) << "\"/>\n    </testcase>\n";
       else if (o->skipped)
-        x << ">\n      <skipped message=\"" << xml_escape(o->message) << "\"/>\n    </testcase>\n";
+        x << ">\n      <skipped message=\"" << html_escape(o->message) << "\"/>\n    </testcase>\n";
       else
         x << "/>\n";
     }

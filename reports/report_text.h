@@ -14,6 +14,7 @@ namespace pev::reports {
 // A figure with 3 significant digits; "inf" for null (an infinite or undefined figure).
 std::string g3(const nlohmann::json& x);
 std::string csv_field(const std::string& s);
+// <, >, & and " as entities: for HTML and for the gate's JUnit XML.
 std::string html_escape(const std::string& s);
 
 // The largest error a correctly rounded value in [-1, 1] has in `dtype`: half an ulp just below
