@@ -105,6 +105,65 @@ def polar_cache(tmp_path):
     return t.view(np.complex64)  # Meta's freqs_cis: complex64 [N, d/2]
 
 
+def exact(tmp_path, *flags):
+    return cli_table(tmp_path, "oracle", *flags).copy()
+
+
+def nan_and_infinities(tmp_path):
+    t = exact(tmp_path, "--d-model", "64", "--positions", "300")
+    t[10, 3], t[20, 4], t[30, 5] = np.nan, np.inf, -np.inf
+    return t
+
+
+def float16_flushed(tmp_path):
+    t = exact(tmp_path, "--d-model", "64", "--base", "1000000", "--positions", "300",
+              "--dtype", "float16")
+    t[(t != 0) & (np.abs(t) < 2.0**-14)] = 0
+    return t
+
+
+def t2t_table(tmp_path):
+    return exact(tmp_path, "--d-model", "64", "--schedule", "t2t", "--positions", "300")
+
+
+def pair_swapped(tmp_path):
+    t = exact(tmp_path, "--d-model", "64", "--positions", "300")
+    t[:, [10, 11]] = t[:, [11, 10]]
+    return t
+
+
+def column_negated(tmp_path):
+    t = exact(tmp_path, "--d-model", "64", "--positions", "300")
+    t[:, 4] = -t[:, 4]
+    return t
+
+
+def rows_swapped(tmp_path):
+    t = exact(tmp_path, "--d-model", "64", "--positions", "300")
+    t[[100, 200]] = t[[200, 100]]
+    return t
+
+
+def rounded_the_other_way(tmp_path):
+    t = exact(tmp_path, "--d-model", "64", "--positions", "300")
+    ref = exact(tmp_path, "--d-model", "64", "--positions", "300", "--dtype", "float64")
+    other = np.nextafter(t, np.where(ref > t, np.float32(np.inf), np.float32(-np.inf)))
+    return np.where(ref == t, t, other).astype(np.float32)
+
+
+def float16_d2(tmp_path):
+    return exact(tmp_path, "--d-model", "2", "--positions", "4096", "--dtype", "float16")
+
+
+def late_d2(tmp_path):
+    return exact(tmp_path, "--d-model", "2", "--start", "50000", "--positions", "10000")
+
+
+def rope_sin_pairs(tmp_path):
+    return exact(tmp_path, "--d-model", "32", "--layout", "rope-sin-pairs", "--start", "100",
+                 "--positions", "200", "--dtype", "bfloat16")
+
+
 CASES = [
     ("honest", honest, {}, []),
     ("corrupted element", corrupted, {}, []),
@@ -126,6 +185,23 @@ CASES = [
      ["--dtype", "bfloat16", "--base", "1000000", "--rope-scaling", json.dumps(YARN),
       "--layout", "rope-cos-sin"]),
     ("polar", polar_cache, {"layout": "polar"}, ["--layout", "polar"]),
+    ("NaN and infinities", nan_and_infinities, {}, []),
+    ("float16 subnormals flushed", float16_flushed, {"base": 1e6}, ["--base", "1000000"]),
+    ("t2t declared as paper", t2t_table, {}, []),
+    ("a pair's sin and cos swapped", pair_swapped, {}, []),
+    ("a column negated", column_negated, {}, []),
+    ("two rows swapped", rows_swapped, {}, []),
+    ("rounded the other way, faithful", rounded_the_other_way, {"budget": "faithful"},
+     ["--budget", "faithful"]),
+    ("rounded the other way, strict", rounded_the_other_way, {"budget": "strict"},
+     ["--budget", "strict"]),
+    ("float16 d 2: the format's limit", float16_d2, {"budget": "strict"}, ["--budget", "strict"]),
+    ("budgets that check nothing", late_d2, {"start": 50000, "model_c": 40},
+     ["--start", "50000", "--model-c", "40"]),
+    ("bfloat16 sin pairs", rope_sin_pairs,
+     {"layout": "rope-sin-pairs", "start": 100, "dtype": "bfloat16", "budget": "strict"},
+     ["--layout", "rope-sin-pairs", "--start", "100", "--dtype", "bfloat16", "--budget",
+      "strict"]),
 ]
 
 
