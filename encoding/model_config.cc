@@ -224,10 +224,10 @@ void apply_rotary(const RotaryRequest& q, TableSpec& spec) {
   if (q.model) {
     const ModelRope& m = *q.model;
     if (q.d_model && *q.d_model != m.rotary_dim)
-      fail(fmt::format("d_model {} contradicts {}: its rotary dimension is {} (head_dim {} x "
-                       "partial_rotary_factor {:g})",
-                       *q.d_model, q.model_name, m.rotary_dim, m.head_dim,
-                       m.partial_rotary_factor));
+      fail(
+          fmt::format("d_model {} contradicts {}: its rotary dimension is {} (head_dim {} x "
+                      "partial_rotary_factor {:g})",
+                      *q.d_model, q.model_name, m.rotary_dim, m.head_dim, m.partial_rotary_factor));
     if (q.base && *q.base != m.base)
       fail(fmt::format("base {:g} contradicts {}: its rope_theta is {:g}", *q.base, q.model_name,
                        m.base));
