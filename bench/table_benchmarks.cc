@@ -2,10 +2,13 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "bench/roofline.h"
@@ -17,8 +20,9 @@
 namespace pev::bench {
 namespace {
 
-// One buffer per table case, the largest any output type needs, touched once up front so that
-// no benchmark pays the page faults.
+// One buffer per table case, as large as the widest output timed on it needs, touched once up
+// front so that no benchmark pays the page faults. Narrower outputs and their rooflines use its
+// first bytes.
 struct Buffer {
   size_t bytes;
   std::unique_ptr<char, decltype(&std::free)> data{nullptr, &std::free};
@@ -54,7 +58,34 @@ void split(size_t bytes, int threads, F body) {
 
 std::string threads_suffix(int threads) { return "/threads:" + std::to_string(threads); }
 
+// The CPU entries the config selects, available on this machine.
+std::vector<const core::Implementation*> selected(const Config& config) {
+  const std::regex filter(config.filter.empty() ? ".*" : config.filter);
+  std::vector<const core::Implementation*> out;
+  for (const core::Implementation& impl : core::registry()) {
+    if (impl.device != core::Device::kCpu) continue;
+    if (impl.available && !impl.available()) continue;
+    if (!std::regex_search(impl.name, filter)) continue;
+    out.push_back(&impl);
+  }
+  return out;
+}
+
 }  // namespace
+
+std::optional<TableCase> parse_table_case(std::string_view text) {
+  const size_t x = text.find('x');
+  if (x == std::string_view::npos) return std::nullopt;
+  uint64_t positions = 0;
+  int d = 0;
+  const char* end = text.data() + text.size();
+  const auto p = std::from_chars(text.data(), text.data() + x, positions);
+  const auto q = std::from_chars(text.data() + x + 1, end, d);
+  if (p.ec != std::errc() || p.ptr != text.data() + x || q.ec != std::errc() || q.ptr != end)
+    return std::nullopt;
+  if (positions == 0 || d < 2 || d % 2 != 0) return std::nullopt;
+  return TableCase{std::string(text), d, positions};
+}
 
 std::vector<TableCase> table_cases(bool quick) {
   std::vector<TableCase> c = {{"8192x512", 512, 8192}};
@@ -71,44 +102,57 @@ std::vector<int> thread_counts(bool quick) {
 
 std::map<std::string, Measured> register_table_benchmarks(const Config& config) {
   std::map<std::string, Measured> measured;
-  const std::regex filter(config.filter.empty() ? ".*" : config.filter);
-  for (const TableCase& tc : table_cases(config.quick)) {
-    const size_t bytes = tc.positions * static_cast<size_t>(tc.d_model) * sizeof(float);
-    auto& buffer = buffers()[tc.label];
-    if (!buffer) buffer = std::make_shared<Buffer>(bytes);
+  const std::vector<const core::Implementation*> impls = selected(config);
+  // The element sizes the selected entries write, widest first; float32's when none is selected.
+  std::set<int, std::greater<>> widths;
+  for (const core::Implementation* impl : impls)
+    widths.insert(static_cast<int>(core::element_size(impl->output)));
+  if (widths.empty()) widths.insert(4);
+  const std::vector<TableCase> cases =
+      config.tables.empty() ? table_cases(config.quick) : config.tables;
+  for (const TableCase& tc : cases) {
+    const uint64_t values = tc.positions * static_cast<uint64_t>(tc.d_model);
+    const std::string buffer_key = tc.label + "/" + std::to_string(*widths.begin());
+    auto& buffer = buffers()[buffer_key];
+    if (!buffer) buffer = std::make_shared<Buffer>(values * *widths.begin());
     std::shared_ptr<Buffer> buf = buffer;
     for (const int threads : thread_counts(config.quick)) {
       // Rooflines first, so that each group of results reads baseline then candidates.
-      for (const Fill f :
-           {Fill::kMemsetNonZero, Fill::kStreaming, Fill::kPlainLoop, Fill::kMemcpy}) {
-        const std::string name =
-            "roofline/" + std::string(name_of(f)) + "/" + tc.label + threads_suffix(threads);
-        benchmark::RegisterBenchmark(
-            name.c_str(),
-            [buf, f, threads](benchmark::State& state) {
-              const char* src = f == Fill::kMemcpy ? buf->memcpy_source() : nullptr;
-              for (auto _ : state)
-                split(buf->bytes, threads, [&](size_t at, size_t n) {
-                  fill(f, buf->data.get() + at, src ? src + at : nullptr, n);
-                });
-              benchmark::ClobberMemory();
-            })
-            ->UseRealTime()
-            ->Repetitions(config.repetitions)
-            ->MinTime(config.min_time);
-        measured[name] = {
-            std::string(name_of(f)),   true, tc.label, tc.d_model, tc.positions, threads,
-            tc.positions * tc.d_model, bytes};
+      for (const int width : widths) {
+        const size_t bytes = values * width;
+        for (const Fill f :
+             {Fill::kMemsetNonZero, Fill::kStreaming, Fill::kPlainLoop, Fill::kMemcpy}) {
+          const std::string name = "roofline/" + std::string(name_of(f)) + "/" + tc.label + "/" +
+                                   std::to_string(width) + "B" + threads_suffix(threads);
+          benchmark::RegisterBenchmark(
+              name.c_str(),
+              [buf, f, threads, bytes](benchmark::State& state) {
+                const char* src = f == Fill::kMemcpy ? buf->memcpy_source() : nullptr;
+                for (auto _ : state)
+                  split(bytes, threads, [&](size_t at, size_t n) {
+                    fill(f, buf->data.get() + at, src ? src + at : nullptr, n);
+                  });
+                benchmark::ClobberMemory();
+              })
+              ->UseRealTime()
+              ->Repetitions(config.repetitions)
+              ->MinTime(config.min_time);
+          measured[name] = {std::string(name_of(f)),
+                            true,
+                            tc.label,
+                            tc.d_model,
+                            tc.positions,
+                            threads,
+                            width,
+                            values,
+                            bytes};
+        }
       }
-      for (const core::Implementation& impl : core::registry()) {
-        if (impl.device != core::Device::kCpu) continue;
-        if (impl.available && !impl.available()) continue;
-        if (!std::regex_search(impl.name, filter)) continue;
+      for (const core::Implementation* p : impls) {
         TableSpec spec;
         spec.d_model = tc.d_model;
         const uint64_t count = tc.positions;
-        const std::string name = impl.name + "/" + tc.label + threads_suffix(threads);
-        const core::Implementation* p = &impl;
+        const std::string name = p->name + "/" + tc.label + threads_suffix(threads);
         benchmark::RegisterBenchmark(name.c_str(),
                                      [buf, p, spec, count, threads](benchmark::State& state) {
                                        for (auto _ : state)
@@ -118,10 +162,9 @@ std::map<std::string, Measured> register_table_benchmarks(const Config& config) 
             ->UseRealTime()
             ->Repetitions(config.repetitions)
             ->MinTime(config.min_time);
-        measured[name] = {impl.name,          false,
-                          tc.label,           tc.d_model,
-                          tc.positions,       threads,
-                          count * tc.d_model, count * tc.d_model * core::element_size(impl.output)};
+        const int width = static_cast<int>(core::element_size(p->output));
+        measured[name] = {p->name, false, tc.label, tc.d_model,    tc.positions,
+                          threads, width, values,   values * width};
       }
     }
   }
