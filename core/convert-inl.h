@@ -137,6 +137,16 @@ HWY_INLINE hn::Vec<hn::Rebind<float, DD>> DemoteToOddF32(DD dd, hn::Vec<DD> x) {
   const hn::RebindToUnsigned<DD> du;
   const auto low = hn::Set(du, (uint64_t{1} << 29) - 1);
   const auto bits = hn::BitCast(du, x);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (hn::MaxLanes(DD()) == 8) {
+    // Three instructions (test, and-not, masked or); Highway's IfThenElse adds a blend.
+    const __mmask8 sticky = _mm512_test_epi64_mask(bits.raw, low.raw);
+    const __m512i kept = _mm512_andnot_si512(low.raw, bits.raw);
+    const __m512i odd =
+        _mm512_mask_or_epi64(kept, sticky, kept, _mm512_set1_epi64(int64_t{1} << 29));
+    return hn::DemoteTo(hn::Rebind<float, DD>(), hn::BitCast(dd, decltype(bits){odd}));
+  }
+#endif
   const auto sticky = hn::Ne(hn::And(bits, low), hn::Zero(du));  // any of the 29 low bits set
   const auto kept = hn::AndNot(low, bits);
   const auto odd = hn::IfThenElse(sticky, hn::Or(kept, hn::Set(du, uint64_t{1} << 29)), kept);

@@ -39,9 +39,12 @@
 #include <algorithm>
 
 #include "core/precise/direct-inl.h"
+#include "core/precise/half_sinks-inl.h"
 #include "core/precise/plan.h"
 #include "core/precise/precise_fill.h"
 #include "core/precise/rotate-inl.h"
+#include "core/precise/row_shape.h"
+#include "core/row_writer.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
@@ -103,7 +106,8 @@ void Anchor(const Plan& plan, uint64_t position, size_t i0, size_t i1, double* s
 }
 
 // Lanes [i0, i1) of row `row` (position `position`, j rows past the anchor) again: pairs whose
-// rotated min(|sin|, |cos|) is below the plan's fixup_threshold are recomputed directly.
+// rotated min(|sin|, |cos|) is below the plan's fixup_threshold are recomputed directly, and the
+// vectors holding them stored again (the sink stored the others right the first time).
 template <class Sink>
 HWY_NOINLINE void FixupRow(const Plan& plan, const double* anchor_sin, const double* anchor_cos,
                            uint64_t j, uint64_t position, uint64_t row, size_t i0, size_t i1,
@@ -128,12 +132,12 @@ HWY_NOINLINE void FixupRow(const Plan& plan, const double* anchor_sin, const dou
       }
       ys = hn::IfThenElse(small, s, ys);
       yc = hn::IfThenElse(small, c, yc);
+      sink.Put(row, i, ys, yc);
     }
-    sink.Put(row, i, ys, yc);
   }
 }
 
-// The float32 sinks: spans of rows, table chunk by table chunk, anchor interval by interval.
+// The vector sinks: spans of rows, table chunk by table chunk, anchor interval by interval.
 // Each chunk of the table is then read from L1 for every anchor of the span.
 template <bool kStream, class Sink>
 void FillTiled(const Plan& plan, uint64_t start, uint64_t count, Sink& sink) {
@@ -205,7 +209,94 @@ void FillTiledMaybeStreaming(const Plan& plan, uint64_t start, uint64_t count, b
   }
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// 16-bit rows of whole vectors of pairs, every layout.
+template <Dtype kOut, bool kNative>
+void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint16_t* out,
+                  bool big) {
+  const auto width = static_cast<size_t>(table_width(spec));
+  const auto half = static_cast<size_t>(spec.d_model / 2);
+  const double t = plan.fixup_threshold;
+  const bool aligned = reinterpret_cast<uintptr_t>(out) % (4 * hn::Lanes(DF64())) == 0;
+  const auto run = [&](auto& sink) {
+    FillTiledMaybeStreaming(plan, spec.start, count, big && aligned && sink.CanStream(half), sink);
+  };
+  const RowShape shape = row_shape(spec.layout, spec.d_model / 2);
+  if (shape.zipped) {
+    switch (shape.pairing) {
+      case Pairing::kSinCos: {
+        ZippedHalf<kOut, kNative, Pairing::kSinCos> sink(out, width, t);
+        return run(sink);
+      }
+      case Pairing::kCosSin: {
+        ZippedHalf<kOut, kNative, Pairing::kCosSin> sink(out, width, t);
+        return run(sink);
+      }
+      case Pairing::kCosCos: {
+        ZippedHalf<kOut, kNative, Pairing::kCosCos> sink(out, width, t);
+        return run(sink);
+      }
+      case Pairing::kSinSin: {
+        ZippedHalf<kOut, kNative, Pairing::kSinSin> sink(out, width, t);
+        return run(sink);
+      }
+    }
+  }
+  if (shape.sin_runs[0] < 0) {
+    RunsHalf<kOut, kNative, false, true> sink(out, width, t, shape);
+    return run(sink);
+  }
+  if (shape.cos_runs[0] < 0) {
+    RunsHalf<kOut, kNative, true, false> sink(out, width, t, shape);
+    return run(sink);
+  }
+  RunsHalf<kOut, kNative, true, true> sink(out, width, t, shape);
+  run(sink);
+}
+
+template <Dtype kOut>
+void FillHalf(const Plan& plan, const TableSpec& spec, uint64_t count, uint16_t* out, bool big) {
+  if constexpr (kOut == Dtype::kBFloat16) {
+    if (HasNativeBF16()) return FillHalfWith<kOut, true>(plan, spec, count, out, big);
+  }
+  FillHalfWith<kOut, false>(plan, spec, count, out, big);
+}
+
+// float32 rows of whole vectors of pairs in a zipped layout.
+void FillZippedF32(const Plan& plan, const TableSpec& spec, uint64_t count, float* out,
+                   bool stream) {
+  const auto width = static_cast<size_t>(table_width(spec));
+  const double t = plan.fixup_threshold;
+  switch (row_shape(spec.layout, spec.d_model / 2).pairing) {
+    case Pairing::kSinCos: {
+      ZippedF32<Pairing::kSinCos> sink(out, width, t);
+      return FillTiledMaybeStreaming(plan, spec.start, count, stream, sink);
+    }
+    case Pairing::kCosSin: {
+      ZippedF32<Pairing::kCosSin> sink(out, width, t);
+      return FillTiledMaybeStreaming(plan, spec.start, count, stream, sink);
+    }
+    case Pairing::kCosCos: {
+      ZippedF32<Pairing::kCosCos> sink(out, width, t);
+      return FillTiledMaybeStreaming(plan, spec.start, count, stream, sink);
+    }
+    case Pairing::kSinSin: {
+      ZippedF32<Pairing::kSinSin> sink(out, width, t);
+      return FillTiledMaybeStreaming(plan, spec.start, count, stream, sink);
+    }
+  }
+}
+#endif  // HWY_TARGET != HWY_SCALAR
+
 }  // namespace
+
+void FillReference(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion,
+                   void* out) {
+  if (count == 0) return;
+  const std::shared_ptr<const Plan> plan = Cache().get(spec, hn::Lanes(DF64()), BuildTable);
+  DoubleRows sink(spec, plan->padded, plan->fixup_threshold, output, conversion, out);
+  FillWhole(*plan, spec.start, count, sink);
+}
 
 void FillPrecise(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion,
                  void* out) {
@@ -213,51 +304,33 @@ void FillPrecise(const TableSpec& spec, uint64_t count, Dtype output, Conversion
   const size_t n = hn::Lanes(DF64());
   const std::shared_ptr<const Plan> plan = Cache().get(spec, n, BuildTable);
   const auto width = static_cast<size_t>(table_width(spec));
-  const size_t row_bytes = width * sizeof(float);
+  const size_t row_bytes = width * element_size(output);
   const int half = spec.d_model / 2;
-  // The float32 sinks store whole vectors, so they need d/2 to be a multiple of N.
-  const bool fast = output == Dtype::kFloat32 && static_cast<size_t>(half) == plan->padded;
+  // The vector sinks store whole vectors of pairs, so they need d/2 to be a multiple of N.
+  const bool vectors = static_cast<size_t>(half) == plan->padded;
   const auto address = reinterpret_cast<uintptr_t>(out);
   const bool big = count * row_bytes >= kStreamBytes;
+  const RowShape shape = row_shape(spec.layout, half);
 #if HWY_TARGET != HWY_SCALAR
-  if (fast && spec.layout == Layout::kInterleaved) {
-    InterleavedF32 sink(static_cast<float*>(out), width, plan->fixup_threshold);
-    FillTiledMaybeStreaming(*plan, spec.start, count, big && address % (8 * n) == 0, sink);
+  if (vectors && output == Dtype::kFloat32 && shape.zipped) {
+    FillZippedF32(*plan, spec, count, static_cast<float*>(out), big && address % (8 * n) == 0);
     return;
   }
-#endif
-  // Layouts whose sin and cos columns are contiguous runs; the strided ones (pairs, polar) go
-  // through the general rows below.
-  const bool runs = spec.layout != Layout::kInterleaved && spec.layout != Layout::kRopeCosPairs &&
-                    spec.layout != Layout::kRopeSinPairs && spec.layout != Layout::kPolar;
-  if (fast && runs) {
-    int s0 = -1, s1 = -1, c0 = -1, c1 = -1;
-    switch (spec.layout) {
-      case Layout::kInterleaved:  // handled above
-      case Layout::kRopeCosPairs:
-      case Layout::kRopeSinPairs:
-      case Layout::kPolar:
-        break;
-      case Layout::kHalves:
-        s0 = 0, c0 = half;
-        break;
-      case Layout::kRopeCos:
-        c0 = 0;
-        break;
-      case Layout::kRopeSin:
-        s0 = 0;
-        break;
-      case Layout::kRopeCosDup:
-        c0 = 0, c1 = half;
-        break;
-      case Layout::kRopeSinDup:
-        s0 = 0, s1 = half;
-        break;
-      case Layout::kRopeCosSin:
-        c0 = 0, s0 = half;
-        break;
+  // The 16-bit sinks round only values of at least 2^-126 themselves (half_sinks-inl.h): the
+  // fix-up, which stores the smaller ones, must catch them all (A >= 2^-104).
+  if (vectors && conversion == Conversion::kNearestEven && plan->fixup_threshold >= 0x1p-126) {
+    if (output == Dtype::kFloat16) {
+      FillHalf<Dtype::kFloat16>(*plan, spec, count, static_cast<uint16_t*>(out), big);
+      return;
     }
-    SplitF32 sink(static_cast<float*>(out), width, plan->fixup_threshold, s0, s1, c0, c1);
+    if (output == Dtype::kBFloat16) {
+      FillHalf<Dtype::kBFloat16>(*plan, spec, count, static_cast<uint16_t*>(out), big);
+      return;
+    }
+  }
+#endif
+  if (vectors && output == Dtype::kFloat32 && !shape.zipped) {
+    SplitF32 sink(static_cast<float*>(out), width, plan->fixup_threshold, shape);
     FillTiledMaybeStreaming(*plan, spec.start, count, big && address % (4 * n) == 0, sink);
     return;
   }
@@ -273,9 +346,15 @@ HWY_AFTER_NAMESPACE();
 namespace pev::core::precise {
 
 HWY_EXPORT(FillPrecise);
+HWY_EXPORT(FillReference);
 
 void fill(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion, void* out) {
   HWY_DYNAMIC_DISPATCH(FillPrecise)(spec, count, output, conversion, out);
+}
+
+void fill_reference(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion,
+                    void* out) {
+  HWY_DYNAMIC_DISPATCH(FillReference)(spec, count, output, conversion, out);
 }
 
 std::string compiled_targets() {

@@ -21,6 +21,11 @@ inline constexpr double kFixupThreshold = 0x1p-22;
 // float32, uint16 bit patterns for float16 / bfloat16. Safe to call concurrently.
 void fill(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion, void* out);
 
+// The same rows through the general path (every value rounded by RowWriter, no vector sink): what
+// the vector sinks must equal bit for bit (crosscheck/precise_sinks_test.cc).
+void fill_reference(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion,
+                    void* out);
+
 // The targets compiled in, best first, e.g. "AVX3 AVX2 SSE4 SSSE3 SCALAR".
 std::string compiled_targets();
 
