@@ -79,7 +79,8 @@ HWY_INLINE void StoreHalfBits(V y, uint16_t* out) {
 template <Dtype kOut, bool kNative, Pairing kPairing>
 class ZippedHalf {
  public:
-  using DU = hn::Rebind<uint16_t, DF>;  // 2N patterns
+  static constexpr bool kTrack = kOut != Dtype::kFloat16;  // float16 needs no fix-up
+  using DU = hn::Rebind<uint16_t, DF>;                     // 2N patterns
   ZippedHalf(uint16_t* table, size_t width, double threshold)
       : table_(table), width_(width), threshold_(HalfThreshold(threshold)) {}
   // Streamed stores must fill a whole register; rows and pairs stay aligned to 4N bytes.
@@ -98,7 +99,7 @@ class ZippedHalf {
     uint16_t* HWY_RESTRICT row = table_ + b.row0 * width_ + 2 * b.i0;
     const auto put = [&](uint16_t* HWY_RESTRICT p, V ys, V yc) HWY_ATTR {
       const auto v = Zip(ys, yc, idx);
-      min = MinMagnitude(min, v);
+      if constexpr (kTrack) min = MinMagnitude(min, v);
       const auto bits = HalfBits<kOut, kNative>(v);
       if constexpr (kStream && kWholeRegister) {
         hn::Stream(bits, du, p);
@@ -131,7 +132,7 @@ class ZippedHalf {
         }
       }
     }
-    return hn::GetLane(hn::MinOfLanes(df, min)) <= threshold_;
+    return kTrack && hn::GetLane(hn::MinOfLanes(df, min)) <= threshold_;
   }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
     HWY_ALIGN uint16_t s[hn::MaxLanes(DF64())], c[hn::MaxLanes(DF64())];
@@ -165,8 +166,9 @@ class ZippedHalf {
 template <Dtype kOut, bool kNative, bool kSin, bool kCos>
 class RunsHalf {
  public:
-  using DU = hn::Rebind<uint16_t, DF>;   // 2N patterns
-  using DUH = hn::Rebind<uint16_t, DH>;  // N patterns
+  static constexpr bool kTrack = kOut != Dtype::kFloat16;  // float16 needs no fix-up
+  using DU = hn::Rebind<uint16_t, DF>;                     // 2N patterns
+  using DUH = hn::Rebind<uint16_t, DH>;                    // N patterns
   RunsHalf(uint16_t* table, size_t width, double threshold, const RowShape& shape)
       : table_(table),
         width_(width),
@@ -231,7 +233,7 @@ class RunsHalf {
         }
       }
     }
-    return hn::GetLane(hn::MinOfLanes(df, min)) <= threshold_;
+    return kTrack && hn::GetLane(hn::MinOfLanes(df, min)) <= threshold_;
   }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
     HWY_ALIGN uint16_t s[hn::MaxLanes(DF64())], c[hn::MaxLanes(DF64())];
@@ -252,7 +254,7 @@ class RunsHalf {
                                 hn::Vec<DF>& min) {
     const DF64 d;
     const auto v = hn::Combine(DF(), DemoteToOddF32(d, y1), DemoteToOddF32(d, y0));
-    min = MinMagnitude(min, v);
+    if constexpr (kTrack) min = MinMagnitude(min, v);
     const auto bits = HalfBits<kOut, kNative>(v);
     for (int off : runs) {
       if (off < 0) continue;
@@ -266,7 +268,7 @@ class RunsHalf {
   static HWY_INLINE void Store1(V y, uint16_t* HWY_RESTRICT p, const int (&runs)[2],
                                 hn::Vec<DF>& min) {
     const auto f = DemoteToOddF32(DF64(), y);
-    min = MinMagnitude(min, hn::Combine(DF(), f, f));
+    if constexpr (kTrack) min = MinMagnitude(min, hn::Combine(DF(), f, f));
     const auto bits = ToHalfBits<false>(DH(), f, kOut, Conversion::kNearestEven);
     for (int off : runs)
       if (off >= 0) hn::StoreU(bits, DUH(), p + off);
