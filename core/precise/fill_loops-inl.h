@@ -47,6 +47,12 @@ inline void BuildTable(Plan& plan) {
       }
     }
   }
+  // The float copies (RN, as the float-first sinks' error bound assumes).
+  for (size_t k = 0; k < kAnchorInterval * plan.padded; ++k) {
+    const auto s = static_cast<float>(plan.table_sin[k]), c = static_cast<float>(plan.table_cos[k]);
+    plan.table_sin_f[k] = plan.table_sin_f2[2 * k] = plan.table_sin_f2[2 * k + 1] = s;
+    plan.table_cos_f[k] = plan.table_cos_f2[2 * k] = plan.table_cos_f2[2 * k + 1] = c;
+  }
 }
 
 // Lanes [i0, i1) of the anchor row at `position`, computed directly and scaled by A.
@@ -109,6 +115,8 @@ void FillTiled(const Plan& plan, double threshold, uint64_t start, uint64_t coun
   const uint64_t span = kSpanRows;
   auto anchor_sin = hwy::AllocateAligned<double>(plan.padded);
   auto anchor_cos = hwy::AllocateAligned<double>(plan.padded);
+  auto anchor_sin_f = hwy::AllocateAligned<float>(plan.padded);
+  auto anchor_cos_f = hwy::AllocateAligned<float>(plan.padded);
   const uint64_t end = start + count;
   for (uint64_t s = start - start % kB; s < end; s += span) {
     const uint64_t span_end = std::min(s + span, end);
@@ -116,6 +124,12 @@ void FillTiled(const Plan& plan, double threshold, uint64_t start, uint64_t coun
       const size_t i1 = std::min(i0 + plan.chunk, plan.padded);
       for (uint64_t a = s; a < span_end; a += kB) {
         Anchor(plan, a, i0, i1, anchor_sin.get(), anchor_cos.get());
+        if constexpr (Sink::kFloatFirst) {
+          for (size_t i = i0; i < i1; ++i) {
+            anchor_sin_f[i] = static_cast<float>(anchor_sin[i]);
+            anchor_cos_f[i] = static_cast<float>(anchor_cos[i]);
+          }
+        }
         const uint64_t first = std::max(a, start);
         const uint64_t last = std::min(a + kB, span_end);
         const size_t offset = plan.table_offset(first - a, i0);
@@ -126,7 +140,13 @@ void FillTiled(const Plan& plan, double threshold, uint64_t start, uint64_t coun
                           anchor_sin.get(),
                           anchor_cos.get(),
                           &plan.table_sin[offset],
-                          &plan.table_cos[offset]};
+                          &plan.table_cos[offset],
+                          anchor_sin_f.get(),
+                          anchor_cos_f.get(),
+                          &plan.table_sin_f[offset],
+                          &plan.table_cos_f[offset],
+                          &plan.table_sin_f2[2 * offset],
+                          &plan.table_cos_f2[2 * offset]};
         if (HWY_UNLIKELY(sink.template Rows<kStream>(block))) {
           if constexpr (kStream) hwy::FlushStream();  // order the rewrite after streamed rows
           for (uint64_t pos = first; pos < last; ++pos)

@@ -79,6 +79,7 @@ HWY_INLINE void StoreHalfBits(V y, uint16_t* out) {
 template <Dtype kOut, bool kNative, Pairing kPairing>
 class ZippedHalf {
  public:
+  static constexpr bool kFloatFirst = false;
   static constexpr bool kTrack = kOut != Dtype::kFloat16;  // float16 needs no fix-up
   using DU = hn::Rebind<uint16_t, DF>;                     // 2N patterns
   ZippedHalf(uint16_t* table, size_t width, double threshold)
@@ -97,16 +98,8 @@ class ZippedHalf {
     const auto idx = ZipIndices();
     auto min = hn::Set(df, std::numeric_limits<float>::infinity());
     uint16_t* HWY_RESTRICT row = table_ + b.row0 * width_ + 2 * b.i0;
-    const auto put = [&](uint16_t* HWY_RESTRICT p, V ys, V yc) HWY_ATTR {
-      const auto v = Zip(ys, yc, idx);
-      if constexpr (kTrack) min = MinMagnitude(min, v);
-      const auto bits = HalfBits<kOut, kNative>(v);
-      if constexpr (kStream && kWholeRegister) {
-        hn::Stream(bits, du, p);
-      } else {
-        hn::StoreU(bits, du, p);
-      }
-    };
+    const auto put = [&](uint16_t* HWY_RESTRICT p, V ys, V yc)
+                         HWY_ATTR { Store<kStream>(p, ys, yc, idx, min); };
     if (chunk == kChunkVectors * n) {  // anchors in registers, the loop over lanes unrolled
       V s_a[kChunkVectors], c_a[kChunkVectors];
       for (size_t k = 0; k < kChunkVectors; ++k) {
@@ -132,8 +125,26 @@ class ZippedHalf {
         }
       }
     }
-    return kTrack && hn::GetLane(hn::MinOfLanes(df, min)) <= threshold_;
+    return Flagged(min);
   }
+  // One vector of N pairs at p (2N values), the smaller magnitudes tracked in min.
+  template <bool kStream>
+  static HWY_INLINE void Store(uint16_t* HWY_RESTRICT p, V ys, V yc, ZipIdx idx, hn::Vec<DF>& min) {
+    const auto v = Zip(ys, yc, idx);
+    if constexpr (kTrack) min = MinMagnitude(min, v);
+    const auto bits = HalfBits<kOut, kNative>(v);
+    if constexpr (kStream && kWholeRegister) {
+      hn::Stream(bits, DU(), p);
+    } else {
+      hn::StoreU(bits, DU(), p);
+    }
+  }
+  // Whether the tracked minimum may hold a value to fix up.
+  bool Flagged(hn::Vec<DF> min) const {
+    return kTrack && hn::GetLane(hn::MinOfLanes(DF(), min)) <= threshold_;
+  }
+  uint16_t* table() const { return table_; }
+  size_t width() const { return width_; }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
     HWY_ALIGN uint16_t s[hn::MaxLanes(DF64())], c[hn::MaxLanes(DF64())];
     StoreHalfBits<kOut>(ys, s);
@@ -166,6 +177,7 @@ class ZippedHalf {
 template <Dtype kOut, bool kNative, bool kSin, bool kCos>
 class RunsHalf {
  public:
+  static constexpr bool kFloatFirst = false;
   static constexpr bool kTrack = kOut != Dtype::kFloat16;  // float16 needs no fix-up
   using DU = hn::Rebind<uint16_t, DF>;                     // 2N patterns
   using DUH = hn::Rebind<uint16_t, DH>;                    // N patterns
@@ -233,8 +245,15 @@ class RunsHalf {
         }
       }
     }
-    return kTrack && hn::GetLane(hn::MinOfLanes(df, min)) <= threshold_;
+    return Flagged(min);
   }
+  bool Flagged(hn::Vec<DF> min) const {
+    return kTrack && hn::GetLane(hn::MinOfLanes(DF(), min)) <= threshold_;
+  }
+  uint16_t* table() const { return table_; }
+  size_t width() const { return width_; }
+  const int (&sin_runs() const)[2] { return sin_; }
+  const int (&cos_runs() const)[2] { return cos_; }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
     HWY_ALIGN uint16_t s[hn::MaxLanes(DF64())], c[hn::MaxLanes(DF64())];
     StoreHalfBits<kOut>(ys, s);
@@ -247,8 +266,7 @@ class RunsHalf {
         if (off >= 0) p[off + j] = c[j];
     }
   }
-
- private:
+  // Lanes [i, i + 2N) of one value's runs at p, from two rotated vectors (4N bytes per run).
   template <bool kStream>
   static HWY_INLINE void Store2(V y0, V y1, uint16_t* HWY_RESTRICT p, const int (&runs)[2],
                                 hn::Vec<DF>& min) {
@@ -265,6 +283,7 @@ class RunsHalf {
       }
     }
   }
+  // N values at p + each run, plain stores (an odd vector at the end of a chunk).
   static HWY_INLINE void Store1(V y, uint16_t* HWY_RESTRICT p, const int (&runs)[2],
                                 hn::Vec<DF>& min) {
     const auto f = DemoteToOddF32(DF64(), y);

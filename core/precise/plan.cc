@@ -38,6 +38,10 @@ std::shared_ptr<const Plan> PlanCache::get(const TableSpec& spec, size_t lanes,
   }
   plan->table_sin = hwy::AllocateAligned<double>(kAnchorInterval * plan->padded);
   plan->table_cos = hwy::AllocateAligned<double>(kAnchorInterval * plan->padded);
+  plan->table_sin_f = hwy::AllocateAligned<float>(kAnchorInterval * plan->padded);
+  plan->table_cos_f = hwy::AllocateAligned<float>(kAnchorInterval * plan->padded);
+  plan->table_sin_f2 = hwy::AllocateAligned<float>(2 * kAnchorInterval * plan->padded);
+  plan->table_cos_f2 = hwy::AllocateAligned<float>(2 * kAnchorInterval * plan->padded);
   build_table(*plan);
   if (entries_.size() == kCapacity) entries_.erase(entries_.begin());
   entries_.push_back({spec.d_model, spec.base, spec.schedule, spec.rope, lanes, plan});

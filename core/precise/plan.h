@@ -38,6 +38,9 @@ struct Plan {
   // sin(j w_k), cos(j w_k) for j < kAnchorInterval, laid out [chunk][j][pair in chunk]: each
   // chunk contiguous.
   hwy::AlignedFreeUniquePtr<double[]> table_sin, table_cos;
+  // The same rounded to float, in the same layout (at table_offset), and with each value twice
+  // (at 2 table_offset: [s_0, s_0, s_1, s_1, ...]): the float-first 16-bit sinks' inputs.
+  hwy::AlignedFreeUniquePtr<float[]> table_sin_f, table_cos_f, table_sin_f2, table_cos_f2;
 
   // Where lanes [i0, i0 + chunk) of row j start; i0 is a multiple of `chunk`.
   size_t table_offset(uint64_t j, size_t i0) const {

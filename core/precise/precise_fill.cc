@@ -44,9 +44,11 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // Must come after foreach_target.h.
 #include <algorithm>
+#include <type_traits>
 
 #include "core/precise/direct-inl.h"
 #include "core/precise/fill_loops-inl.h"
+#include "core/precise/half_float_sinks-inl.h"
 #include "core/precise/half_sinks-inl.h"
 #include "core/precise/plan.h"
 #include "core/precise/precise_fill.h"
@@ -65,57 +67,76 @@ PlanCache& Cache() {
 }
 
 #if HWY_TARGET != HWY_SCALAR
-// 16-bit rows of whole vectors of pairs, every layout.
-template <Dtype kOut, bool kNative>
+// Calls f with the pairing as a type, std::integral_constant<Pairing, p>.
+template <class F>
+void WithPairing(Pairing p, const F& f) {
+  switch (p) {
+    case Pairing::kSinCos:
+      return f(std::integral_constant<Pairing, Pairing::kSinCos>());
+    case Pairing::kCosSin:
+      return f(std::integral_constant<Pairing, Pairing::kCosSin>());
+    case Pairing::kCosCos:
+      return f(std::integral_constant<Pairing, Pairing::kCosCos>());
+    case Pairing::kSinSin:
+      return f(std::integral_constant<Pairing, Pairing::kSinSin>());
+  }
+}
+
+// 16-bit rows of whole vectors of pairs, every layout; kFloatFirst: half_float_sinks-inl.h.
+template <Dtype kOut, bool kNative, bool kFloatFirst>
 void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint16_t* out,
                   bool big) {
   const auto width = static_cast<size_t>(table_width(spec));
   const auto half = static_cast<size_t>(spec.d_model / 2);
   const double t = fixup_threshold(plan, kOut);
   const bool aligned = reinterpret_cast<uintptr_t>(out) % (4 * hn::Lanes(DF64())) == 0;
-  const auto run = [&](auto& sink) {
+  const auto run = [&](auto& sink) HWY_ATTR {
     FillTiledMaybeStreaming(plan, t, spec.start, count, big && aligned && sink.CanStream(half),
                             sink);
   };
   const RowShape shape = row_shape(spec.layout, spec.d_model / 2);
   if (shape.zipped) {
-    switch (shape.pairing) {
-      case Pairing::kSinCos: {
-        ZippedHalf<kOut, kNative, Pairing::kSinCos> sink(out, width, t);
-        return run(sink);
+    return WithPairing(shape.pairing, [&](auto pairing) HWY_ATTR {
+      if constexpr (kFloatFirst) {
+        ZippedHalfFloatFirst<kOut, kNative, decltype(pairing)::value> sink(out, width, t,
+                                                                           plan.attention);
+        run(sink);
+      } else {
+        ZippedHalf<kOut, kNative, decltype(pairing)::value> sink(out, width, t);
+        run(sink);
       }
-      case Pairing::kCosSin: {
-        ZippedHalf<kOut, kNative, Pairing::kCosSin> sink(out, width, t);
-        return run(sink);
-      }
-      case Pairing::kCosCos: {
-        ZippedHalf<kOut, kNative, Pairing::kCosCos> sink(out, width, t);
-        return run(sink);
-      }
-      case Pairing::kSinSin: {
-        ZippedHalf<kOut, kNative, Pairing::kSinSin> sink(out, width, t);
-        return run(sink);
-      }
+    });
+  }
+  const auto runs = [&](auto sin, auto cos) HWY_ATTR {
+    if constexpr (kFloatFirst) {
+      RunsHalfFloatFirst<kOut, kNative, decltype(sin)::value, decltype(cos)::value> sink(
+          out, width, t, shape, plan.attention);
+      run(sink);
+    } else {
+      RunsHalf<kOut, kNative, decltype(sin)::value, decltype(cos)::value> sink(out, width, t,
+                                                                               shape);
+      run(sink);
     }
-  }
-  if (shape.sin_runs[0] < 0) {
-    RunsHalf<kOut, kNative, false, true> sink(out, width, t, shape);
-    return run(sink);
-  }
-  if (shape.cos_runs[0] < 0) {
-    RunsHalf<kOut, kNative, true, false> sink(out, width, t, shape);
-    return run(sink);
-  }
-  RunsHalf<kOut, kNative, true, true> sink(out, width, t, shape);
-  run(sink);
+  };
+  if (shape.sin_runs[0] < 0) return runs(std::false_type(), std::true_type());
+  if (shape.cos_runs[0] < 0) return runs(std::true_type(), std::false_type());
+  runs(std::true_type(), std::true_type());
 }
 
+// The float-first sinks where the target rounds floats to the format in one instruction and the
+// attention factor suits their bound; the double sinks otherwise.
 template <Dtype kOut>
 void FillHalf(const Plan& plan, const TableSpec& spec, uint64_t count, uint16_t* out, bool big) {
+  const bool fits = FloatFirstApplies(plan.attention);
   if constexpr (kOut == Dtype::kBFloat16) {
-    if (HasNativeBF16()) return FillHalfWith<kOut, true>(plan, spec, count, out, big);
+    if (HasNativeBF16()) {
+      if (fits) return FillHalfWith<kOut, true, true>(plan, spec, count, out, big);
+      return FillHalfWith<kOut, true, false>(plan, spec, count, out, big);
+    }
+  } else if constexpr (kFloatFirstF16) {
+    if (fits) return FillHalfWith<kOut, false, true>(plan, spec, count, out, big);
   }
-  FillHalfWith<kOut, false>(plan, spec, count, out, big);
+  FillHalfWith<kOut, false, false>(plan, spec, count, out, big);
 }
 
 // float32 rows of whole vectors of pairs in a zipped layout.
@@ -123,24 +144,10 @@ void FillZippedF32(const Plan& plan, const TableSpec& spec, uint64_t count, floa
                    bool stream) {
   const auto width = static_cast<size_t>(table_width(spec));
   const double t = fixup_threshold(plan, Dtype::kFloat32);
-  switch (row_shape(spec.layout, spec.d_model / 2).pairing) {
-    case Pairing::kSinCos: {
-      ZippedF32<Pairing::kSinCos> sink(out, width, t);
-      return FillTiledMaybeStreaming(plan, t, spec.start, count, stream, sink);
-    }
-    case Pairing::kCosSin: {
-      ZippedF32<Pairing::kCosSin> sink(out, width, t);
-      return FillTiledMaybeStreaming(plan, t, spec.start, count, stream, sink);
-    }
-    case Pairing::kCosCos: {
-      ZippedF32<Pairing::kCosCos> sink(out, width, t);
-      return FillTiledMaybeStreaming(plan, t, spec.start, count, stream, sink);
-    }
-    case Pairing::kSinSin: {
-      ZippedF32<Pairing::kSinSin> sink(out, width, t);
-      return FillTiledMaybeStreaming(plan, t, spec.start, count, stream, sink);
-    }
-  }
+  WithPairing(row_shape(spec.layout, spec.d_model / 2).pairing, [&](auto pairing) HWY_ATTR {
+    ZippedF32<decltype(pairing)::value> sink(out, width, t);
+    FillTiledMaybeStreaming(plan, t, spec.start, count, stream, sink);
+  });
 }
 #endif  // HWY_TARGET != HWY_SCALAR
 

@@ -66,6 +66,11 @@ struct Block {
   uint64_t row0;
   size_t rows, i0, i1;
   const double *anchor_sin, *anchor_cos, *table_sin, *table_cos;
+  // Float copies for the float-first sinks: anchors [padded] (set when Sink::kFloatFirst), the
+  // table at the block's first row, once and with each value twice.
+  const float *anchor_sin_f = nullptr, *anchor_cos_f = nullptr;
+  const float *table_sin_f = nullptr, *table_cos_f = nullptr;
+  const float *table_sin_f2 = nullptr, *table_cos_f2 = nullptr;
 };
 
 // Sinks of float32 rows. Rows<kStream>(block) rotates and stores a block (the hot loop, its state
@@ -106,6 +111,7 @@ HWY_INLINE hn::Vec<DF> ZipHalves(hn::Vec<DH> a, hn::Vec<DH> b, ZipIdx idx) {
 template <Pairing kPairing>
 class ZippedF32 {
  public:
+  static constexpr bool kFloatFirst = false;
   ZippedF32(float* table, size_t width, double threshold)
       : table_(table), width_(width), threshold_(static_cast<float>(threshold)) {}
   static constexpr bool CanStream(size_t /* half */) { return true; }
@@ -181,6 +187,7 @@ class ZippedF32 {
 // sin and cos each to zero, one or two places in the row (halves and rotary layouts).
 class SplitF32 {
  public:
+  static constexpr bool kFloatFirst = false;
   using DH = hn::Rebind<float, DF64>;  // N floats, half a vector
   // Streaming a half vector is only safe when it is a whole native register (>= 16 bytes).
   static constexpr bool kCanStream = HWY_MAX_BYTES / 2 >= 16;
@@ -267,6 +274,7 @@ class SplitF32 {
 // rounds each once to the output type.
 class DoubleRows {
  public:
+  static constexpr bool kFloatFirst = false;
   DoubleRows(const TableSpec& spec, size_t padded, double threshold, Dtype output,
              Conversion conversion, void* out)
       : writer_(spec, output, conversion),
