@@ -1,10 +1,11 @@
 // Per-target (Highway) float-first sinks of the precise strategy for float16 and bfloat16 rows:
 // the rotation in float (twice the lanes, no demotion), its result rounded to the 16-bit format
 // after moving it down and up by its error bound; where both agree, that is what rounding the
-// double rotation gives, bit for bit. Where they differ (a 16-bit midpoint within the bound: about
-// 0.5% of float16 values and 0.07% of bfloat16's, and every value near zero), those pairs go
-// through the double sinks of half_sinks-inl.h, fix-up tracking included. Used where the 16-bit
-// rounding of floats is one instruction (F16C, AVX512_BF16). Included by precise_fill.cc.
+// double rotation gives, bit for bit. Where they differ (a 16-bit midpoint within the bound, or a
+// value near zero: about 1% of bfloat16's vectors of 16 values, 8% of float16's), those pairs go
+// through the double sinks of half_sinks-inl.h, fix-up tracking included. precise_fill.cc uses
+// them for bfloat16 where rounding floats to it is one instruction (AVX512_BF16), and says why
+// not for float16. Included by precise_fill.cc.
 //
 // Error bound. S, C are the anchor's doubles (A~-scaled), c, s the table's, and y_d =
 // fl(S c + fl(C s)) (or fl(C c - fl(S s))) the double sink's value. The floats are RN of each:
@@ -42,9 +43,6 @@ HWY_BEFORE_NAMESPACE();
 namespace pev::core::precise::HWY_NAMESPACE {
 
 #if HWY_TARGET != HWY_SCALAR
-// Rounding 2N floats to float16 is one instruction on these targets (VCVTPS2PH).
-constexpr bool kFloatFirstF16 = core::HWY_NAMESPACE::kDemoteRoundsToF16;
-
 // E_c of the comment above, rounded up to float, for the plan's A~.
 inline float FloatFirstError(double attention) {
   const double e = attention * 0x1.4050p-22;  // 1.2512 A~ 2^-22 >= 1.2501 A~ 2^-22 (1 + 2^-24)
