@@ -120,6 +120,7 @@ void FillTiled(const Plan& plan, double threshold, uint64_t start, uint64_t coun
   const uint64_t end = start + count;
   for (uint64_t s = start - start % kB; s < end; s += span) {
     const uint64_t span_end = std::min(s + span, end);
+    sink.Touch(std::max(s, start) - start, span_end - start);
     for (size_t i0 = 0; i0 < plan.padded; i0 += plan.chunk) {
       const size_t i1 = std::min(i0 + plan.chunk, plan.padded);
       for (uint64_t a = s; a < span_end; a += kB) {

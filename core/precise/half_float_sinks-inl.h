@@ -117,6 +117,7 @@ class ZippedHalfFloatFirst {
     return exact_.Flagged(min);
   }
   void Put(uint64_t row, size_t i, V ys, V yc) const { exact_.Put(row, i, ys, yc); }
+  void Touch(uint64_t r0, uint64_t r1) const { exact_.Touch(r0, r1); }
 
  private:
   // P and Q for pairs [i, i + N).
@@ -240,6 +241,7 @@ class RunsHalfFloatFirst {
     return exact_.Flagged(min);
   }
   void Put(uint64_t row, size_t i, V ys, V yc) const { exact_.Put(row, i, ys, yc); }
+  void Touch(uint64_t r0, uint64_t r1) const { exact_.Touch(r0, r1); }
 
  private:
   Exact exact_;

@@ -145,6 +145,9 @@ class ZippedHalf {
   }
   uint16_t* table() const { return table_; }
   size_t width() const { return width_; }
+  void Touch(uint64_t r0, uint64_t r1) const {
+    TouchPages(table_ + r0 * width_, table_ + r1 * width_);
+  }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
     HWY_ALIGN uint16_t s[hn::MaxLanes(DF64())], c[hn::MaxLanes(DF64())];
     StoreHalfBits<kOut>(ys, s);
@@ -252,6 +255,9 @@ class RunsHalf {
   }
   uint16_t* table() const { return table_; }
   size_t width() const { return width_; }
+  void Touch(uint64_t r0, uint64_t r1) const {
+    TouchPages(table_ + r0 * width_, table_ + r1 * width_);
+  }
   const int (&sin_runs() const)[2] { return sin_; }
   const int (&cos_runs() const)[2] { return cos_; }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
