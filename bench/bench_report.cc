@@ -83,14 +83,15 @@ Machine describe_machine() {
 Report summarize(const std::map<std::string, Measured>& measured,
                  const std::map<std::string, std::vector<double>>& seconds) {
   Report report;
-  using Key = std::tuple<std::string, int, int>;  // table, threads, element bytes
+  using Key = std::tuple<std::string, int, int, int>;  // table, threads, element bytes, columns
   std::map<Key, size_t> roofline_of;
   for (const auto& [name, m] : measured) {
     if (!m.roofline) continue;
-    const Key key{m.table, m.threads, m.element_bytes};
+    const Key key{m.table, m.threads, m.element_bytes, m.columns};
     if (!roofline_of.count(key)) {
       roofline_of[key] = report.rooflines.size();
-      report.rooflines.push_back({m.table, m.threads, m.element_bytes, m.bytes, "", {}, {}, {}});
+      report.rooflines.push_back(
+          {m.table, m.threads, m.element_bytes, m.columns, m.bytes, "", {}, {}, {}});
     }
     Roofline& r = report.rooflines[roofline_of[key]];
     const auto it = seconds.find(name);
@@ -113,13 +114,15 @@ Report summarize(const std::map<std::string, Measured>& measured,
     Result res;
     res.impl = m.impl;
     res.table = m.table;
+    res.layout = m.layout;
+    res.columns = m.columns;
     res.d_model = m.d_model;
     res.positions = m.positions;
     res.threads = m.threads;
     res.element_bytes = m.element_bytes;
     res.values_per_s = rate(static_cast<double>(m.values), it->second);
     res.bytes_per_s = rate(static_cast<double>(m.bytes), it->second);
-    const auto r = roofline_of.find(Key{m.table, m.threads, m.element_bytes});
+    const auto r = roofline_of.find(Key{m.table, m.threads, m.element_bytes, m.columns});
     if (r != roofline_of.end()) {
       const Roofline& roofline = report.rooflines[r->second];
       res.roofline_bytes_per_s = roofline.bytes_per_s.median;
@@ -171,6 +174,7 @@ nlohmann::json to_json(const Report& report) {
     j["roofline"].push_back({{"table", r.table},
                              {"threads", r.threads},
                              {"element_bytes", r.element_bytes},
+                             {"columns", r.columns},
                              {"bytes", r.bytes},
                              {"best", r.best},
                              {"bytes_per_s", figure_json(r.bytes_per_s)},
@@ -181,6 +185,7 @@ nlohmann::json to_json(const Report& report) {
   for (const Result& r : report.results)
     j["results"].push_back({{"impl", r.impl},
                             {"table", r.table},
+                            {"layout", r.layout},
                             {"d_model", r.d_model},
                             {"positions", r.positions},
                             {"threads", r.threads},

@@ -21,11 +21,12 @@ struct Figure {
 };
 
 struct Result {
-  std::string impl, table;
+  std::string impl, table, layout;
   int d_model = 0;
   uint64_t positions = 0;
   int threads = 1;
   int element_bytes = 4;  // bytes per stored value
+  int columns = 0;        // values per row
   Figure values_per_s, bytes_per_s;
   double roofline_bytes_per_s = 0;  // median of the best store fill of the same bytes
   double roofline_ratio = 0;        // median bytes/s over roofline_bytes_per_s
@@ -34,7 +35,8 @@ struct Result {
 struct Roofline {
   std::string table;
   int threads = 1;
-  int element_bytes = 4;      // the fills write the table's values times this many bytes
+  int element_bytes = 4;  // the fills write positions x columns values of this many bytes
+  int columns = 0;
   uint64_t bytes = 0;         // per fill
   std::string best;           // the store fill that was fastest
   Figure bytes_per_s;         // of the best store fill

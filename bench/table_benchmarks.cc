@@ -103,27 +103,37 @@ std::vector<int> thread_counts(bool quick) {
 std::map<std::string, Measured> register_table_benchmarks(const Config& config) {
   std::map<std::string, Measured> measured;
   const std::vector<const core::Implementation*> impls = selected(config);
-  // The element sizes the selected entries write, widest first; float32's when none is selected.
-  std::set<int, std::greater<>> widths;
-  for (const core::Implementation* impl : impls)
-    widths.insert(static_cast<int>(core::element_size(impl->output)));
-  if (widths.empty()) widths.insert(4);
   const std::vector<TableCase> cases =
       config.tables.empty() ? table_cases(config.quick) : config.tables;
   for (const TableCase& tc : cases) {
-    const uint64_t values = tc.positions * static_cast<uint64_t>(tc.d_model);
-    const std::string buffer_key = tc.label + "/" + std::to_string(*widths.begin());
-    auto& buffer = buffers()[buffer_key];
-    if (!buffer) buffer = std::make_shared<Buffer>(values * *widths.begin());
+    // The shapes the selected entries write (columns per row, bytes per value), largest first;
+    // float32's full rows when none is selected.
+    std::set<std::pair<int, int>, std::greater<>> shapes;
+    for (const core::Implementation* impl : impls)
+      for (const Layout layout : config.layouts) {
+        TableSpec spec;
+        spec.d_model = tc.d_model;
+        spec.layout = layout;
+        shapes.emplace(table_width(spec), static_cast<int>(core::element_size(impl->output)));
+      }
+    if (shapes.empty()) shapes.emplace(tc.d_model, 4);
+    size_t largest = 0;
+    for (const auto& [columns, element_bytes] : shapes)
+      largest = std::max(largest, tc.positions * columns * static_cast<size_t>(element_bytes));
+    auto& buffer = buffers()[tc.label + "/" + std::to_string(largest)];
+    if (!buffer) buffer = std::make_shared<Buffer>(largest);
     std::shared_ptr<Buffer> buf = buffer;
     for (const int threads : thread_counts(config.quick)) {
       // Rooflines first, so that each group of results reads baseline then candidates.
-      for (const int width : widths) {
-        const size_t bytes = values * width;
+      for (const auto& [columns, element_bytes] : shapes) {
+        const uint64_t values = tc.positions * static_cast<uint64_t>(columns);
+        const size_t bytes = values * element_bytes;
+        const std::string shape = (columns == tc.d_model ? "" : std::to_string(columns) + "cols/") +
+                                  std::to_string(element_bytes) + "B";
         for (const Fill f :
              {Fill::kMemsetNonZero, Fill::kStreaming, Fill::kPlainLoop, Fill::kMemcpy}) {
           const std::string name = "roofline/" + std::string(name_of(f)) + "/" + tc.label + "/" +
-                                   std::to_string(width) + "B" + threads_suffix(threads);
+                                   shape + threads_suffix(threads);
           benchmark::RegisterBenchmark(
               name.c_str(),
               [buf, f, threads, bytes](benchmark::State& state) {
@@ -137,34 +147,47 @@ std::map<std::string, Measured> register_table_benchmarks(const Config& config) 
               ->UseRealTime()
               ->Repetitions(config.repetitions)
               ->MinTime(config.min_time);
-          measured[name] = {std::string(name_of(f)),
-                            true,
+          measured[name] = {
+              std::string(name_of(f)), true,   tc.label, tc.d_model, tc.positions, threads,
+              element_bytes,           values, bytes,    "",         columns};
+        }
+      }
+      for (const core::Implementation* p : impls) {
+        for (const Layout layout : config.layouts) {
+          TableSpec spec;
+          spec.d_model = tc.d_model;
+          spec.layout = layout;
+          const uint64_t count = tc.positions;
+          const std::string name =
+              p->name + "/" + tc.label +
+              (layout == Layout::kInterleaved ? std::string()
+                                              : "/" + std::string(pev::name_of(layout))) +
+              threads_suffix(threads);
+          benchmark::RegisterBenchmark(name.c_str(),
+                                       [buf, p, spec, count, threads](benchmark::State& state) {
+                                         for (auto _ : state)
+                                           core::fill_rows(*p, spec, count, buf->data.get(),
+                                                           threads);
+                                         benchmark::ClobberMemory();
+                                       })
+              ->UseRealTime()
+              ->Repetitions(config.repetitions)
+              ->MinTime(config.min_time);
+          const int element_bytes = static_cast<int>(core::element_size(p->output));
+          const int columns = table_width(spec);
+          const uint64_t values = count * static_cast<uint64_t>(columns);
+          measured[name] = {p->name,
+                            false,
                             tc.label,
                             tc.d_model,
                             tc.positions,
                             threads,
-                            width,
+                            element_bytes,
                             values,
-                            bytes};
+                            values * element_bytes,
+                            std::string(pev::name_of(layout)),
+                            columns};
         }
-      }
-      for (const core::Implementation* p : impls) {
-        TableSpec spec;
-        spec.d_model = tc.d_model;
-        const uint64_t count = tc.positions;
-        const std::string name = p->name + "/" + tc.label + threads_suffix(threads);
-        benchmark::RegisterBenchmark(name.c_str(),
-                                     [buf, p, spec, count, threads](benchmark::State& state) {
-                                       for (auto _ : state)
-                                         core::fill_rows(*p, spec, count, buf->data.get(), threads);
-                                       benchmark::ClobberMemory();
-                                     })
-            ->UseRealTime()
-            ->Repetitions(config.repetitions)
-            ->MinTime(config.min_time);
-        const int width = static_cast<int>(core::element_size(p->output));
-        measured[name] = {p->name, false, tc.label, tc.d_model,    tc.positions,
-                          threads, width, values,   values * width};
       }
     }
   }

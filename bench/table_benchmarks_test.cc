@@ -10,10 +10,13 @@
 namespace pev::bench {
 namespace {
 
-std::map<std::string, Measured> register_quick(const std::string& filter) {
+std::map<std::string, Measured> register_quick(const std::string& filter,
+                                               std::vector<Layout> layouts = {
+                                                   Layout::kInterleaved}) {
   Config config;
   config.quick = true;
   config.filter = filter;
+  config.layouts = std::move(layouts);
   config.repetitions = 1;
   std::map<std::string, Measured> m = register_table_benchmarks(config);
   benchmark::ClearRegisteredBenchmarks();  // registered, never run
@@ -32,7 +35,7 @@ TEST(TableBenchmarks, A2ByteEntryAndItsRooflineCoverTheSameBytes) {
     int rooflines = 0;
     for (const auto& [rname, r] : measured) {
       if (!r.roofline || r.table != m.table || r.threads != m.threads ||
-          r.element_bytes != m.element_bytes)
+          r.element_bytes != m.element_bytes || r.columns != m.columns)
         continue;
       EXPECT_EQ(r.bytes, m.bytes) << rname << " beside " << name;
       ++rooflines;
@@ -40,6 +43,28 @@ TEST(TableBenchmarks, A2ByteEntryAndItsRooflineCoverTheSameBytes) {
     EXPECT_EQ(rooflines, 4) << "three store fills and memcpy beside " << name;
   }
   EXPECT_GT(narrow, 0);
+}
+
+// A cache of cosines only has d/2 columns: its roofline writes half the bytes of the full rows.
+TEST(TableBenchmarks, EachLayoutIsComparedWithTheBytesItWrites) {
+  const auto measured =
+      register_quick("^cpu/precise/f64>f16/", {Layout::kRopeCosSin, Layout::kRopeCos});
+  int entries = 0;
+  for (const auto& [name, m] : measured) {
+    if (m.roofline) continue;
+    ++entries;
+    EXPECT_EQ(m.columns, m.layout == "rope-cos" ? m.d_model / 2 : m.d_model) << name;
+    EXPECT_EQ(m.bytes, m.positions * m.columns * 2u) << name;
+    int rooflines = 0;
+    for (const auto& [rname, r] : measured)
+      if (r.roofline && r.table == m.table && r.threads == m.threads && r.columns == m.columns &&
+          r.element_bytes == m.element_bytes) {
+        EXPECT_EQ(r.bytes, m.bytes) << rname << " beside " << name;
+        ++rooflines;
+      }
+    EXPECT_EQ(rooflines, 4) << name;
+  }
+  EXPECT_EQ(entries, 2);
 }
 
 TEST(TableBenchmarks, OnlyTheWidthsOfTheSelectedEntriesGetRooflines) {
