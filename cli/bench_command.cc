@@ -51,14 +51,14 @@ int run_bench(const BenchOptions& o) {
 
   // Numbers aligned right explicitly: fmt 9 would put inf and nan on the left. Each result's
   // ratio is to the roofline of its own bytes: its columns of its element size (B, per value).
-  fmt::print("{:<36} {:<12} {:>3} {:>2} {:>11} {:>11} {:>8}\n", "implementation", "table", "thr",
+  fmt::print("{:<40} {:<12} {:>3} {:>2} {:>11} {:>11} {:>8}\n", "implementation", "table", "thr",
              "B", "values/s", "bytes/s", "roofline");
   for (const bench::Roofline& r : report.rooflines)
-    fmt::print("{:<36} {:<12} {:>3} {:>2} {:>11.3g} {:>11.3g} {:>8}\n",
+    fmt::print("{:<40} {:<12} {:>3} {:>2} {:>11.3g} {:>11.3g} {:>8}\n",
                fmt::format("roofline ({}, {} columns)", r.best, r.columns), r.table, r.threads,
                r.element_bytes, r.bytes_per_s.median / r.element_bytes, r.bytes_per_s.median, "1");
   for (const bench::Result& r : report.results)
-    fmt::print("{:<36} {:<12} {:>3} {:>2} {:>11.3g} {:>11.3g} {:>8.3f}\n",
+    fmt::print("{:<40} {:<12} {:>3} {:>2} {:>11.3g} {:>11.3g} {:>8.3f}\n",
                r.layout == "interleaved" ? r.impl : r.impl + " " + r.layout, r.table, r.threads,
                r.element_bytes, r.values_per_s.median, r.bytes_per_s.median, r.roofline_ratio);
   if (report.oracle) {
