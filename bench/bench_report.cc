@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <tuple>
 
 #include "core/convert.h"
 #include "core/highway/highway_dispatch.h"
@@ -79,29 +80,22 @@ Machine describe_machine() {
   return m;
 }
 
-Report run(const Config& config, const std::function<void(const std::string&)>& progress) {
-  int argc = 1;
-  char arg0[] = "peverify-bench";
-  char* argv[] = {arg0, nullptr};
-  benchmark::Initialize(&argc, argv);
-  const std::map<std::string, Measured> measured = register_table_benchmarks(config);
-  Collector collector(progress);
-  benchmark::RunSpecifiedBenchmarks(&collector);
-  benchmark::ClearRegisteredBenchmarks();
-
+Report summarize(const std::map<std::string, Measured>& measured,
+                 const std::map<std::string, std::vector<double>>& seconds) {
   Report report;
-  report.machine = describe_machine();
-  std::map<std::pair<std::string, int>, size_t> roofline_of;  // (table, threads) -> index
+  using Key = std::tuple<std::string, int, int, int>;  // table, threads, element bytes, columns
+  std::map<Key, size_t> roofline_of;
   for (const auto& [name, m] : measured) {
     if (!m.roofline) continue;
-    const auto key = std::make_pair(m.table, m.threads);
+    const Key key{m.table, m.threads, m.element_bytes, m.columns};
     if (!roofline_of.count(key)) {
       roofline_of[key] = report.rooflines.size();
-      report.rooflines.push_back({m.table, m.threads, "", {}, {}, {}});
+      report.rooflines.push_back(
+          {m.table, m.threads, m.element_bytes, m.columns, m.bytes, "", {}, {}, {}});
     }
     Roofline& r = report.rooflines[roofline_of[key]];
-    const auto it = collector.seconds().find(name);
-    if (it == collector.seconds().end()) continue;
+    const auto it = seconds.find(name);
+    if (it == seconds.end()) continue;
     const Figure f = rate(static_cast<double>(m.bytes), it->second);
     if (m.impl == "memcpy") {
       r.memcpy_bytes_per_s = f;
@@ -115,21 +109,42 @@ Report run(const Config& config, const std::function<void(const std::string&)>& 
   }
   for (const auto& [name, m] : measured) {
     if (m.roofline) continue;
-    const auto it = collector.seconds().find(name);
-    if (it == collector.seconds().end()) continue;
+    const auto it = seconds.find(name);
+    if (it == seconds.end()) continue;
     Result res;
     res.impl = m.impl;
     res.table = m.table;
+    res.layout = m.layout;
+    res.columns = m.columns;
     res.d_model = m.d_model;
     res.positions = m.positions;
     res.threads = m.threads;
+    res.element_bytes = m.element_bytes;
     res.values_per_s = rate(static_cast<double>(m.values), it->second);
     res.bytes_per_s = rate(static_cast<double>(m.bytes), it->second);
-    const Roofline& r = report.rooflines[roofline_of.at({m.table, m.threads})];
-    res.roofline_ratio =
-        r.bytes_per_s.median > 0 ? res.bytes_per_s.median / r.bytes_per_s.median : 0;
+    const auto r = roofline_of.find(Key{m.table, m.threads, m.element_bytes, m.columns});
+    if (r != roofline_of.end()) {
+      const Roofline& roofline = report.rooflines[r->second];
+      res.roofline_bytes_per_s = roofline.bytes_per_s.median;
+      if (roofline.bytes == m.bytes && res.roofline_bytes_per_s > 0)
+        res.roofline_ratio = res.bytes_per_s.median / res.roofline_bytes_per_s;
+    }
     report.results.push_back(res);
   }
+  return report;
+}
+
+Report run(const Config& config, const std::function<void(const std::string&)>& progress) {
+  int argc = 1;
+  char arg0[] = "peverify-bench";
+  char* argv[] = {arg0, nullptr};
+  benchmark::Initialize(&argc, argv);
+  const std::map<std::string, Measured> measured = register_table_benchmarks(config);
+  Collector collector(progress);
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  benchmark::ClearRegisteredBenchmarks();
+  Report report = summarize(measured, collector.seconds());
+  report.machine = describe_machine();
   return report;
 }
 
@@ -158,6 +173,9 @@ nlohmann::json to_json(const Report& report) {
     for (const auto& [kind, f] : r.fills) fills[kind] = figure_json(f);
     j["roofline"].push_back({{"table", r.table},
                              {"threads", r.threads},
+                             {"element_bytes", r.element_bytes},
+                             {"columns", r.columns},
+                             {"bytes", r.bytes},
                              {"best", r.best},
                              {"bytes_per_s", figure_json(r.bytes_per_s)},
                              {"memcpy_bytes_per_s", figure_json(r.memcpy_bytes_per_s)},
@@ -167,11 +185,14 @@ nlohmann::json to_json(const Report& report) {
   for (const Result& r : report.results)
     j["results"].push_back({{"impl", r.impl},
                             {"table", r.table},
+                            {"layout", r.layout},
                             {"d_model", r.d_model},
                             {"positions", r.positions},
                             {"threads", r.threads},
+                            {"element_bytes", r.element_bytes},
                             {"values_per_s", r.values_per_s.median},
                             {"bytes_per_s", r.bytes_per_s.median},
+                            {"roofline_bytes_per_s", r.roofline_bytes_per_s},
                             {"roofline_ratio", r.roofline_ratio},
                             {"spread", {{"values_per_s", figure_json(r.values_per_s)}}}});
   if (report.oracle) {

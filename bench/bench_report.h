@@ -1,11 +1,12 @@
 // `peverify bench`: runs the table benchmarks and reduces them to what docs/design.md §8 promises:
 // per implementation, values/s and bytes/s (medians of the repetitions, with their spread) and
-// the ratio to the best store fill of the same buffer with the same threads, measured in the
-// same run.
+// the ratio to the best store fill of the same bytes (the table's values times the entry's element
+// size) with the same threads, measured in the same run.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -20,17 +21,23 @@ struct Figure {
 };
 
 struct Result {
-  std::string impl, table;
+  std::string impl, table, layout;
   int d_model = 0;
   uint64_t positions = 0;
   int threads = 1;
+  int element_bytes = 4;  // bytes per stored value
+  int columns = 0;        // values per row
   Figure values_per_s, bytes_per_s;
-  double roofline_ratio = 0;  // median bytes/s over the roofline's median bytes/s
+  double roofline_bytes_per_s = 0;  // median of the best store fill of the same bytes
+  double roofline_ratio = 0;        // median bytes/s over roofline_bytes_per_s
 };
 
 struct Roofline {
   std::string table;
   int threads = 1;
+  int element_bytes = 4;  // the fills write positions x columns values of this many bytes
+  int columns = 0;
+  uint64_t bytes = 0;         // per fill
   std::string best;           // the store fill that was fastest
   Figure bytes_per_s;         // of the best store fill
   Figure memcpy_bytes_per_s;  // copying the same number of bytes, for reference
@@ -57,6 +64,11 @@ struct Report {
 };
 
 Machine describe_machine();
+
+// Reduces per-iteration seconds (every repetition, by benchmark name) to results beside the
+// roofline of the same table, threads and element size. Benchmarks without seconds are left out.
+Report summarize(const std::map<std::string, Measured>& measured,
+                 const std::map<std::string, std::vector<double>>& seconds);
 
 // Runs the benchmarks the config selects; `progress` gets one line per finished benchmark.
 Report run(const Config& config, const std::function<void(const std::string&)>& progress);

@@ -17,7 +17,8 @@ enum class Fill {
 std::string_view name_of(Fill f);
 inline constexpr Fill kStoreFills[] = {Fill::kMemsetNonZero, Fill::kStreaming, Fill::kPlainLoop};
 
-// Writes `bytes` (a multiple of 64) at `dst`, 64-byte aligned. `src` is used by kMemcpy only.
+// Writes `bytes` at `dst`, 64-byte aligned (a tail short of 64 bytes goes through memset). `src`
+// is used by kMemcpy only.
 void fill(Fill f, void* dst, const void* src, size_t bytes);
 
 }  // namespace pev::bench

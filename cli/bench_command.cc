@@ -3,12 +3,15 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "bench/bench_report.h"
 #include "bench/verify_benchmark.h"
 #include "cli/command.h"
+#include "cli/enum_option.h"
 #include "tables/atomic_file.h"
 
 namespace pev::cli {
@@ -22,6 +25,8 @@ struct BenchOptions {
   bool oracle = false;
   std::string json;
   int repetitions = 0;
+  std::vector<std::string> tables;
+  std::vector<Layout> layouts;
 };
 
 int run_verify_bench(const BenchOptions& o) {
@@ -45,21 +50,30 @@ int run_bench(const BenchOptions& o) {
   config.filter = o.filter;
   config.repetitions = o.repetitions > 0 ? o.repetitions : (o.quick ? 3 : 5);
   config.min_time = o.quick ? 0.02 : 0.1;
+  for (const std::string& t : o.tables) {
+    const std::optional<bench::TableCase> c = bench::parse_table_case(t);
+    if (!c) throw UsageError("--table must be POSITIONSxD_MODEL with an even D_MODEL, not " + t);
+    config.tables.push_back(*c);
+  }
+  if (!o.layouts.empty()) config.layouts = o.layouts;
   bench::Report report =
       bench::run(config, [](const std::string& line) { fmt::print(stderr, "bench: {}\n", line); });
   if (o.oracle) report.oracle = bench::measure_oracle(o.quick ? 0.3 : 1.0);
   const nlohmann::json j = bench::to_json(report);
   write_file_atomically(o.json, [&](std::ostream& out) { out << j.dump(2) << "\n"; });
 
-  // Numbers aligned right explicitly: fmt 9 would put inf and nan on the left.
-  fmt::print("{:<36} {:<11} {:>3} {:>14} {:>9}\n", "implementation", "table", "thr", "values/s",
-             "roofline");
+  // Numbers aligned right explicitly: fmt 9 would put inf and nan on the left. Each result's
+  // ratio is to the roofline of its own bytes: its columns of its element size (B, per value).
+  fmt::print("{:<40} {:<12} {:>3} {:>2} {:>11} {:>11} {:>8}\n", "implementation", "table", "thr",
+             "B", "values/s", "bytes/s", "roofline");
   for (const bench::Roofline& r : report.rooflines)
-    fmt::print("{:<36} {:<11} {:>3} {:>14.3g} {:>9}\n", "roofline (" + r.best + ")", r.table,
-               r.threads, r.bytes_per_s.median / 4, "1");
+    fmt::print("{:<40} {:<12} {:>3} {:>2} {:>11.3g} {:>11.3g} {:>8}\n",
+               fmt::format("roofline ({}, {} columns)", r.best, r.columns), r.table, r.threads,
+               r.element_bytes, r.bytes_per_s.median / r.element_bytes, r.bytes_per_s.median, "1");
   for (const bench::Result& r : report.results)
-    fmt::print("{:<36} {:<11} {:>3} {:>14.3g} {:>9.3f}\n", r.impl, r.table, r.threads,
-               r.values_per_s.median, r.roofline_ratio);
+    fmt::print("{:<40} {:<12} {:>3} {:>2} {:>11.3g} {:>11.3g} {:>8.3f}\n",
+               r.layout == "interleaved" ? r.impl : r.impl + " " + r.layout, r.table, r.threads,
+               r.element_bytes, r.values_per_s.median, r.bytes_per_s.median, r.roofline_ratio);
   if (report.oracle) {
     for (const auto& [engine, v] : report.oracle->values_per_s)
       fmt::print("oracle engine {:<22} {:>14.3g} values/s (one thread)\n", engine, v);
@@ -93,6 +107,11 @@ void add_bench_command(CLI::App& root, std::vector<Command>& commands) {
                   "--verify: where the table is made (default /tmp)");
   app->add_option("--threads", opts->verify_config.threads, "--verify: threads (default: all)");
   app->add_flag("!--no-numpy", opts->verify_config.numpy, "--verify: skip the numpy check");
+  app->add_option("--table", opts->tables,
+                  "a table POSITIONSxD_MODEL to time instead of the default two; repeatable");
+  app->add_option("--layout", opts->layouts,
+                  "time each entry in this layout (default interleaved); repeatable")
+      ->transform(one_of(all_layouts()));
   app->add_option("--json", opts->json, "write the results as JSON here")->required();
   commands.push_back({app, [opts] {
                         if (opts->repetitions > 0)

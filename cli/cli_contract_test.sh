@@ -156,6 +156,7 @@ expect_message "--dtype: float8 not in" "recommend an unknown dtype" recommend -
 expect_message "--dtype: float64 not in" "recommend float64" recommend --dtype float64 --positions 100
 expect_message "--target: 1e-9 not in" "recommend an unknown target" recommend --dtype float32 --positions 100 --target 1e-9
 expect_exit 2 "bench with a bad regex" bench --filter '(' --json "$dir/b.json"
+expect_message "--table must be POSITIONSxD_MODEL" "bench an odd width" bench --table 64x7 --json "$dir/b.json"
 expect_exit 2 "report into an unwritable place" report --out "$honest/r"
 
 if [ "$failures" -ne 0 ]; then

@@ -1,9 +1,12 @@
-// Conversions from the compute type to the storage type of a table. The float rows are compiled
+// Conversions from the compute type to the storage type of a table. The 16-bit rows are compiled
 // for every x86 target Highway builds by default (AVX3, AVX2, SSE4, SSSE3 and the scalar baseline)
-// and dispatched at run time. float16 uses Highway's DemoteTo where that is F16C's VCVTPS2PH
-// (AVX2 and up); on the other targets, and for bfloat16 round-to-nearest-even, Highway 1.0.3 has no
-// rounding conversion, so those are written here with Highway's integer ops. Every target gives
-// the same bits: core/convert_exhaustive_test.cc checks all 2^32 floats against the oracle.
+// and dispatched at run time; the per-vector kernels are in convert-inl.h. float16 uses Highway's
+// DemoteTo where that is F16C's VCVTPS2PH (AVX2 and up); on the other targets, and for bfloat16
+// round-to-nearest-even, Highway 1.0.3 has no rounding conversion, so those are written with
+// Highway's integer ops. Doubles are rounded to odd to float first, which makes the second
+// rounding innocuous (proved in convert-inl.h). Every target gives the same bits:
+// crosscheck/convert_exhaustive_test.cc checks all 2^32 floats, as floats and as doubles, and
+// crosscheck/convert_test.cc dense doubles around every 16-bit midpoint, against the oracle.
 #pragma once
 
 #include <cstddef>
@@ -25,8 +28,9 @@ uint16_t bf16_from_f32(float x);
 // toward zero; a NaN whose payload lies only in the low 16 bits becomes Inf.
 uint16_t bf16_from_f32_truncate(float x);
 
-// double -> float16 / bfloat16 in one rounding (going via float would round twice).
-//   Domain: every double. Error: 0.5 ulp, ties to even; overflow gives Inf; NaN gives a quiet NaN.
+// double -> float16 / bfloat16 in one rounding (going via float to nearest would round twice).
+//   Domain: every double; the rounding mode and FTZ/DAZ are not consulted. Error: 0.5 ulp, ties
+//   to even; overflow gives Inf; NaN gives a quiet NaN of its sign. One-element rows, as above.
 uint16_t f16_from_f64(double x);
 uint16_t bf16_from_f64(double x);
 
@@ -38,8 +42,9 @@ float f32_from_bf16(uint16_t bits);
 // uint16 bit patterns for float16 and bfloat16. `conversion` applies to bfloat16 only (float16 is
 // always rounded to nearest even). Any n, any alignment; in and dst must not overlap.
 void convert_row(const float* in, size_t n, Dtype output, Conversion conversion, void* dst);
-// The same from double, each element rounded once; kTruncate rounds to float first, then drops
-// the low bits, as code that stores a float tensor truncated to bfloat16 does.
+// The same from double, each element rounded once (vectorised for the 16-bit outputs); kTruncate
+// rounds to float first, then drops the low bits, as code that stores a float tensor truncated to
+// bfloat16 does.
 void convert_row(const double* in, size_t n, Dtype output, Conversion conversion, void* dst);
 
 // Name of the Highway target convert_row dispatches to on this CPU ("AVX3", "AVX2", "SSE4", ...).

@@ -1,6 +1,7 @@
-// Bigger samples of the precise strategy against the MPFR oracle (`ctest -L exhaustive`, about a
-// minute on 2 cores): whole tables, dense log-scale blocks up to 2^24 for several d, bases and
-// both schedules, random positions, every output type, and the real models' rotary caches.
+// Bigger samples of the precise strategy against the MPFR oracle (`ctest -L exhaustive`, a few
+// minutes on 2 cores): whole tables, dense log-scale blocks up to 2^24 for several d, bases and
+// both schedules, random positions, every output type and layout, and the real models' rotary
+// caches.
 // Prints the worst element of each group.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -45,23 +46,47 @@ TEST(ExhaustivePrecise, WholeTablesAreFaithful) {
 }
 
 TEST(ExhaustivePrecise, DenseBlocksUpTo2To24AreFaithful) {
-  const Implementation& impl = precise_entry(Dtype::kFloat32);
-  for (const int d : {64, 512, 4096}) {
-    for (const double base : {1e4, 5e5, 1e6}) {
-      for (const Schedule schedule : {Schedule::kPaper, Schedule::kT2T}) {
-        const uint64_t rows = d == 4096 ? 4 : 32;
-        const int per_octave = d == 4096 ? 2 : 6;
-        WorstElement worst;
-        TableSpec worst_spec;
-        for (const uint64_t start : sample_starts(kFaithfulLimit, per_octave, rows)) {
-          const TableSpec spec = make_spec(d, base, schedule, start);
-          const WorstElement w = worst_against_oracle(impl, spec, rows);
-          EXPECT_LT(w.ulp, 1.0) << describe(impl, spec, w);
-          if (w.ulp > worst.ulp) worst_spec = spec;
-          worst.merge(w);
+  for (const Dtype output : {Dtype::kFloat32, Dtype::kFloat16, Dtype::kBFloat16}) {
+    const Implementation& impl = precise_entry(output);
+    for (const int d : {64, 512, 4096}) {
+      for (const double base : {1e4, 5e5, 1e6}) {
+        for (const Schedule schedule : {Schedule::kPaper, Schedule::kT2T}) {
+          const uint64_t rows = d == 4096 ? 4 : 32;
+          const int per_octave = d == 4096 ? 2 : 6;
+          WorstElement worst;
+          TableSpec worst_spec;
+          for (const uint64_t start : sample_starts(kFaithfulLimit, per_octave, rows)) {
+            const TableSpec spec = make_spec(d, base, schedule, start);
+            const WorstElement w = worst_against_oracle(impl, spec, rows);
+            EXPECT_LT(w.ulp, 1.0) << describe(impl, spec, w);
+            if (w.ulp > worst.ulp) worst_spec = spec;
+            worst.merge(w);
+          }
+          report("dense blocks", impl, worst_spec, worst);
         }
-        report("dense blocks", impl, worst_spec, worst);
       }
+    }
+  }
+}
+
+// Every layout of the 16-bit outputs (each sink shape, float-first and double), random blocks.
+TEST(ExhaustivePrecise, EveryLayoutIsFaithfulAtRandomPositions) {
+  std::mt19937_64 rng(20240613);  // fixed: a failure replays
+  for (const Dtype output : {Dtype::kFloat16, Dtype::kBFloat16, Dtype::kFloat32}) {
+    const Implementation& impl = precise_entry(output);
+    for (int layout = 0; layout <= static_cast<int>(Layout::kPolar); ++layout) {
+      WorstElement worst;
+      TableSpec worst_spec;
+      for (int i = 0; i < 200; ++i) {
+        TableSpec spec = make_spec(i % 2 ? 512 : 128, i % 3 ? 1e4 : 5e5, Schedule::kPaper,
+                                   rng() % (kFaithfulLimit - 70));
+        spec.layout = static_cast<Layout>(layout);
+        const WorstElement w = worst_against_oracle(impl, spec, 70);
+        EXPECT_LT(w.ulp, 1.0) << describe(impl, spec, w);
+        if (w.ulp > worst.ulp) worst_spec = spec;
+        worst.merge(w);
+      }
+      report(std::string(name_of(static_cast<Layout>(layout))).c_str(), impl, worst_spec, worst);
     }
   }
 }

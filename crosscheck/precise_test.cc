@@ -13,6 +13,7 @@
 #include "core/precise/frequencies.h"
 #include "core/precise/plan.h"
 #include "core/precise/precise_fill.h"
+#include "core/registry.h"
 #include "crosscheck/precise_testutil.h"
 #include "hwy/targets.h"
 #include "oracle/engine.h"
@@ -84,6 +85,29 @@ TEST(PreciseNarrow, IsFaithfulOnAWholeSmallTable) {
 TEST(PreciseFloat32, IsFaithfulForOddPairCounts) {
   for (const int d : {2, 6, 10, 34}) expect_faithful(Dtype::kFloat32, make_spec(d), 300);
   expect_faithful(Dtype::kFloat32, make_spec(6, 1e4, Schedule::kT2T, 1'000'000), 200);
+}
+
+// float16 and bfloat16 (the vector sinks: rounded from double once, through float rounded to odd,
+// or from the float rotation where its bound decides) over a log scale up to 2^24, in the
+// layouts of each sink shape.
+TEST(PreciseNarrow, IsFaithfulOnSampledBlocksUpTo2To24) {
+  constexpr uint64_t kRows = 8;
+  for (const Dtype output : {Dtype::kFloat16, Dtype::kBFloat16}) {
+    for (const int d : {64, 512}) {
+      for (const Layout layout : {Layout::kInterleaved, Layout::kRopeCosSin}) {
+        WorstElement worst;
+        for (const uint64_t start : sample_starts(kFaithfulLimit, 1, kRows)) {
+          const TableSpec spec = make_spec(d, 1e4, Schedule::kPaper, start, layout);
+          const WorstElement w = worst_against_oracle(precise_entry(output), spec, kRows);
+          EXPECT_LT(w.ulp, 1.0) << describe(precise_entry(output), spec, w);
+          worst.merge(w);
+        }
+        RecordProperty(std::string("max_ulp_") + std::string(short_name(output)) + "_d" +
+                           std::to_string(d) + "_" + std::string(name_of(layout)),
+                       std::to_string(worst.ulp));
+      }
+    }
+  }
 }
 
 // Blocks of 16 rows over a log scale up to 2^24, and across anchor boundaries.
@@ -171,8 +195,10 @@ PairBits pair_bits(const GeneratedTable& t, const TableSpec& spec) {
 }
 
 TEST(PreciseLayouts, AllLayoutsHoldTheSameValues) {
-  constexpr Layout kLayouts[] = {Layout::kInterleaved, Layout::kHalves,     Layout::kRopeCos,
-                                 Layout::kRopeSin,     Layout::kRopeCosDup, Layout::kRopeSinDup};
+  constexpr Layout kLayouts[] = {Layout::kInterleaved,  Layout::kHalves,       Layout::kRopeCos,
+                                 Layout::kRopeSin,      Layout::kRopeCosDup,   Layout::kRopeSinDup,
+                                 Layout::kRopeCosPairs, Layout::kRopeSinPairs, Layout::kRopeCosSin,
+                                 Layout::kPolar};
   for (const Dtype output : kOutputs) {
     for (const int d : {6, 64, 512}) {
       const TableSpec reference_spec = make_spec(d, 1e4, Schedule::kPaper, 355 - 100);
@@ -181,8 +207,10 @@ TEST(PreciseLayouts, AllLayoutsHoldTheSameValues) {
       for (const Layout layout : kLayouts) {
         const TableSpec spec = make_spec(d, 1e4, Schedule::kPaper, 355 - 100, layout);
         const PairBits got = pair_bits(generate(precise_entry(output), spec, 300), spec);
-        const bool has_sin = layout != Layout::kRopeCos && layout != Layout::kRopeCosDup;
-        const bool has_cos = layout != Layout::kRopeSin && layout != Layout::kRopeSinDup;
+        const bool has_sin = layout != Layout::kRopeCos && layout != Layout::kRopeCosDup &&
+                             layout != Layout::kRopeCosPairs;
+        const bool has_cos = layout != Layout::kRopeSin && layout != Layout::kRopeSinDup &&
+                             layout != Layout::kRopeSinPairs;
         if (has_sin) {
           EXPECT_EQ(got.sin, reference.sin) << name_of(layout) << " d=" << d;
         }

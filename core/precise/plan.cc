@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "core/precise/frequencies.h"
-#include "core/precise/precise_fill.h"
 
 namespace pev::core::precise {
 namespace {
@@ -30,7 +29,6 @@ std::shared_ptr<const Plan> PlanCache::get(const TableSpec& spec, size_t lanes,
   plan->padded = (static_cast<size_t>(plan->pairs) + lanes - 1) / lanes * lanes;
   plan->chunk = std::max(lanes, kTableChunkBytes / (16 * kAnchorInterval) / lanes * lanes);
   plan->attention = attention_in_double(spec);
-  plan->fixup_threshold = plan->attention * kFixupThreshold;
   plan->w_hi = hwy::AllocateAligned<double>(plan->padded);
   plan->w_lo = hwy::AllocateAligned<double>(plan->padded);
   const std::vector<DoubleDouble> w = double_double_frequencies(spec);
@@ -40,6 +38,10 @@ std::shared_ptr<const Plan> PlanCache::get(const TableSpec& spec, size_t lanes,
   }
   plan->table_sin = hwy::AllocateAligned<double>(kAnchorInterval * plan->padded);
   plan->table_cos = hwy::AllocateAligned<double>(kAnchorInterval * plan->padded);
+  plan->table_sin_f = hwy::AllocateAligned<float>(kAnchorInterval * plan->padded);
+  plan->table_cos_f = hwy::AllocateAligned<float>(kAnchorInterval * plan->padded);
+  plan->table_sin_f2 = hwy::AllocateAligned<float>(2 * kAnchorInterval * plan->padded);
+  plan->table_cos_f2 = hwy::AllocateAligned<float>(2 * kAnchorInterval * plan->padded);
   build_table(*plan);
   if (entries_.size() == kCapacity) entries_.erase(entries_.begin());
   entries_.push_back({spec.d_model, spec.base, spec.schedule, spec.rope, lanes, plan});

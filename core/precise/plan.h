@@ -31,15 +31,16 @@ struct Plan {
   size_t padded = 0;  // pairs rounded up to the vector length; padding lanes have w = 0
   size_t chunk = 0;   // pairs per table chunk, a multiple of the vector length
   // A, rounded once to double (1 for the plain encoding): anchors and fixed-up values are
-  // multiplied by it, so the rows rotated from the anchors carry it too.
+  // multiplied by it, so the rows rotated from the anchors carry it too. The fix-up threshold
+  // of each output is a power of two times it (precise_fill.h).
   double attention = 1;
-  // Rotated values smaller than this in magnitude are recomputed directly: kFixupThreshold
-  // (precise_fill.h) in units of A, exact (A times a power of two).
-  double fixup_threshold = 0;
   hwy::AlignedFreeUniquePtr<double[]> w_hi, w_lo;  // [padded]
   // sin(j w_k), cos(j w_k) for j < kAnchorInterval, laid out [chunk][j][pair in chunk]: each
   // chunk contiguous.
   hwy::AlignedFreeUniquePtr<double[]> table_sin, table_cos;
+  // The same rounded to float, in the same layout (at table_offset), and with each value twice
+  // (at 2 table_offset: [s_0, s_0, s_1, s_1, ...]): the float-first 16-bit sinks' inputs.
+  hwy::AlignedFreeUniquePtr<float[]> table_sin_f, table_cos_f, table_sin_f2, table_cos_f2;
 
   // Where lanes [i0, i0 + chunk) of row j start; i0 is a multiple of `chunk`.
   size_t table_offset(uint64_t j, size_t i0) const {

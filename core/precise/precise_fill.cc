@@ -15,13 +15,18 @@
 // Faithful rounding. Let v != 0 lie in the binade [2^e, 2^(e+1)) (or its negative), U =
 // ulp_f32(v) = 2^(e-23) > 2^-24 |v|. If |y - v| <= U/4, y is within U/4 of that binade, whose
 // floats are spaced U and include both ends, so the float nearest y is within U/2 of y, and
-// |RN_f32(y) - v| <= U/2 + U/4 < U. So |y - v| <= 2^-26 |v| suffices; float16 and bfloat16 (coarser
-// ulps, float16's clamped at 2^-24) are implied. v = 0 only at pos 0, an anchor: y = +0 exactly.
-// Rotated rows meet it when |v| >= E_rot 2^26 = 2^-23.6. A row whose min |y| over a pair is below
-// kFixupThreshold = 2^-22 has that pair recomputed directly; otherwise |v| >= 2^-22 - E_rot.
-// Direct values meet it when |v| >= 2^-51 (direct-inl.h).
+// |RN_f32(y) - v| <= U/2 + U/4 < U. So |y - v| <= 2^-26 |v| suffices. v = 0 only at pos 0, an
+// anchor: y = +0 exactly. Rotated rows meet it when |v| >= E_rot 2^26 = 2^-23.6. A row whose min
+// |y| over a pair is below kFixupThreshold = 2^-22 has that pair recomputed directly; otherwise
+// |v| >= 2^-22 - E_rot. Direct values meet it when |v| >= 2^-51 (direct-inl.h).
 // The fraction fixed up is about (4/pi) 2^-22 per pair (sin or cos near zero), ~1e-4 rows at
 // d = 512; every pair of a huge base's low frequencies qualifies, and is then slower, not wrong.
+// The same argument with the 16-bit formats' spacing (fixup_threshold, precise_fill.h):
+//  - bfloat16 (8 bits): U > 2^-8 |v| above 2^-126, so |y - v| <= 2^-10 |v| suffices, which
+//    rotated rows meet when |v| >= E_rot 2^10 = 2^-39.6: kFixupThresholdBF16 = 2^-39. Values
+//    below 2^-126 (spacing 2^-133) are under the threshold, hence direct, as for float32.
+//  - float16: U >= 2^-24 for every v (its subnormal spacing is the smallest), and E_rot <= 2^-26:
+//    every rotated value is faithful as it is, so float16 rows need no fix-up at all.
 //
 // Attention factor. With a recipe the exact value is A v; A~ = RN_53(A) (frequencies.h) multiplies
 // the anchors and the directly computed values, one more rounding each: S' = fl(A~ S) is within
@@ -30,182 +35,133 @@
 // A (6u |v| + E_arg). Both are relative to A, so the faithful test above holds for A v as it did
 // for v: rotated outputs need |v| >= E_rot' 2^26 = 2^-23.3, and the fix-up threshold becomes
 // A~ kFixupThreshold (exact), on the scaled values: an output left alone has |y| >= A~ 2^-22,
-// so |v| >= 2^-22 (1 - 2^-52) - E_rot'; direct values need |v| >= 2^-51 as before.
+// so |v| >= 2^-22 (1 - 2^-52) - E_rot'; direct values need |v| >= 2^-51 as before. Likewise
+// bfloat16's threshold becomes A~ 2^-39 (|v| >= 2^-39.3 needed), and float16's spacing covers
+// A E_rot' = A 2^-49.3 as long as A <= 2^23.3: beyond, float16 takes float32's threshold.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "core/precise/precise_fill.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // Must come after foreach_target.h.
 #include <algorithm>
+#include <type_traits>
 
 #include "core/precise/direct-inl.h"
+#include "core/precise/fill_loops-inl.h"
+#include "core/precise/half_float_sinks-inl.h"
+#include "core/precise/half_sinks-inl.h"
 #include "core/precise/plan.h"
 #include "core/precise/precise_fill.h"
 #include "core/precise/rotate-inl.h"
-#include "hwy/cache_control.h"
+#include "core/precise/row_shape.h"
+#include "core/row_writer.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace pev::core::precise::HWY_NAMESPACE {
 namespace {
 
-// Non-temporal stores once a fill cannot stay in L2 anyway: they skip the read for ownership
-// (regular stores reached ~0.45 of them here, for 16 MiB as for 256 MiB tables) and do not evict
-// the caller's data.
-constexpr uint64_t kStreamBytes = uint64_t{4} << 20;
-// The tiled order writes a span of rows table chunk by table chunk, and reads the whole table
-// (kAnchorInterval x d/2 x 16 bytes) once per span: 2 kAnchorInterval / span of the bytes it
-// writes, so 1/8 for a span of 16 anchor intervals.
-constexpr uint64_t kSpanRows = 16 * kAnchorInterval;
-
 PlanCache& Cache() {
   static PlanCache cache;  // one per target: tables are built by this target's code
   return cache;
 }
 
-void BuildTable(Plan& plan) {
-  const DF64 d;
-  const size_t n = hn::Lanes(d);
-  for (uint64_t j = 0; j < kAnchorInterval; ++j) {
-    const V pos = hn::Set(d, static_cast<double>(j));
-    for (size_t i0 = 0; i0 < plan.padded; i0 += plan.chunk) {
-      const size_t i1 = std::min(i0 + plan.chunk, plan.padded);
-      double* ts = &plan.table_sin[plan.table_offset(j, i0)];
-      double* tc = &plan.table_cos[plan.table_offset(j, i0)];
-      for (size_t i = i0; i < i1; i += n) {
-        V s, c;
-        DirectSinCos(d, pos, hn::Load(d, &plan.w_hi[i]), hn::Load(d, &plan.w_lo[i]), false, s, c);
-        hn::Store(s, d, ts + (i - i0));
-        hn::Store(c, d, tc + (i - i0));
-      }
-    }
+#if HWY_TARGET != HWY_SCALAR
+// Calls f with the pairing as a type, std::integral_constant<Pairing, p>.
+template <class F>
+void WithPairing(Pairing p, const F& f) {
+  switch (p) {
+    case Pairing::kSinCos:
+      return f(std::integral_constant<Pairing, Pairing::kSinCos>());
+    case Pairing::kCosSin:
+      return f(std::integral_constant<Pairing, Pairing::kCosSin>());
+    case Pairing::kCosCos:
+      return f(std::integral_constant<Pairing, Pairing::kCosCos>());
+    case Pairing::kSinSin:
+      return f(std::integral_constant<Pairing, Pairing::kSinSin>());
   }
 }
 
-// Lanes [i0, i1) of the anchor row at `position`, computed directly and scaled by A.
-void Anchor(const Plan& plan, uint64_t position, size_t i0, size_t i1, double* sin_out,
-            double* cos_out) {
-  const DF64 d;
-  const V pos = hn::Set(d, static_cast<double>(position));
-  const bool huge = static_cast<double>(position) >= kHugePosition;
-  const bool scaled = plan.attention != 1;
-  const V attention = hn::Set(d, plan.attention);
-  for (size_t i = i0; i < i1; i += hn::Lanes(d)) {
-    V s, c;
-    DirectSinCos(d, pos, hn::Load(d, &plan.w_hi[i]), hn::Load(d, &plan.w_lo[i]), huge, s, c);
-    if (scaled) {
-      s = hn::Mul(s, attention);
-      c = hn::Mul(c, attention);
-    }
-    hn::Store(s, d, sin_out + i);
-    hn::Store(c, d, cos_out + i);
+// 16-bit rows of whole vectors of pairs, every layout; kFloatFirst: half_float_sinks-inl.h.
+template <Dtype kOut, bool kNative, bool kFloatFirst>
+void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint16_t* out,
+                  bool big) {
+  const auto width = static_cast<size_t>(table_width(spec));
+  const auto half = static_cast<size_t>(spec.d_model / 2);
+  const double t = fixup_threshold(plan, kOut);
+  const bool aligned = reinterpret_cast<uintptr_t>(out) % (4 * hn::Lanes(DF64())) == 0;
+  const auto run = [&](auto& sink) HWY_ATTR {
+    FillTiledMaybeStreaming(plan, t, spec.start, count, big && aligned && sink.CanStream(half),
+                            sink);
+  };
+  const RowShape shape = row_shape(spec.layout, spec.d_model / 2);
+  if (shape.zipped) {
+    return WithPairing(shape.pairing, [&](auto pairing) HWY_ATTR {
+      if constexpr (kFloatFirst) {
+        ZippedHalfFloatFirst<kOut, kNative, decltype(pairing)::value> sink(out, width, t,
+                                                                           plan.attention);
+        run(sink);
+      } else {
+        ZippedHalf<kOut, kNative, decltype(pairing)::value> sink(out, width, t);
+        run(sink);
+      }
+    });
   }
+  const auto runs = [&](auto sin, auto cos) HWY_ATTR {
+    if constexpr (kFloatFirst) {
+      RunsHalfFloatFirst<kOut, kNative, decltype(sin)::value, decltype(cos)::value> sink(
+          out, width, t, shape, plan.attention);
+      run(sink);
+    } else {
+      RunsHalf<kOut, kNative, decltype(sin)::value, decltype(cos)::value> sink(out, width, t,
+                                                                               shape);
+      run(sink);
+    }
+  };
+  if (shape.sin_runs[0] < 0) return runs(std::false_type(), std::true_type());
+  if (shape.cos_runs[0] < 0) return runs(std::true_type(), std::false_type());
+  runs(std::true_type(), std::true_type());
 }
 
-// Lanes [i0, i1) of row `row` (position `position`, j rows past the anchor) again: pairs whose
-// rotated min(|sin|, |cos|) is below the plan's fixup_threshold are recomputed directly.
-template <class Sink>
-HWY_NOINLINE void FixupRow(const Plan& plan, const double* anchor_sin, const double* anchor_cos,
-                           uint64_t j, uint64_t position, uint64_t row, size_t i0, size_t i1,
-                           Sink& sink) {
-  const DF64 d;
-  const V pos = hn::Set(d, static_cast<double>(position));
-  const bool huge = static_cast<double>(position) >= kHugePosition;
-  const V threshold = hn::Set(d, plan.fixup_threshold);
-  const V attention = hn::Set(d, plan.attention);
-  const double* ts = &plan.table_sin[plan.table_offset(j, i0)];
-  const double* tc = &plan.table_cos[plan.table_offset(j, i0)];
-  for (size_t i = i0; i < i1; i += hn::Lanes(d)) {
-    V ys, yc;
-    Rotate(d, anchor_sin + i, anchor_cos + i, ts + (i - i0), tc + (i - i0), ys, yc);
-    const auto small = hn::Lt(hn::Min(hn::Abs(ys), hn::Abs(yc)), threshold);
-    if (!hn::AllFalse(d, small)) {
-      V s, c;
-      DirectSinCos(d, pos, hn::Load(d, &plan.w_hi[i]), hn::Load(d, &plan.w_lo[i]), huge, s, c);
-      if (plan.attention != 1) {
-        s = hn::Mul(s, attention);
-        c = hn::Mul(c, attention);
-      }
-      ys = hn::IfThenElse(small, s, ys);
-      yc = hn::IfThenElse(small, c, yc);
-    }
-    sink.Put(row, i, ys, yc);
-  }
-}
-
-// The float32 sinks: spans of rows, table chunk by table chunk, anchor interval by interval.
-// Each chunk of the table is then read from L1 for every anchor of the span.
-template <bool kStream, class Sink>
-void FillTiled(const Plan& plan, uint64_t start, uint64_t count, Sink& sink) {
-  constexpr uint64_t kB = kAnchorInterval;
-  const uint64_t span = kSpanRows;
-  auto anchor_sin = hwy::AllocateAligned<double>(plan.padded);
-  auto anchor_cos = hwy::AllocateAligned<double>(plan.padded);
-  const uint64_t end = start + count;
-  for (uint64_t s = start - start % kB; s < end; s += span) {
-    const uint64_t span_end = std::min(s + span, end);
-    for (size_t i0 = 0; i0 < plan.padded; i0 += plan.chunk) {
-      const size_t i1 = std::min(i0 + plan.chunk, plan.padded);
-      for (uint64_t a = s; a < span_end; a += kB) {
-        Anchor(plan, a, i0, i1, anchor_sin.get(), anchor_cos.get());
-        const uint64_t first = std::max(a, start);
-        const uint64_t last = std::min(a + kB, span_end);
-        const size_t offset = plan.table_offset(first - a, i0);
-        const Block block{first - start,
-                          last - first,
-                          i0,
-                          i1,
-                          anchor_sin.get(),
-                          anchor_cos.get(),
-                          &plan.table_sin[offset],
-                          &plan.table_cos[offset]};
-        if (HWY_UNLIKELY(sink.template Rows<kStream>(block))) {
-          if constexpr (kStream) hwy::FlushStream();  // order the rewrite after streamed rows
-          for (uint64_t pos = first; pos < last; ++pos)
-            FixupRow(plan, anchor_sin.get(), anchor_cos.get(), pos - a, pos, pos - start, i0, i1,
-                     sink);
-        }
-      }
+// bfloat16 through the float-first sinks where VCVTNEPS2BF16 rounds floats in one instruction and
+// the attention factor suits their bound; float16 always through the double sinks: its finer
+// grid sends ~8% of the float-first vectors to the double path, and those unpredictable
+// branches cost more than the float rotation saves (4.2e9 against 4.7e9 values/s on Zen 4, one
+// thread, a new table each time).
+template <Dtype kOut>
+void FillHalf(const Plan& plan, const TableSpec& spec, uint64_t count, uint16_t* out, bool big) {
+  if constexpr (kOut == Dtype::kBFloat16) {
+    if (HasNativeBF16()) {
+      if (FloatFirstApplies(plan.attention))
+        return FillHalfWith<kOut, true, true>(plan, spec, count, out, big);
+      return FillHalfWith<kOut, true, false>(plan, spec, count, out, big);
     }
   }
-  if constexpr (kStream) hwy::FlushStream();
+  FillHalfWith<kOut, false, false>(plan, spec, count, out, big);
 }
 
-// Any output type and layout, row by row through DoubleRows.
-void FillWhole(const Plan& plan, uint64_t start, uint64_t count, DoubleRows& sink) {
-  auto anchor_sin = hwy::AllocateAligned<double>(plan.padded);
-  auto anchor_cos = hwy::AllocateAligned<double>(plan.padded);
-  const uint64_t end = start + count;
-  for (uint64_t a = start - start % kAnchorInterval; a < end; a += kAnchorInterval) {
-    Anchor(plan, a, 0, plan.padded, anchor_sin.get(), anchor_cos.get());
-    const uint64_t last = std::min(a + kAnchorInterval, end);
-    for (uint64_t pos = std::max(a, start); pos < last; ++pos) {
-      for (size_t i0 = 0; i0 < plan.padded; i0 += plan.chunk) {
-        const size_t offset = plan.table_offset(pos - a, i0);
-        sink.Rotated({pos - start, 1, i0, std::min(i0 + plan.chunk, plan.padded), anchor_sin.get(),
-                      anchor_cos.get(), &plan.table_sin[offset], &plan.table_cos[offset]});
-      }
-      if (HWY_UNLIKELY(sink.NeedsFixup())) {
-        for (size_t i0 = 0; i0 < plan.padded; i0 += plan.chunk)
-          FixupRow(plan, anchor_sin.get(), anchor_cos.get(), pos - a, pos, pos - start, i0,
-                   std::min(i0 + plan.chunk, plan.padded), sink);
-      }
-      sink.Write(pos - start);
-    }
-  }
+// float32 rows of whole vectors of pairs in a zipped layout.
+void FillZippedF32(const Plan& plan, const TableSpec& spec, uint64_t count, float* out,
+                   bool stream) {
+  const auto width = static_cast<size_t>(table_width(spec));
+  const double t = fixup_threshold(plan, Dtype::kFloat32);
+  WithPairing(row_shape(spec.layout, spec.d_model / 2).pairing, [&](auto pairing) HWY_ATTR {
+    ZippedF32<decltype(pairing)::value> sink(out, width, t);
+    FillTiledMaybeStreaming(plan, t, spec.start, count, stream, sink);
+  });
 }
-
-template <class Sink>
-void FillTiledMaybeStreaming(const Plan& plan, uint64_t start, uint64_t count, bool stream,
-                             Sink& sink) {
-  if (stream) {
-    FillTiled<true>(plan, start, count, sink);
-  } else {
-    FillTiled<false>(plan, start, count, sink);
-  }
-}
+#endif  // HWY_TARGET != HWY_SCALAR
 
 }  // namespace
+
+void FillReference(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion,
+                   void* out) {
+  if (count == 0) return;
+  const std::shared_ptr<const Plan> plan = Cache().get(spec, hn::Lanes(DF64()), BuildTable);
+  const double threshold = fixup_threshold(*plan, output);
+  DoubleRows sink(spec, plan->padded, threshold, output, conversion, out);
+  FillWhole(*plan, threshold, spec.start, count, sink);
+}
 
 void FillPrecise(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion,
                  void* out) {
@@ -213,56 +169,41 @@ void FillPrecise(const TableSpec& spec, uint64_t count, Dtype output, Conversion
   const size_t n = hn::Lanes(DF64());
   const std::shared_ptr<const Plan> plan = Cache().get(spec, n, BuildTable);
   const auto width = static_cast<size_t>(table_width(spec));
-  const size_t row_bytes = width * sizeof(float);
+  const size_t row_bytes = width * element_size(output);
   const int half = spec.d_model / 2;
-  // The float32 sinks store whole vectors, so they need d/2 to be a multiple of N.
-  const bool fast = output == Dtype::kFloat32 && static_cast<size_t>(half) == plan->padded;
+  // The vector sinks store whole vectors of pairs, so they need d/2 to be a multiple of N.
+  const bool vectors = static_cast<size_t>(half) == plan->padded;
   const auto address = reinterpret_cast<uintptr_t>(out);
   const bool big = count * row_bytes >= kStreamBytes;
+  const RowShape shape = row_shape(spec.layout, half);
+  const double threshold = fixup_threshold(*plan, output);
 #if HWY_TARGET != HWY_SCALAR
-  if (fast && spec.layout == Layout::kInterleaved) {
-    InterleavedF32 sink(static_cast<float*>(out), width, plan->fixup_threshold);
-    FillTiledMaybeStreaming(*plan, spec.start, count, big && address % (8 * n) == 0, sink);
+  if (vectors && output == Dtype::kFloat32 && shape.zipped) {
+    FillZippedF32(*plan, spec, count, static_cast<float*>(out), big && address % (8 * n) == 0);
     return;
+  }
+  // The 16-bit sinks: float16 without a fix-up (A <= 2^23); bfloat16 rounding only values of at
+  // least 2^-126 themselves (half_sinks-inl.h), which its fix-up catches while A >= 2^-87.
+  const bool half_sink = output == Dtype::kFloat16 ? threshold == 0 : threshold >= 0x1p-126;
+  if (vectors && conversion == Conversion::kNearestEven && half_sink) {
+    if (output == Dtype::kFloat16) {
+      FillHalf<Dtype::kFloat16>(*plan, spec, count, static_cast<uint16_t*>(out), big);
+      return;
+    }
+    if (output == Dtype::kBFloat16) {
+      FillHalf<Dtype::kBFloat16>(*plan, spec, count, static_cast<uint16_t*>(out), big);
+      return;
+    }
   }
 #endif
-  // Layouts whose sin and cos columns are contiguous runs; the strided ones (pairs, polar) go
-  // through the general rows below.
-  const bool runs = spec.layout != Layout::kInterleaved && spec.layout != Layout::kRopeCosPairs &&
-                    spec.layout != Layout::kRopeSinPairs && spec.layout != Layout::kPolar;
-  if (fast && runs) {
-    int s0 = -1, s1 = -1, c0 = -1, c1 = -1;
-    switch (spec.layout) {
-      case Layout::kInterleaved:  // handled above
-      case Layout::kRopeCosPairs:
-      case Layout::kRopeSinPairs:
-      case Layout::kPolar:
-        break;
-      case Layout::kHalves:
-        s0 = 0, c0 = half;
-        break;
-      case Layout::kRopeCos:
-        c0 = 0;
-        break;
-      case Layout::kRopeSin:
-        s0 = 0;
-        break;
-      case Layout::kRopeCosDup:
-        c0 = 0, c1 = half;
-        break;
-      case Layout::kRopeSinDup:
-        s0 = 0, s1 = half;
-        break;
-      case Layout::kRopeCosSin:
-        c0 = 0, s0 = half;
-        break;
-    }
-    SplitF32 sink(static_cast<float*>(out), width, plan->fixup_threshold, s0, s1, c0, c1);
-    FillTiledMaybeStreaming(*plan, spec.start, count, big && address % (4 * n) == 0, sink);
+  if (vectors && output == Dtype::kFloat32 && !shape.zipped) {
+    SplitF32 sink(static_cast<float*>(out), width, threshold, shape);
+    FillTiledMaybeStreaming(*plan, threshold, spec.start, count, big && address % (4 * n) == 0,
+                            sink);
     return;
   }
-  DoubleRows sink(spec, plan->padded, plan->fixup_threshold, output, conversion, out);
-  FillWhole(*plan, spec.start, count, sink);
+  DoubleRows sink(spec, plan->padded, threshold, output, conversion, out);
+  FillWhole(*plan, threshold, spec.start, count, sink);
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
@@ -273,9 +214,15 @@ HWY_AFTER_NAMESPACE();
 namespace pev::core::precise {
 
 HWY_EXPORT(FillPrecise);
+HWY_EXPORT(FillReference);
 
 void fill(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion, void* out) {
   HWY_DYNAMIC_DISPATCH(FillPrecise)(spec, count, output, conversion, out);
+}
+
+void fill_reference(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion,
+                    void* out) {
+  HWY_DYNAMIC_DISPATCH(FillReference)(spec, count, output, conversion, out);
 }
 
 std::string compiled_targets() {

@@ -14,12 +14,33 @@
 
 namespace pev::core::precise {
 
-// Rotated outputs smaller than this in magnitude are recomputed directly (see precise_fill.cc).
+// Rotated outputs smaller than this in magnitude, in units of A, are recomputed directly (derived
+// at the top of precise_fill.cc): float32's; bfloat16's coarser ulps need it only far lower, and
+// float16's, clamped at 2^-24, never while A <= 2^23.
 inline constexpr double kFixupThreshold = 0x1p-22;
+inline constexpr double kFixupThresholdBF16 = 0x1p-39;
+
+// The fix-up threshold of `output` for the plan's attention factor (exact: A~ times a power of
+// two; 0: no fix-up).
+inline double fixup_threshold(const Plan& plan, Dtype output) {
+  switch (output) {
+    case Dtype::kFloat16:
+      return plan.attention <= 0x1p23 ? 0.0 : plan.attention * kFixupThreshold;
+    case Dtype::kBFloat16:
+      return plan.attention * kFixupThresholdBF16;
+    default:
+      return plan.attention * kFixupThreshold;
+  }
+}
 
 // Fills positions spec.start .. spec.start + count - 1 (every layout) as `output`: float for
 // float32, uint16 bit patterns for float16 / bfloat16. Safe to call concurrently.
 void fill(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion, void* out);
+
+// The same rows through the general path (every value rounded by RowWriter, no vector sink): what
+// the vector sinks must equal bit for bit (crosscheck/precise_sinks_test.cc).
+void fill_reference(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion,
+                    void* out);
 
 // The targets compiled in, best first, e.g. "AVX3 AVX2 SSE4 SSSE3 SCALAR".
 std::string compiled_targets();

@@ -14,6 +14,7 @@
 
 #include "core/precise/plan.h"
 #include "core/precise/precise_fill.h"
+#include "core/precise/row_shape.h"
 #include "core/row_writer.h"
 #include "hwy/aligned_allocator.h"
 #include "hwy/highway.h"
@@ -65,25 +66,68 @@ struct Block {
   uint64_t row0;
   size_t rows, i0, i1;
   const double *anchor_sin, *anchor_cos, *table_sin, *table_cos;
+  // Float copies for the float-first sinks: anchors [padded] (set when Sink::kFloatFirst), the
+  // table at the block's first row, once and with each value twice.
+  const float *anchor_sin_f = nullptr, *anchor_cos_f = nullptr;
+  const float *table_sin_f = nullptr, *table_cos_f = nullptr;
+  const float *table_sin_f2 = nullptr, *table_cos_f2 = nullptr;
 };
+
+// Reads one byte of every 4 KiB page in [begin, end): the translations are then looked up (page
+// walks, costly in a virtual machine) all at once, ahead of the stores, rather than one by one
+// as each row's first store stalls on its own. Tiled fills visit ~one page per row in a chunk
+// pass, so a table larger than the TLB reaches (128 MiB with 4 KiB pages) otherwise loses ~20%.
+inline void TouchPages(const void* begin, const void* end) {
+  const auto* p = static_cast<const volatile uint8_t*>(begin);
+  const auto* e = static_cast<const volatile uint8_t*>(end);
+  for (; p < e; p += 4096) (void)*p;
+}
 
 // Sinks of float32 rows. Rows<kStream>(block) rotates and stores a block (the hot loop, its state
 // in registers) and returns whether some pair in it may have min(|sin|, |cos|) below the plan's
 // fixup_threshold: it may over-report (FixupRow applies the exact test), never miss. Put() stores
-// one vector of a row with plain stores, for the fix-up.
+// one vector of a row with plain stores, for the fix-up. Touch(r0, r1) reads rows [r0, r1)'s pages
+// (TouchPages) before the tiled order writes them.
 
 #if HWY_TARGET != HWY_SCALAR  // one-lane vectors cannot be combined; DoubleRows serves them
-// [sin w_0, cos w_0, sin w_1, ...]: both halves demoted, then one lane permutation.
-class InterleavedF32 {
+using DF = hn::Repartition<float, DF64>;  // 2N floats: a whole vector
+using DH = hn::Rebind<float, DF64>;       // N floats: half a vector
+using ZipIdx = decltype(hn::IndicesFromVec(DF(), hn::Zero(hn::RebindToSigned<DF>())));
+
+// Indices that zip two half vectors combined as [a, b] into [a_0, b_0, a_1, b_1, ...].
+HWY_INLINE ZipIdx ZipIndices() {
+  const DF df;
+  const hn::RebindToSigned<DF> di;
+  const auto iota = hn::Iota(di, 0);
+  const auto n = hn::Set(di, static_cast<int32_t>(hn::Lanes(DF64())));
+  return hn::IndicesFromVec(
+      df, hn::Add(hn::ShiftRight<1>(iota), hn::Mul(hn::And(iota, hn::Set(di, 1)), n)));
+}
+
+// [a_0, b_0, a_1, b_1, ..., a_{N-1}, b_{N-1}] from two half vectors.
+HWY_INLINE hn::Vec<DF> ZipHalves(hn::Vec<DH> a, hn::Vec<DH> b, ZipIdx idx) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // Highway 1.0.3 has no two-table lookup: one vpermt2ps instead of an insert and a vpermps.
+  (void)idx;
+  const __m512i both = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  return hn::Vec<DF>{
+      _mm512_permutex2var_ps(_mm512_castps256_ps512(a.raw), both, _mm512_castps256_ps512(b.raw))};
+#else
+  return hn::TableLookupLanes(hn::Combine(DF(), b, a), idx);
+#endif
+}
+
+// Zipped float32 rows (interleaved, polar, the rotary pair caches): both values of each pair
+// demoted, then one lane permutation.
+template <Pairing kPairing>
+class ZippedF32 {
  public:
-  using DF = hn::Repartition<float, DF64>;  // 2N floats
-  InterleavedF32(float* table, size_t width, double threshold)
-      : table_(table), width_(width), threshold_(static_cast<float>(threshold)) {
-    const size_t n = hn::Lanes(DF64());
-    for (size_t i = 0; i < n; ++i) {
-      idx_[2 * i] = static_cast<int32_t>(i);
-      idx_[2 * i + 1] = static_cast<int32_t>(n + i);
-    }
+  static constexpr bool kFloatFirst = false;
+  ZippedF32(float* table, size_t width, double threshold)
+      : table_(table), width_(width), threshold_(static_cast<float>(threshold)) {}
+  static constexpr bool CanStream(size_t /* half */) { return true; }
+  void Touch(uint64_t r0, uint64_t r1) const {
+    TouchPages(table_ + r0 * width_, table_ + r1 * width_);
   }
   template <bool kStream>
   HWY_INLINE bool Rows(const Block& block) const {
@@ -92,11 +136,11 @@ class InterleavedF32 {
     const DF df;
     const size_t n = hn::Lanes(d);
     const size_t chunk = b.i1 - b.i0;
-    const auto idx = hn::SetTableIndices(df, idx_);
+    const auto idx = ZipIndices();
     auto min = hn::Set(df, std::numeric_limits<float>::infinity());
     float* HWY_RESTRICT row = table_ + b.row0 * width_ + 2 * b.i0;
     const auto put = [&](float* HWY_RESTRICT p, V ys, V yc) HWY_ATTR {
-      const auto v = Interleave(ys, yc, idx);
+      const auto v = Zip(ys, yc, idx);
       min = MinMagnitude(min, v);
       if constexpr (kStream) {
         hn::Stream(v, df, p);
@@ -133,43 +177,44 @@ class InterleavedF32 {
     return hn::GetLane(hn::MinOfLanes(df, min)) <= threshold_;
   }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
-    const DF df;
-    hn::StoreU(Interleave(ys, yc, hn::SetTableIndices(df, idx_)), df,
-               table_ + row * width_ + 2 * i);
+    hn::StoreU(Zip(ys, yc, ZipIndices()), DF(), table_ + row * width_ + 2 * i);
   }
 
  private:
-  template <class Indices>
-  static HWY_INLINE hn::Vec<DF> Interleave(V ys, V yc, Indices idx) {
-    const DF df;
-    const hn::Rebind<float, DF64> dh;
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    // Highway 1.0.3 has no two-table lookup: one vpermt2ps instead of an insert and a vpermps.
-    (void)df;
-    (void)idx;
-    const __m512i both = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    return hn::Vec<DF>{_mm512_permutex2var_ps(_mm512_castps256_ps512(hn::DemoteTo(dh, ys).raw),
-                                              both,
-                                              _mm512_castps256_ps512(hn::DemoteTo(dh, yc).raw))};
-#else
-    return hn::TableLookupLanes(hn::Combine(df, hn::DemoteTo(dh, yc), hn::DemoteTo(dh, ys)), idx);
-#endif
+  static HWY_INLINE hn::Vec<DF> Zip(V ys, V yc, ZipIdx idx) {
+    const DH dh;
+    if constexpr (kPairing == Pairing::kCosCos || kPairing == Pairing::kSinSin) {
+      const auto f = hn::DemoteTo(dh, kPairing == Pairing::kCosCos ? yc : ys);
+      return ZipHalves(f, f, idx);
+    } else {
+      V first, second;
+      zip_pair(kPairing, ys, yc, first, second);
+      return ZipHalves(hn::DemoteTo(dh, first), hn::DemoteTo(dh, second), idx);
+    }
   }
   float* table_;
   size_t width_;
   float threshold_;
-  HWY_ALIGN int32_t idx_[hn::MaxLanes(DF())];
 };
 #endif  // HWY_TARGET != HWY_SCALAR
 
 // sin and cos each to zero, one or two places in the row (halves and rotary layouts).
 class SplitF32 {
  public:
+  static constexpr bool kFloatFirst = false;
   using DH = hn::Rebind<float, DF64>;  // N floats, half a vector
   // Streaming a half vector is only safe when it is a whole native register (>= 16 bytes).
   static constexpr bool kCanStream = HWY_MAX_BYTES / 2 >= 16;
-  SplitF32(float* table, size_t width, double threshold, int sin0, int sin1, int cos0, int cos1)
-      : table_(table), width_(width), threshold_(threshold), sin_{sin0, sin1}, cos_{cos0, cos1} {}
+  SplitF32(float* table, size_t width, double threshold, const RowShape& shape)
+      : table_(table),
+        width_(width),
+        threshold_(threshold),
+        sin_{shape.sin_runs[0], shape.sin_runs[1]},
+        cos_{shape.cos_runs[0], shape.cos_runs[1]} {}
+  static constexpr bool CanStream(size_t /* half */) { return true; }
+  void Touch(uint64_t r0, uint64_t r1) const {
+    TouchPages(table_ + r0 * width_, table_ + r1 * width_);
+  }
   template <bool kStream>
   HWY_INLINE bool Rows(const Block& block) const {
     const Block b = block;  // a local copy: the stores below may not alias it
@@ -246,6 +291,7 @@ class SplitF32 {
 // rounds each once to the output type.
 class DoubleRows {
  public:
+  static constexpr bool kFloatFirst = false;
   DoubleRows(const TableSpec& spec, size_t padded, double threshold, Dtype output,
              Conversion conversion, void* out)
       : writer_(spec, output, conversion),
