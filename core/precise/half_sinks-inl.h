@@ -90,41 +90,11 @@ class ZippedHalf {
   template <bool kStream>
   HWY_INLINE bool Rows(const Block& block) const {
     const Block b = block;  // a local copy: the stores below may not alias it
-    const DF64 d;
-    const DF df;
-    const DU du;
-    const size_t n = hn::Lanes(d);
-    const size_t chunk = b.i1 - b.i0;
     const auto idx = ZipIndices();
-    auto min = hn::Set(df, std::numeric_limits<float>::infinity());
+    auto min = hn::Set(DF(), std::numeric_limits<float>::infinity());
     uint16_t* HWY_RESTRICT row = table_ + b.row0 * width_ + 2 * b.i0;
-    const auto put = [&](uint16_t* HWY_RESTRICT p, V ys, V yc)
-                         HWY_ATTR { Store<kStream>(p, ys, yc, idx, min); };
-    if (chunk == kChunkVectors * n) {  // anchors in registers, the loop over lanes unrolled
-      V s_a[kChunkVectors], c_a[kChunkVectors];
-      for (size_t k = 0; k < kChunkVectors; ++k) {
-        s_a[k] = hn::Load(d, b.anchor_sin + b.i0 + k * n);
-        c_a[k] = hn::Load(d, b.anchor_cos + b.i0 + k * n);
-      }
-      for (size_t r = 0; r < b.rows; ++r, row += width_) {
-        const double* ts = b.table_sin + r * chunk;
-        const double* tc = b.table_cos + r * chunk;
-        for (size_t k = 0; k < kChunkVectors; ++k) {
-          V ys, yc;
-          Rotate(s_a[k], c_a[k], hn::Load(d, ts + k * n), hn::Load(d, tc + k * n), ys, yc);
-          put(row + 2 * k * n, ys, yc);
-        }
-      }
-    } else {
-      for (size_t r = 0; r < b.rows; ++r, row += width_) {
-        for (size_t i = 0; i < chunk; i += n) {
-          V ys, yc;
-          Rotate(d, b.anchor_sin + b.i0 + i, b.anchor_cos + b.i0 + i, b.table_sin + r * chunk + i,
-                 b.table_cos + r * chunk + i, ys, yc);
-          put(row + 2 * i, ys, yc);
-        }
-      }
-    }
+    ForEachRotated(b, [&](size_t r, size_t i, V ys, V yc)
+                          HWY_ATTR { Store<kStream>(row + r * width_ + 2 * i, ys, yc, idx, min); });
     return Flagged(min);
   }
   // One vector of N pairs at p (2N values), the smaller magnitudes tracked in min.

@@ -73,6 +73,41 @@ struct Block {
   const float *table_sin_f2 = nullptr, *table_cos_f2 = nullptr;
 };
 
+// The hot loop of the double sinks: every row of block b rotated one vector of N pairs at a time,
+// each handed to put(r, i, ys, yc) with r the row within the block and i the first pair's offset
+// in the chunk. A full chunk keeps its anchors in registers and unrolls the loop over vectors.
+template <class Put>
+HWY_INLINE void ForEachRotated(const Block& b, const Put& put) {
+  const DF64 d;
+  const size_t n = hn::Lanes(d);
+  const size_t chunk = b.i1 - b.i0;
+  if (chunk == kChunkVectors * n) {
+    V s_a[kChunkVectors], c_a[kChunkVectors];
+    for (size_t k = 0; k < kChunkVectors; ++k) {
+      s_a[k] = hn::Load(d, b.anchor_sin + b.i0 + k * n);
+      c_a[k] = hn::Load(d, b.anchor_cos + b.i0 + k * n);
+    }
+    for (size_t r = 0; r < b.rows; ++r) {
+      const double* ts = b.table_sin + r * chunk;
+      const double* tc = b.table_cos + r * chunk;
+      for (size_t k = 0; k < kChunkVectors; ++k) {
+        V ys, yc;
+        Rotate(s_a[k], c_a[k], hn::Load(d, ts + k * n), hn::Load(d, tc + k * n), ys, yc);
+        put(r, k * n, ys, yc);
+      }
+    }
+    return;
+  }
+  for (size_t r = 0; r < b.rows; ++r) {
+    for (size_t i = 0; i < chunk; i += n) {
+      V ys, yc;
+      Rotate(d, b.anchor_sin + b.i0 + i, b.anchor_cos + b.i0 + i, b.table_sin + r * chunk + i,
+             b.table_cos + r * chunk + i, ys, yc);
+      put(r, i, ys, yc);
+    }
+  }
+}
+
 // Reads one byte of every 4 KiB page in [begin, end): the translations are then looked up (page
 // walks, costly in a virtual machine) all at once, ahead of the stores, rather than one by one
 // as each row's first store stalls on its own. Tiled fills visit ~one page per row in a chunk
@@ -132,47 +167,19 @@ class ZippedF32 {
   template <bool kStream>
   HWY_INLINE bool Rows(const Block& block) const {
     const Block b = block;  // a local copy: the stores below may not alias it
-    const DF64 d;
     const DF df;
-    const size_t n = hn::Lanes(d);
-    const size_t chunk = b.i1 - b.i0;
     const auto idx = ZipIndices();
     auto min = hn::Set(df, std::numeric_limits<float>::infinity());
     float* HWY_RESTRICT row = table_ + b.row0 * width_ + 2 * b.i0;
-    const auto put = [&](float* HWY_RESTRICT p, V ys, V yc) HWY_ATTR {
+    ForEachRotated(b, [&](size_t r, size_t i, V ys, V yc) HWY_ATTR {
       const auto v = Zip(ys, yc, idx);
       min = MinMagnitude(min, v);
       if constexpr (kStream) {
-        hn::Stream(v, df, p);
+        hn::Stream(v, df, row + r * width_ + 2 * i);
       } else {
-        hn::StoreU(v, df, p);
+        hn::StoreU(v, df, row + r * width_ + 2 * i);
       }
-    };
-    if (chunk == kChunkVectors * n) {  // anchors in registers, the loop over lanes unrolled
-      V s_a[kChunkVectors], c_a[kChunkVectors];
-      for (size_t k = 0; k < kChunkVectors; ++k) {
-        s_a[k] = hn::Load(d, b.anchor_sin + b.i0 + k * n);
-        c_a[k] = hn::Load(d, b.anchor_cos + b.i0 + k * n);
-      }
-      for (size_t r = 0; r < b.rows; ++r, row += width_) {
-        const double* ts = b.table_sin + r * chunk;
-        const double* tc = b.table_cos + r * chunk;
-        for (size_t k = 0; k < kChunkVectors; ++k) {
-          V ys, yc;
-          Rotate(s_a[k], c_a[k], hn::Load(d, ts + k * n), hn::Load(d, tc + k * n), ys, yc);
-          put(row + 2 * k * n, ys, yc);
-        }
-      }
-    } else {
-      for (size_t r = 0; r < b.rows; ++r, row += width_) {
-        for (size_t i = 0; i < chunk; i += n) {
-          V ys, yc;
-          Rotate(d, b.anchor_sin + b.i0 + i, b.anchor_cos + b.i0 + i, b.table_sin + r * chunk + i,
-                 b.table_cos + r * chunk + i, ys, yc);
-          put(row + 2 * i, ys, yc);
-        }
-      }
-    }
+    });
     // Rounding is monotonic: |y| < T gives |fl(y)| <= fl(T), so this never misses a pair to fix.
     return hn::GetLane(hn::MinOfLanes(df, min)) <= threshold_;
   }
@@ -219,39 +226,12 @@ class SplitF32 {
   HWY_INLINE bool Rows(const Block& block) const {
     const Block b = block;  // a local copy: the stores below may not alias it
     const DF64 d;
-    const size_t n = hn::Lanes(d);
-    const size_t chunk = b.i1 - b.i0;
     V min = hn::Set(d, std::numeric_limits<double>::infinity());
     float* HWY_RESTRICT row = table_ + b.row0 * width_ + b.i0;
-    const auto put = [&](float* HWY_RESTRICT p, V ys, V yc) HWY_ATTR {
+    ForEachRotated(b, [&](size_t r, size_t i, V ys, V yc) HWY_ATTR {
       min = MinMagnitude(min, MinMagnitude(ys, yc));
-      Store<kStream>(ys, yc, p);
-    };
-    if (chunk == kChunkVectors * n) {  // anchors in registers, the loop over lanes unrolled
-      V s_a[kChunkVectors], c_a[kChunkVectors];
-      for (size_t k = 0; k < kChunkVectors; ++k) {
-        s_a[k] = hn::Load(d, b.anchor_sin + b.i0 + k * n);
-        c_a[k] = hn::Load(d, b.anchor_cos + b.i0 + k * n);
-      }
-      for (size_t r = 0; r < b.rows; ++r, row += width_) {
-        const double* ts = b.table_sin + r * chunk;
-        const double* tc = b.table_cos + r * chunk;
-        for (size_t k = 0; k < kChunkVectors; ++k) {
-          V ys, yc;
-          Rotate(s_a[k], c_a[k], hn::Load(d, ts + k * n), hn::Load(d, tc + k * n), ys, yc);
-          put(row + k * n, ys, yc);
-        }
-      }
-    } else {
-      for (size_t r = 0; r < b.rows; ++r, row += width_) {
-        for (size_t i = 0; i < chunk; i += n) {
-          V ys, yc;
-          Rotate(d, b.anchor_sin + b.i0 + i, b.anchor_cos + b.i0 + i, b.table_sin + r * chunk + i,
-                 b.table_cos + r * chunk + i, ys, yc);
-          put(row + i, ys, yc);
-        }
-      }
-    }
+      Store<kStream>(ys, yc, row + r * width_ + i);
+    });
     return hn::GetLane(hn::MinOfLanes(d, min)) < threshold_;
   }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
