@@ -32,7 +32,7 @@ TableSpec spec_of(int d, double base = 1e4, Layout layout = Layout::kInterleaved
 TableInput from_entry(const char* name, const TableSpec& spec, uint64_t rows) {
   const core::Implementation& impl = *core::find_implementation(name);
   const core::GeneratedTable t = core::generate(impl, spec, rows);
-  TableInput in{name, name, impl.output, rows, {}};
+  TableInput in{name, name, impl.output, rows, {}, {}};
   in.values.resize(t.size());
   for (size_t i = 0; i < t.size(); ++i) in.values[i] = t.value(i);
   return in;
@@ -354,8 +354,9 @@ TEST(Verify, DefectsFailAndNameTheirPlace) {
     const properties::Verdict& v = verdict(r, d.caught_by);
     EXPECT_FALSE(v.holds) << d.what << " was not caught by " << d.caught_by << "\n" << to_text(r);
     EXPECT_FALSE(r.holds()) << d.what;
-    if (d.at_position >= 0 && !v.worst.empty())
+    if (d.at_position >= 0 && !v.worst.empty()) {
       EXPECT_EQ(v.worst.front().pos, static_cast<uint64_t>(d.at_position)) << d.what;
+    }
   }
 }
 
