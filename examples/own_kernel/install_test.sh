@@ -5,13 +5,18 @@
 # quadmath).
 set -eu
 build=$1
+# The flags the install was built with (the asan preset's sanitizers): a user's project must link
+# the same runtimes as the libraries it links.
+cxx_flags=${2:-}
+link_flags=${3:-}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cmake --install "$build" --prefix "$dir/prefix" >"$dir/install.log"
 [ -x "$dir/prefix/bin/peverify" ] || { echo "FAIL: the peverify command was not installed"; exit 1; }
 cmake -S "$repo/examples/own_kernel" -B "$dir/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$dir/prefix" >"$dir/configure.log" ||
+  -DCMAKE_PREFIX_PATH="$dir/prefix" -DCMAKE_CXX_FLAGS="$cxx_flags" \
+  -DCMAKE_EXE_LINKER_FLAGS="$link_flags" >"$dir/configure.log" ||
   { cat "$dir/configure.log"; echo "FAIL: find_package(peverify) did not configure"; exit 1; }
 cmake --build "$dir/build" >"$dir/build.log" ||
   { tail -30 "$dir/build.log"; echo "FAIL: the example did not build"; exit 1; }
