@@ -82,9 +82,10 @@ void BM_RawMpfrSinCos128(benchmark::State& state, uint64_t start) {
   for (auto& v : w) mpfr_clear(&v);
 }
 
-// The MPFR and the fast engine on the same tiles.
-void BM_OracleEngine(benchmark::State& state, EngineKind kind, uint64_t start, Dtype dtype) {
-  const TableSpec spec = bench_spec();
+// The MPFR and the fast engine on the same tiles of spec's table (the default table, or a
+// recipe's).
+void BM_OracleEngine(benchmark::State& state, EngineKind kind, const TableSpec& spec,
+                     uint64_t start, Dtype dtype) {
   const int pairs = spec.d_model / 2;
   const auto engine = make_engine(kind, spec, dtype);
   TileValues values;
@@ -101,8 +102,7 @@ void BM_OracleEngine(benchmark::State& state, EngineKind kind, uint64_t start, D
 
 // Both engines in one run (oracle/engine_benchmark.h), alternating on this thread: the speedup is
 // a ratio of medians measured under the same conditions. Runs once; its own budget is 1 s of CPU.
-void BM_OracleSpeedup(benchmark::State& state, uint64_t start, Dtype dtype) {
-  TableSpec spec = bench_spec();
+void BM_OracleSpeedup(benchmark::State& state, TableSpec spec, uint64_t start, Dtype dtype) {
   spec.start = start;
   for (auto _ : state) {
     const EngineComparison c = compare_engines(spec, dtype, kRegionTiles * kTilePositions, 1.0);
@@ -127,36 +127,6 @@ TableSpec qwen_spec(bool yarn) {
     spec.rope.original_max_position = 32768;
   }
   return spec;
-}
-
-void BM_OracleRecipe(benchmark::State& state, EngineKind kind, bool yarn, uint64_t start,
-                     Dtype dtype) {
-  const TableSpec spec = qwen_spec(yarn);
-  const int pairs = spec.d_model / 2;
-  const auto engine = make_engine(kind, spec, dtype);
-  TileValues values;
-  uint64_t iteration = 0;
-  for (auto _ : state) {
-    engine->evaluate(tile_at(start, iteration++, pairs), values);
-    benchmark::DoNotOptimize(values.sin_rounded.data());
-    benchmark::ClobberMemory();
-  }
-  report_values(state, iteration * kTilePositions * pairs * 2);
-  if (kind == EngineKind::kFast)
-    state.counters["handed_off"] = static_cast<double>(engine->stats().handed_off.load());
-}
-
-// Both engines alternating on one recipe (oracle/engine_benchmark.h): values/s and the speedup.
-void BM_OracleRecipeSpeedup(benchmark::State& state, bool yarn, uint64_t start, Dtype dtype) {
-  TableSpec spec = qwen_spec(yarn);
-  spec.start = start;
-  for (auto _ : state) {
-    const EngineComparison c = compare_engines(spec, dtype, kRegionTiles * kTilePositions, 1.0);
-    state.counters["mpfr_values_per_s"] = c.mpfr_values_per_s;
-    state.counters["fast_values_per_s"] = c.fast_values_per_s;
-    state.counters["speedup"] = c.speedup;
-    state.counters["handoff_rate"] = c.handoff_rate;
-  }
 }
 
 // compute_table's own threads do the work, so the benchmark must be timed in real time.
@@ -190,11 +160,12 @@ const bool registered = [] {
         const std::string name = std::string(kind == EngineKind::kFast ? "BM_OracleFastEngine/"
                                                                        : "BM_OracleMpfrEngine/") +
                                  suffix;
-        benchmark::RegisterBenchmark(name.c_str(), BM_OracleEngine, kind, region.start, dtype);
+        benchmark::RegisterBenchmark(name.c_str(), BM_OracleEngine, kind, bench_spec(),
+                                     region.start, dtype);
       }
     }
     benchmark::RegisterBenchmark(("BM_OracleSpeedup/" + label + "/float32").c_str(),
-                                 BM_OracleSpeedup, region.start, Dtype::kFloat32)
+                                 BM_OracleSpeedup, bench_spec(), region.start, Dtype::kFloat32)
         ->Iterations(1);
   }
   // The default recipe first: the baseline beside the YaRN table.
@@ -205,9 +176,9 @@ const bool registered = [] {
       for (EngineKind kind : {EngineKind::kMpfr, EngineKind::kFast})
         benchmark::RegisterBenchmark(
             ("BM_OracleRecipe/" + std::string(name_of(kind)) + "/" + suffix).c_str(),
-            BM_OracleRecipe, kind, yarn, region.start, Dtype::kBFloat16);
-      benchmark::RegisterBenchmark(("BM_OracleRecipeSpeedup/" + suffix).c_str(),
-                                   BM_OracleRecipeSpeedup, yarn, region.start, Dtype::kBFloat16)
+            BM_OracleEngine, kind, qwen_spec(yarn), region.start, Dtype::kBFloat16);
+      benchmark::RegisterBenchmark(("BM_OracleRecipeSpeedup/" + suffix).c_str(), BM_OracleSpeedup,
+                                   qwen_spec(yarn), region.start, Dtype::kBFloat16)
           ->Iterations(1);
     }
   // One thread is the baseline for the two-thread run.
