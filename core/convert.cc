@@ -16,35 +16,34 @@ namespace pev::core {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// float -> float16 or bfloat16 bit patterns, whole vectors, then the tail.
+// Whole vectors of in converted by to_bits, then the tail, each element broadcast to a whole
+// vector: the scalar functions (rows of one element) run the very instantiation a long row does.
+// (Not one-lane vectors: in Highway 1.0.3 their variable shifts read a 64-bit count and give 0;
+// fixed upstream by google/highway#1428.)
+template <class D, class ToBits>
+HWY_INLINE void ConvertVectors(D d, const hn::TFromD<D>* HWY_RESTRICT in, size_t n,
+                               uint16_t* HWY_RESTRICT out, const ToBits& to_bits) {
+  const hn::Rebind<uint16_t, D> du16;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(to_bits(hn::LoadU(d, in + i)), du16, out + i);
+  for (; i < n; ++i) out[i] = hn::GetLane(to_bits(hn::Set(d, in[i])));
+}
+
+// float -> float16 or bfloat16 bit patterns.
 void ConvertRow(const float* HWY_RESTRICT in, size_t n, Dtype output, Conversion conversion,
                 uint16_t* HWY_RESTRICT out) {
   const hn::ScalableTag<float> df;
-  const hn::Rebind<uint16_t, decltype(df)> du16;
-  const size_t lanes = hn::Lanes(df);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    hn::StoreU(ToHalfBits(df, hn::LoadU(df, in + i), output, conversion), du16, out + i);
-  }
-  // The tail, each element broadcast to a whole vector: the scalar functions (rows of one element)
-  // run the very instantiation a long row does. (Not one-lane vectors: in Highway 1.0.3 their
-  // variable shifts read a 64-bit count and give 0; fixed upstream by google/highway#1428.)
-  for (; i < n; ++i) out[i] = hn::GetLane(ToHalfBits(df, hn::Set(df, in[i]), output, conversion));
+  ConvertVectors(df, in, n, out,
+                 [&](auto v) HWY_ATTR { return ToHalfBits(df, v, output, conversion); });
 }
 
-// double -> float16 or bfloat16 bit patterns, each rounded once (convert-inl.h), whole vectors,
-// then the tail the same way as ConvertRow's.
+// double -> float16 or bfloat16 bit patterns, each rounded once (convert-inl.h).
 void ConvertRowF64(const double* HWY_RESTRICT in, size_t n, Dtype output, Conversion conversion,
                    uint16_t* HWY_RESTRICT out) {
   const hn::ScalableTag<double> dd;
-  const hn::Rebind<uint16_t, decltype(dd)> du16;
-  const size_t lanes = hn::Lanes(dd);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    hn::StoreU(HalfBitsFromF64(dd, hn::LoadU(dd, in + i), output, conversion), du16, out + i);
-  }
-  for (; i < n; ++i)
-    out[i] = hn::GetLane(HalfBitsFromF64(dd, hn::Set(dd, in[i]), output, conversion));
+  ConvertVectors(dd, in, n, out,
+                 [&](auto v) HWY_ATTR { return HalfBitsFromF64(dd, v, output, conversion); });
 }
 
 const char* DispatchedTargetName() { return hwy::TargetName(HWY_TARGET); }
