@@ -87,11 +87,7 @@ class ZippedHalfFloatFirst {
       const auto lo = HalfBits<kOut, kNative>(hn::Sub(y, e));
       const auto hi = HalfBits<kOut, kNative>(hn::Add(y, e));
       if (HWY_LIKELY(hn::AllTrue(DU(), hn::Eq(lo, hi)))) {
-        if constexpr (kStream && Exact::kWholeRegister) {
-          hn::Stream(lo, DU(), p);
-        } else {
-          hn::StoreU(lo, DU(), p);
-        }
+        StorePatterns<kStream>(lo, p);
       } else {
         const DF64 d;
         V ys, yc;
@@ -174,14 +170,8 @@ class RunsHalfFloatFirst {
       const auto lo = HalfBits<kOut, kNative>(hn::Sub(y, e));
       const auto hi = HalfBits<kOut, kNative>(hn::Add(y, e));
       if (HWY_LIKELY(hn::AllTrue(DU(), hn::Eq(lo, hi)))) {
-        for (int off : runs) {
-          if (off < 0) continue;
-          if constexpr (kStream && Exact::kWholeRegister) {
-            hn::Stream(lo, DU(), p + off);
-          } else {
-            hn::StoreU(lo, DU(), p + off);
-          }
-        }
+        for (int off : runs)
+          if (off >= 0) StorePatterns<kStream>(lo, p + off);
       } else {
         V ys0, yc0, ys1, yc1;
         const size_t t = r * chunk + i;

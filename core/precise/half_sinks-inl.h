@@ -30,6 +30,7 @@ namespace pev::core::precise::HWY_NAMESPACE {
 using core::HWY_NAMESPACE::DemoteToOddF32;
 using core::HWY_NAMESPACE::HalfBitsFromF64;
 using core::HWY_NAMESPACE::ToHalfBits;
+using DU16 = hn::Rebind<uint16_t, DF>;  // 2N 16-bit patterns, half a register
 
 // The float that the fix-up test compares the intermediates with (see the top of this file).
 inline float HalfThreshold(double threshold) {
@@ -55,13 +56,13 @@ inline bool HasNativeBF16() { return false; }
 // 2N floats -> 2N 16-bit patterns of kOut (kNative: VCVTNEPS2BF16): values are finite (no NaN
 // path), and lanes under 2^-126 are rewritten by the fix-up.
 template <Dtype kOut, bool kNative>
-HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> HalfBits(hn::Vec<DF> v) {
+HWY_INLINE hn::Vec<DU16> HalfBits(hn::Vec<DF> v) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   if constexpr (kNative) {
     static_assert(kOut == Dtype::kBFloat16);
     __m256i r;
     asm("vcvtneps2bf16 %1, %0" : "=v"(r) : "v"(v.raw));
-    return hn::Vec<hn::Rebind<uint16_t, DF>>{r};
+    return hn::Vec<DU16>{r};
   }
 #endif
   return ToHalfBits</*kMayBeNaN=*/false>(DF(), v, kOut, Conversion::kNearestEven);
@@ -74,19 +75,59 @@ HWY_INLINE void StoreHalfBits(V y, uint16_t* out) {
   hn::StoreU(HalfBitsFromF64(DF64(), y, kOut, Conversion::kNearestEven), du, out);
 }
 
+// Streamed stores must fill a whole register (16 bytes at least).
+constexpr bool kHalfWholeRegister = hn::MaxLanes(DU16()) * 2 >= 16;
+
+// 2N patterns at p, streamed when asked and possible.
+template <bool kStream>
+HWY_INLINE void StorePatterns(hn::Vec<DU16> bits, uint16_t* HWY_RESTRICT p) {
+  if constexpr (kStream && kHalfWholeRegister) {
+    hn::Stream(bits, DU16(), p);
+  } else {
+    hn::StoreU(bits, DU16(), p);
+  }
+}
+
+// What both 16-bit sinks hold: the table, its row width and the fix-up threshold as a float
+// (HalfThreshold); float16 tracks no minimum, as it needs no fix-up.
+template <Dtype kOut>
+class HalfTable {
+ public:
+  static constexpr bool kTrack = kOut != Dtype::kFloat16;
+  HalfTable(uint16_t* table, size_t width, double threshold)
+      : table_(table), width_(width), threshold_(HalfThreshold(threshold)) {}
+  // Whether the tracked minimum may hold a value to fix up.
+  bool Flagged(hn::Vec<DF> min) const {
+    return kTrack && hn::GetLane(hn::MinOfLanes(DF(), min)) <= threshold_;
+  }
+  uint16_t* table() const { return table_; }
+  size_t width() const { return width_; }
+  void Touch(uint64_t r0, uint64_t r1) const {
+    TouchPages(table_ + r0 * width_, table_ + r1 * width_);
+  }
+
+ protected:
+  uint16_t* table_;
+  size_t width_;
+  float threshold_;
+};
+
 // Zipped 16-bit rows (interleaved, polar, the rotary pair caches): the pair's two values rounded
 // to odd, zipped as floats, then rounded to the 16-bit format: 2N values, 4N bytes, per store.
 template <Dtype kOut, bool kNative, Pairing kPairing>
-class ZippedHalf {
+class ZippedHalf : public HalfTable<kOut> {
+  using Base = HalfTable<kOut>;
+  using Base::table_;
+  using Base::width_;
+
  public:
+  using Base::Flagged;
+  using Base::kTrack;
   static constexpr bool kFloatFirst = false;
-  static constexpr bool kTrack = kOut != Dtype::kFloat16;  // float16 needs no fix-up
-  using DU = hn::Rebind<uint16_t, DF>;                     // 2N patterns
-  ZippedHalf(uint16_t* table, size_t width, double threshold)
-      : table_(table), width_(width), threshold_(HalfThreshold(threshold)) {}
-  // Streamed stores must fill a whole register; rows and pairs stay aligned to 4N bytes.
-  static constexpr bool kWholeRegister = hn::MaxLanes(DU()) * 2 >= 16;
-  static constexpr bool CanStream(size_t /* half */) { return kWholeRegister; }
+  using DU = DU16;
+  ZippedHalf(uint16_t* table, size_t width, double threshold) : Base(table, width, threshold) {}
+  // Rows and pairs stay aligned to 4N bytes.
+  static constexpr bool CanStream(size_t /* half */) { return kHalfWholeRegister; }
   template <bool kStream>
   HWY_INLINE bool Rows(const Block& block) const {
     const Block b = block;  // a local copy: the stores below may not alias it
@@ -103,20 +144,7 @@ class ZippedHalf {
     const auto v = Zip(ys, yc, idx);
     if constexpr (kTrack) min = MinMagnitude(min, v);
     const auto bits = HalfBits<kOut, kNative>(v);
-    if constexpr (kStream && kWholeRegister) {
-      hn::Stream(bits, DU(), p);
-    } else {
-      hn::StoreU(bits, DU(), p);
-    }
-  }
-  // Whether the tracked minimum may hold a value to fix up.
-  bool Flagged(hn::Vec<DF> min) const {
-    return kTrack && hn::GetLane(hn::MinOfLanes(DF(), min)) <= threshold_;
-  }
-  uint16_t* table() const { return table_; }
-  size_t width() const { return width_; }
-  void Touch(uint64_t r0, uint64_t r1) const {
-    TouchPages(table_ + r0 * width_, table_ + r1 * width_);
+    StorePatterns<kStream>(bits, p);
   }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
     HWY_ALIGN uint16_t s[hn::MaxLanes(DF64())], c[hn::MaxLanes(DF64())];
@@ -139,32 +167,31 @@ class ZippedHalf {
       return ZipHalves(DemoteToOddF32(d, first), DemoteToOddF32(d, second), idx);
     }
   }
-  uint16_t* table_;
-  size_t width_;
-  float threshold_;
 };
 
 // 16-bit rows in runs (halves and the other rotary caches): two vectors of pairs at a time, so
 // that one float vector of 2N values is rounded and stored per run (4N bytes). kSin / kCos: the
 // layout stores that value (a cos cache neither rounds nor tests its sines).
 template <Dtype kOut, bool kNative, bool kSin, bool kCos>
-class RunsHalf {
+class RunsHalf : public HalfTable<kOut> {
+  using Base = HalfTable<kOut>;
+  using Base::table_;
+  using Base::width_;
+
  public:
+  using Base::Flagged;
+  using Base::kTrack;
   static constexpr bool kFloatFirst = false;
-  static constexpr bool kTrack = kOut != Dtype::kFloat16;  // float16 needs no fix-up
-  using DU = hn::Rebind<uint16_t, DF>;                     // 2N patterns
-  using DUH = hn::Rebind<uint16_t, DH>;                    // N patterns
+  using DU = DU16;
+  using DUH = hn::Rebind<uint16_t, DH>;  // N patterns
   RunsHalf(uint16_t* table, size_t width, double threshold, const RowShape& shape)
-      : table_(table),
-        width_(width),
-        threshold_(HalfThreshold(threshold)),
+      : Base(table, width, threshold),
         sin_{shape.sin_runs[0], shape.sin_runs[1]},
         cos_{shape.cos_runs[0], shape.cos_runs[1]} {}
   // Streamed stores must fill a whole register, at 4N-byte aligned addresses: runs start at 0 or
   // d/2, and pairs go two vectors at a time, so d/2 must be a multiple of 2N.
-  static constexpr bool kWholeRegister = hn::MaxLanes(DU()) * 2 >= 16;
   static constexpr bool CanStream(size_t half) {
-    return kWholeRegister && half % (2 * hn::MaxLanes(DF64())) == 0;
+    return kHalfWholeRegister && half % (2 * hn::MaxLanes(DF64())) == 0;
   }
   template <bool kStream>
   HWY_INLINE bool Rows(const Block& block) const {
@@ -220,14 +247,6 @@ class RunsHalf {
     }
     return Flagged(min);
   }
-  bool Flagged(hn::Vec<DF> min) const {
-    return kTrack && hn::GetLane(hn::MinOfLanes(DF(), min)) <= threshold_;
-  }
-  uint16_t* table() const { return table_; }
-  size_t width() const { return width_; }
-  void Touch(uint64_t r0, uint64_t r1) const {
-    TouchPages(table_ + r0 * width_, table_ + r1 * width_);
-  }
   const int (&sin_runs() const)[2] { return sin_; }
   const int (&cos_runs() const)[2] { return cos_; }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
@@ -250,14 +269,8 @@ class RunsHalf {
     const auto v = hn::Combine(DF(), DemoteToOddF32(d, y1), DemoteToOddF32(d, y0));
     if constexpr (kTrack) min = MinMagnitude(min, v);
     const auto bits = HalfBits<kOut, kNative>(v);
-    for (int off : runs) {
-      if (off < 0) continue;
-      if constexpr (kStream && kWholeRegister) {
-        hn::Stream(bits, DU(), p + off);
-      } else {
-        hn::StoreU(bits, DU(), p + off);
-      }
-    }
+    for (int off : runs)
+      if (off >= 0) StorePatterns<kStream>(bits, p + off);
   }
   // N values at p + each run, plain stores (an odd vector at the end of a chunk).
   static HWY_INLINE void Store1(V y, uint16_t* HWY_RESTRICT p, const int (&runs)[2],
@@ -268,9 +281,6 @@ class RunsHalf {
     for (int off : runs)
       if (off >= 0) hn::StoreU(bits, DUH(), p + off);
   }
-  uint16_t* table_;
-  size_t width_;
-  float threshold_;
   int sin_[2], cos_[2];
 };
 #endif  // HWY_TARGET != HWY_SCALAR
