@@ -40,30 +40,10 @@ std::vector<TableSpec> recipe_specs() {
 
 TEST(PreciseRecipeFrequencies, DoubleDoubleIsWithinItsBoundOfTheOracle) {
   for (const TableSpec& spec : recipe_specs()) {
-    const std::vector<DoubleDouble> w = double_double_frequencies(spec);
-    const oracle::Frequencies exact(spec);
-    const double bound = frequency_error_bound(spec);
-    double worst = 0;
-    for (int k = 0; k < spec.d_model / 2; ++k) {
-      ASSERT_LE(std::fabs(w[k].lo), std::ldexp(std::fabs(w[k].hi), -53)) << k;
-      mpfr_t sum, rel;
-      mpfr_inits2(400, sum, rel, static_cast<mpfr_ptr>(nullptr));
-      mpfr_set_d(sum, w[k].hi, MPFR_RNDN);
-      mpfr_add_d(sum, sum, w[k].lo, MPFR_RNDN);  // exact at 400 bits
-      mpfr_sub(rel, sum, exact.cached(k), MPFR_RNDN);
-      mpfr_div(rel, rel, exact.cached(k), MPFR_RNDN);
-      worst = std::max(worst, std::fabs(mpfr_get_d(rel, MPFR_RNDN)));
-      mpfr_clears(sum, rel, static_cast<mpfr_ptr>(nullptr));
-    }
-    EXPECT_LE(worst, bound) << describe(spec.rope);
+    const double worst = worst_frequency_error(spec);
+    EXPECT_LE(worst, frequency_error_bound(spec)) << describe(spec.rope);
     EXPECT_LE(worst, 0x1p-100) << describe(spec.rope);  // far below what faithfulness needs
   }
-}
-
-void expect_faithful(Dtype output, const TableSpec& spec, uint64_t count) {
-  const Implementation& impl = precise_entry(output);
-  const WorstElement w = worst_against_oracle(impl, spec, count);
-  EXPECT_LT(w.ulp, 1.0) << describe(impl, spec, w);
 }
 
 TEST(PreciseRecipes, AreFaithfulOnRealModelCachesThroughEveryRowPath) {

@@ -1,15 +1,20 @@
 #include "crosscheck/precise_testutil.h"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <mpfr.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include "core/generate.h"
+#include "core/precise/frequencies.h"
 #include "core/precise/plan.h"
 #include "core/registry.h"
 #include "measure/sampling.h"
 #include "oracle/engine.h"
+#include "oracle/frequencies.h"
 #include "oracle/table.h"
 
 namespace pev::core::precise {
@@ -57,6 +62,30 @@ std::string describe(const Implementation& impl, const TableSpec& spec, const Wo
       "{} d={} base={:g} {} {} {} pos={} dim={} got={:a} exact={:a} ({}, {:.9g} ulp)", impl.name,
       spec.d_model, spec.base, name_of(spec.schedule), pev::describe(spec.rope),
       name_of(spec.layout), w.pos, w.column, w.got, w.exact, measure::name_of(w.category), w.ulp);
+}
+
+void expect_faithful(Dtype output, const TableSpec& spec, uint64_t count) {
+  const Implementation& impl = precise_entry(output);
+  const WorstElement w = worst_against_oracle(impl, spec, count);
+  EXPECT_LT(w.ulp, 1.0) << describe(impl, spec, w);
+}
+
+double worst_frequency_error(const TableSpec& spec) {
+  const std::vector<DoubleDouble> w = double_double_frequencies(spec);
+  const oracle::Frequencies exact(spec);
+  double worst = 0;
+  mpfr_t sum, rel;
+  mpfr_inits2(400, sum, rel, static_cast<mpfr_ptr>(nullptr));
+  for (int k = 0; k < spec.d_model / 2; ++k) {
+    EXPECT_LE(std::fabs(w[k].lo), std::ldexp(std::fabs(w[k].hi), -53)) << k;
+    mpfr_set_d(sum, w[k].hi, MPFR_RNDN);
+    mpfr_add_d(sum, sum, w[k].lo, MPFR_RNDN);  // exact at 400 bits
+    mpfr_sub(rel, sum, exact.cached(k), MPFR_RNDN);
+    mpfr_div(rel, rel, exact.cached(k), MPFR_RNDN);
+    worst = std::max(worst, std::fabs(mpfr_get_d(rel, MPFR_RNDN)));
+  }
+  mpfr_clears(sum, rel, static_cast<mpfr_ptr>(nullptr));
+  return worst;
 }
 
 std::vector<uint64_t> sample_starts(uint64_t limit, int per_octave, uint64_t block_rows) {

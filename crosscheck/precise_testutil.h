@@ -30,6 +30,13 @@ struct WorstElement {
 WorstElement worst_against_oracle(const Implementation& impl, const TableSpec& spec,
                                   uint64_t count);
 
+// EXPECTs that the precise entry for `output` is faithful on rows spec.start .. + count - 1.
+void expect_faithful(Dtype output, const TableSpec& spec, uint64_t count);
+
+// The largest relative error of the double-double frequencies (frequencies.h) against the
+// oracle's exact ones; EXPECTs each low part to be below an ulp of its high part.
+double worst_frequency_error(const TableSpec& spec);
+
 // "f32 d=512 base=10000 paper pos=355 dim=0 got=0x1.2p-22 exact=... (0.51 ulp)".
 std::string describe(const Implementation& impl, const TableSpec& spec, const WorstElement& w);
 
