@@ -24,12 +24,7 @@ namespace pev::oracle {
 namespace {
 
 using fastcheck::Mismatches;
-
-std::string shown(const Mismatches& m) {
-  std::string s;
-  for (const std::string& line : m.shown) s += "\n  " + line;
-  return s;
-}
+using fastcheck::shown;
 
 using fastcheck::compare_tables;
 

@@ -72,6 +72,12 @@ void compare_value(const char* what, double got, double want, Dtype t, std::stri
 
 }  // namespace
 
+std::string shown(const Mismatches& m) {
+  std::string s;
+  for (const std::string& line : m.shown) s += "\n  " + line;
+  return s;
+}
+
 void Mismatches::merge(const Mismatches& other) {
   elements += other.elements;
   count += other.count;

@@ -19,6 +19,9 @@ struct Mismatches {
   void merge(const Mismatches& other);
 };
 
+// The shown mismatches, one per line, for a failure message.
+std::string shown(const Mismatches& m);
+
 // Evaluates `tile` with both engines and compares sin and cos, rounded to `target` and to float64,
 // by bit pattern (so +0 and -0 differ). Adds to `m`.
 void compare_tile(const Engine& candidate, const Engine& reference, const TableSpec& spec,
