@@ -67,7 +67,7 @@ TableSpec resolve_read(const TableRequest& q, uint64_t rows, uint64_t width, boo
   spec.d_model = static_cast<int>(implied_d);
   apply_rotary(q.rotary, spec);
   if (static_cast<uint64_t>(spec.d_model) != implied_d)
-    fail(fmt::format("the table is {} wide, but {} {} with layout {} needs {}", width,
+    fail(fmt::format("the table is {} wide, but {} {} with layout {} needs {} columns", width,
                      q.rotary.d_model ? "--d-model" : "the model config's rotary dimension",
                      spec.d_model, name_of(spec.layout),
                      half_width ? spec.d_model / 2 : spec.d_model));

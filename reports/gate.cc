@@ -128,7 +128,7 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
       if (static_cast<uint64_t>(half ? spec.d_model / 2 : spec.d_model) != table->width())
         throw FileError(
             fmt::format("{}: the table is {} wide, but d_model {} with layout {} "
-                        "needs {}",
+                        "needs {} columns",
                         printable(g.table, 160), table->width(), spec.d_model, name_of(spec.layout),
                         half ? spec.d_model / 2 : spec.d_model));
       set_sequence_length(spec, table->rows());
