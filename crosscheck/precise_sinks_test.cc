@@ -1,20 +1,29 @@
 // The precise strategy's vector sinks (float32 zipped and in runs, float16 and bfloat16 in every
-// layout) give the very bits of its general rows (fill_reference: each double rounded once by
-// RowWriter), on every SIMD target: through the unrolled and the generic loops, odd vector counts,
-// streamed stores, the fix-up and real models' recipes (A != 1). The general rows' own accuracy
-// is the oracle's business (precise_test, precise_recipes_test); this proves the fast paths round
-// the same doubles the same way.
+// layout) against its general rows (fill_reference: each double rounded once by RowWriter), on
+// every SIMD target: through the unrolled and the generic loops, odd vector counts, streamed
+// stores, the fix-up and real models' recipes (A != 1). float32 rows are the very bits of the
+// general rows. float16 and bfloat16 rows come from the float rotation (half_float_sinks-inl.h):
+// each element is the general rows' or, where the two differ, its neighbour across a midpoint
+// that lies within the float rotation's error bound (A 2^-22 (1 + 2^-18)) of the exact value, as
+// the oracle says, and such elements are rare. The general rows' own accuracy is the oracle's
+// business (precise_test, precise_recipes_test).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/precise/precise_fill.h"
 #include "core/rope_models_testutil.h"
 #include "core/row_writer.h"
+#include "encoding/format.h"
+#include "encoding/spec.h"
 #include "hwy/highway.h"
 #include "hwy/tests/hwy_gtest.h"
+#include "oracle/engine.h"
+#include "oracle/table.h"
 
 namespace pev::core::precise {
 namespace {
@@ -40,27 +49,75 @@ std::vector<char> filled(bool reference, const TableSpec& spec, uint64_t rows, D
   return std::vector<char>(out, out + bytes);
 }
 
-// The first element where the two differ, or "".
+std::string where(const TableSpec& spec, size_t element) {
+  return "row " + std::to_string(element / table_width(spec)) + " column " +
+         std::to_string(element % table_width(spec)) + " (position " +
+         std::to_string(spec.start + element / table_width(spec)) + ")";
+}
+
+// The first element of a float32 table where the two differ, or "".
 std::string first_difference(const std::vector<char>& got, const std::vector<char>& want,
-                             const TableSpec& spec, Dtype output) {
+                             const TableSpec& spec) {
   if (got == want) return "";
-  const size_t size = element_size(output);
-  for (size_t i = 0; i < got.size(); i += size) {
-    if (std::memcmp(&got[i], &want[i], size) == 0) continue;
-    const size_t element = i / size;
-    return "row " + std::to_string(element / table_width(spec)) + " column " +
-           std::to_string(element % table_width(spec)) + " (position " +
-           std::to_string(spec.start + element / table_width(spec)) + ")";
-  }
+  for (size_t i = 0; i < got.size(); i += 4)
+    if (std::memcmp(&got[i], &want[i], 4) != 0) return where(spec, i / 4);
   return "sizes differ";
+}
+
+// The first element of a 16-bit table that is neither the general rows' nor their neighbour
+// across a midpoint within the float rotation's bound of the exact value, or "". Counts the
+// neighbours in `others`. The oracle computes the exact values of the first kCheckedRows rows
+// that differ (a streamed table's 8000 rows would take seconds a target); beyond them, elements
+// must still be neighbours.
+std::string first_unexplained(const std::vector<char>& got, const std::vector<char>& want,
+                              const TableSpec& spec, Dtype output, uint64_t& others) {
+  constexpr uint64_t kCheckedRows = 200;
+  const size_t n = got.size() / 2, width = table_width(spec);
+  std::vector<uint16_t> g(n), w(n);
+  std::memcpy(g.data(), got.data(), 2 * n);
+  std::memcpy(w.data(), want.data(), 2 * n);
+  const double bound = std::ldexp(attention_factor(spec), -22) * (1 + std::ldexp(1.0, -18));
+  const auto engine = oracle::make_fast_engine(spec, output);
+  uint64_t checked_rows = 0, exact_row = UINT64_MAX;
+  oracle::ExactTable exact;
+  for (size_t i = 0; i < n; ++i) {
+    if (g[i] == w[i]) continue;
+    ++others;
+    const double a = decode(g[i], output), b = decode(w[i], output);
+    const double midpoint = (a + b) / 2;  // exact: 16-bit values widened to double
+    if (std::fabs(a - b) > ulp_of(midpoint, output))
+      return where(spec, i) + ": " + std::to_string(a) + " for " + std::to_string(b);
+    const uint64_t row = i / width;
+    if (row != exact_row) {
+      if (checked_rows == kCheckedRows) continue;
+      TableSpec one = spec;
+      one.start = spec.start + row;
+      exact = oracle::compute_table(*engine, one, 1, 1);
+      exact_row = row;
+      ++checked_rows;
+    }
+    const double x = exact.exact[i % width];
+    if (std::fabs(x - midpoint) > bound)
+      return where(spec, i) + ": " + std::to_string(a) + " for " + std::to_string(b) + ", exact " +
+             std::to_string(x);
+  }
+  return "";
 }
 
 void expect_same(const TableSpec& spec, uint64_t rows, Dtype output, const std::string& what,
                  size_t offset_bytes = 0) {
-  const std::string diff = first_difference(filled(false, spec, rows, output, offset_bytes),
-                                            filled(true, spec, rows, output), spec, output);
-  EXPECT_EQ(diff, "") << what << " " << name_of(spec.layout) << " " << name_of(output)
-                      << " d=" << spec.d_model << " start=" << spec.start;
+  const std::vector<char> got = filled(false, spec, rows, output, offset_bytes);
+  const std::vector<char> want = filled(true, spec, rows, output);
+  uint64_t others = 0;
+  const std::string diff = output == Dtype::kFloat32
+                               ? first_difference(got, want, spec)
+                               : first_unexplained(got, want, spec, output, others);
+  const std::string context = what + " " + std::string(name_of(spec.layout)) + " " +
+                              std::string(name_of(output)) + " d=" + std::to_string(spec.d_model) +
+                              " start=" + std::to_string(spec.start);
+  EXPECT_EQ(diff, "") << context;
+  // About 1 in 500 float16 values (1 in 4000 bfloat16) lie that close to a midpoint.
+  EXPECT_LE(others, got.size() / 2 / 100) << context;
 }
 
 TableSpec make_spec(int d, Layout layout, uint64_t start) {
@@ -85,13 +142,13 @@ TEST_P(PreciseSinks, EveryLayoutAndOutputEqualsTheGeneralRows) {
           expect_same(make_spec(d, layout, start), 150, output, "plain");
 }
 
-// Tables of 4 MiB and more stream their stores (when aligned); an unaligned one may not.
+// Tables of stream_bytes() and more stream their stores (when aligned); an unaligned one may not.
 TEST_P(PreciseSinks, StreamedAndUnalignedTablesEqualTheGeneralRows) {
   for (const Dtype output : kOutputs) {
     for (const Layout layout :
          {Layout::kInterleaved, Layout::kRopeCosDup, Layout::kRopeSinPairs, Layout::kRopeCosSin}) {
       const TableSpec spec = make_spec(512, layout, 1000);
-      const uint64_t rows = (uint64_t{4} << 20) / (table_width(spec) * element_size(output)) + 70;
+      const uint64_t rows = stream_bytes() / (table_width(spec) * element_size(output)) + 70;
       expect_same(spec, rows, output, "streamed");
       expect_same(make_spec(512, layout, 7), 300, output, "unaligned", element_size(output));
     }

@@ -21,10 +21,6 @@
 HWY_BEFORE_NAMESPACE();
 namespace pev::core::precise::HWY_NAMESPACE {
 
-// Non-temporal stores once a fill cannot stay in L2 anyway: they skip the read for ownership
-// (regular stores reached ~0.45 of them here, for 16 MiB as for 256 MiB tables) and do not evict
-// the caller's data.
-constexpr uint64_t kStreamBytes = uint64_t{4} << 20;
 // The tiled order writes a span of rows table chunk by table chunk, and reads the whole table
 // (kAnchorInterval x d/2 x 16 bytes) once per span: 2 kAnchorInterval / span of the bytes it
 // writes, so 1/8 for a span of 16 anchor intervals.

@@ -1,28 +1,38 @@
-// Per-target (Highway) float-first sinks of the precise strategy for float16 and bfloat16 rows:
-// the rotation in float (twice the lanes, no demotion), its result rounded to the 16-bit format
-// after moving it down and up by its error bound; where both agree, that is what rounding the
-// double rotation gives, bit for bit. Where they differ (a 16-bit midpoint within the bound, or a
-// value near zero: about 1% of bfloat16's vectors of 16 values, 8% of float16's), those pairs go
-// through the double sinks of half_sinks-inl.h, fix-up tracking included. precise_fill.cc uses
-// them for bfloat16 where rounding floats to it is one instruction (AVX512_BF16), and says why
-// not for float16. Included by precise_fill.cc.
+// Per-target (Highway) float-rotation sinks of the precise strategy for float16 and bfloat16 rows:
+// the rotation in float (twice the lanes of double, no demotion), rounded once to the 16-bit
+// format. That is faithful wherever the value is not small (below); a vector holding a small value
+// goes through the double sinks of half_sinks-inl.h instead, fix-up tracking included. The double
+// rotation is faithful too, and correctly rounded but for values within 2^-49 of a midpoint; the
+// float one is not correctly rounded within its error bound (2^-22 A) of a midpoint: about one
+// value in 500 for float16 and one in 4000 for bfloat16 is the other faithful neighbour. Checking
+// for that costs as much as the rotation (crosscheck/precise_sinks_test.cc bounds every such
+// value). Included by precise_fill.cc, which chooses them (float_rotation_threshold,
+// precise_fill.h).
 //
 // Error bound. S, C are the anchor's doubles (A~-scaled), c, s the table's, and y_d =
-// fl(S c + fl(C s)) (or fl(C c - fl(S s))) the double sink's value. The floats are RN of each:
-// S_f = S (1 + a), |a| <= 2^-24, likewise C_f, c_f, s_f, and y_f = fl(P c_f + fl(Q s_f)) with
-// (P, Q) = (S_f, C_f) or (C_f, -S_f). With |S c| + |C s| <= A~ (1 + 2^-50) (Cauchy-Schwarz; both
-// pairs lie within a few u of circles of radius A~ and 1), |C_f s_f| <= A~ (1 + 2^-22) and
-// |y_f| <= A~ (1 + 2^-21):
+// fl(S c + fl(C s)) (or fl(C c - fl(S s))) the double sink's value, within A 2^-49.3 of the exact
+// A v (precise_fill.cc). The floats are RN of each: S_f = S (1 + a), |a| <= 2^-24, likewise C_f,
+// c_f, s_f, and y_f = fl(P c_f + fl(Q s_f)) with (P, Q) = (S_f, C_f) or (C_f, -S_f) (either
+// product may be the rounded one: the bound is symmetric). With |S c| + |C s| <= A~ (1 + 2^-50)
+// (Cauchy-Schwarz; both pairs lie within a few u of circles of radius A~ and 1), |C_f s_f| <=
+// A~ (1 + 2^-22) and |y_f| <= A~ (1 + 2^-21):
 //   |y_f - y_d| <= 2^-23 (1 + 2^-25) (|S c| + |C s|)     inputs rounded to float
 //                + 2^-24 |C_f s_f| + 2^-24 |y_f|        the float product and FMA
 //                + 2^-53 (|C s| + |y_d|)                the double rotation
-//               <= A~ 2^-22 (1 + 2^-19) =: E.
-// The check moves y_f by E_c in float: fl(y_f - E_c) <= y_f - E_c + 2^-24 (|y_f| + E_c), which is
-// at most y_f - E when E_c (1 - 2^-24) >= E + 2^-24 A~ (1 + 2^-21), i.e. E_c >= 1.2501 A~ 2^-22;
-// likewise above. So lo <= y_d <= hi, and rounding to nearest is monotonic: equal roundings of lo
-// and hi are the rounding of y_d. Values within E_c of zero give lo < 0 < hi, roundings of
-// different signs, so they always take the double path, and so does every value the fix-up
-// could touch (bfloat16's threshold A~ 2^-39 is far below E_c), and every bfloat16 subnormal.
+//               <= A~ 2^-22 (1 + 2^-19),
+// so with A~ = A (1 + 2^-53) at most, |y_f - A v| <= A 2^-22 (1 + 2^-18) =: E. Anchors below
+// float's normal range add at most 2^-149 A~-free absolute error, far inside the slack while
+// A >= 2^-60.
+//
+// Faithful rounding. Let x = A v lie in a binade of the 16-bit format with p bits (11 for float16,
+// 8 for bfloat16), U the spacing there, so U >= |x| 2^-p (subnormals included). If |y_f - x| <
+// U / 4, y_f is within U/4 of that binade, whose values are spaced U and include both ends, so the
+// one nearest y_f is within U/2 of y_f and 3U/4 of x: one of the two bracketing x. A vector is
+// rounded in float when every |y_f| >= T, which makes |x| >= T - E; U / 4 >= (T - E) 2^-(p+2) > E
+// holds for T >= E (1 + 2^(p+2)), i.e. T = A 2^-8 for float16 and A 2^-11 for bfloat16 (with a
+// factor of 2 to spare: kFloatRotationThreshold*, precise_fill.h). Values below T, about
+// (4/pi) T/A of them, go through the double rotation. The thresholds keep y_f a normal float (A >=
+// 2^-60: VCVTNEPS2BF16 reads subnormals as zero), and float16 finite (A <= 2^15).
 
 #if defined(PEV_CORE_PRECISE_HALF_FLOAT_SINKS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef PEV_CORE_PRECISE_HALF_FLOAT_SINKS_INL_H_
@@ -43,17 +53,23 @@ HWY_BEFORE_NAMESPACE();
 namespace pev::core::precise::HWY_NAMESPACE {
 
 #if HWY_TARGET != HWY_SCALAR
-// E_c of the comment above, rounded up to float, for the plan's A~.
-inline float FloatFirstError(double attention) {
-  const double e = attention * 0x1.4050p-22;  // 1.2512 A~ 2^-22 >= 1.2501 A~ 2^-22 (1 + 2^-24)
-  auto f = static_cast<float>(e);
-  if (f < e) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+// The float rotation's threshold T (the comment above) rounded up to float.
+inline float FloatThreshold(double threshold) {
+  auto f = static_cast<float>(threshold);
+  if (f < threshold) f = std::nextafter(f, std::numeric_limits<float>::infinity());
   return f;
 }
 
-// The attention factors the bound holds for: anchors and E_c normal floats, nothing overflows.
-inline bool FloatFirstApplies(double attention) {
-  return attention >= 0x1p-60 && attention <= 0x1p60;
+// Whether a vector holds a value below the threshold t, which the float rotation does not round.
+HWY_INLINE bool AnySmall(hn::Vec<DF> y, hn::Vec<DF> t) {
+  return !hn::AllFalse(DF(), hn::Lt(hn::Abs(y), t));
+}
+
+// 2N patterns at p + each run of the row (a run offset < 0: none).
+template <bool kStream>
+HWY_INLINE void StoreRuns(hn::Vec<DU16> bits, uint16_t* HWY_RESTRICT p, const int (&runs)[2]) {
+  for (int off : runs)
+    if (off >= 0) StorePatterns<kStream>(bits, p + off);
 }
 
 // Zipped rows: lane 2k + {0, 1} of a float vector is P c_k + Q s_k with (P, Q) = (S_k, C_k) for a
@@ -65,8 +81,9 @@ class ZippedHalfFloatFirst {
   static constexpr bool kFloatFirst = true;
   using Exact = ZippedHalf<kOut, kNative, kPairing>;
   using DU = typename Exact::DU;
-  ZippedHalfFloatFirst(uint16_t* table, size_t width, double threshold, double attention)
-      : exact_(table, width, threshold), error_(FloatFirstError(attention)) {}
+  // fixup: the double sinks' threshold; small: the float rotation's (float_rotation_threshold).
+  ZippedHalfFloatFirst(uint16_t* table, size_t width, double fixup, double small)
+      : exact_(table, width, fixup), small_(FloatThreshold(small)) {}
   static constexpr bool CanStream(size_t half) { return Exact::CanStream(half); }
   template <bool kStream>
   HWY_INLINE bool Rows(const Block& block) const {
@@ -75,19 +92,19 @@ class ZippedHalfFloatFirst {
     const size_t n = hn::Lanes(DF64());  // pairs per float vector
     const size_t chunk = b.i1 - b.i0;
     const auto idx = ZipIndices();
-    const auto e = hn::Set(df, error_);
+    const auto small = hn::Set(df, small_);
     auto min = hn::Set(df, std::numeric_limits<float>::infinity());
     uint16_t* HWY_RESTRICT row = exact_.table() + b.row0 * exact_.width() + 2 * b.i0;
-    // Pairs [i, i + N) of row r at p.
-    const auto put = [&](uint16_t* HWY_RESTRICT p, hn::Vec<DF> pv, hn::Vec<DF> qv, size_t r,
-                         size_t i) HWY_ATTR {
+    // Pairs [i, i + N) of row r in float.
+    const auto rotate = [&](hn::Vec<DF> pv, hn::Vec<DF> qv, size_t r, size_t i) HWY_ATTR {
       const size_t t = 2 * (r * chunk + i);
-      const auto y = hn::MulAdd(pv, hn::LoadU(df, b.table_cos_f2 + t),
-                                hn::Mul(qv, hn::LoadU(df, b.table_sin_f2 + t)));
-      const auto lo = HalfBits<kOut, kNative>(hn::Sub(y, e));
-      const auto hi = HalfBits<kOut, kNative>(hn::Add(y, e));
-      if (HWY_LIKELY(hn::AllTrue(DU(), hn::Eq(lo, hi)))) {
-        StorePatterns<kStream>(lo, p);
+      return hn::MulAdd(pv, hn::LoadU(df, b.table_cos_f2 + t),
+                        hn::Mul(qv, hn::LoadU(df, b.table_sin_f2 + t)));
+    };
+    // Those pairs at p: y rounded, or the double rotation's where y holds a small value.
+    const auto put = [&](uint16_t* HWY_RESTRICT p, hn::Vec<DF> y, size_t r, size_t i) HWY_ATTR {
+      if (HWY_LIKELY(!AnySmall(y, small))) {
+        StorePatterns<kStream>(HalfBits<kOut, kNative>(y), p);
       } else {
         const DF64 d;
         V ys, yc;
@@ -96,18 +113,31 @@ class ZippedHalfFloatFirst {
         Exact::template Store<kStream>(p, ys, yc, idx, min);
       }
     };
-    if (chunk == kChunkVectors * n) {  // anchors in registers, the loop over lanes unrolled
+    if (chunk == kChunkVectors * n) {
+      // Anchors in registers, the loop over lanes unrolled, and one test per row: its smallest
+      // magnitude (a branch per vector cost ~8% of the time).
       hn::Vec<DF> pv[kChunkVectors], qv[kChunkVectors];
       for (size_t k = 0; k < kChunkVectors; ++k) Anchors(b, b.i0 + k * n, idx, pv[k], qv[k]);
       for (size_t r = 0; r < b.rows; ++r, row += exact_.width()) {
-        for (size_t k = 0; k < kChunkVectors; ++k) put(row + 2 * k * n, pv[k], qv[k], r, k * n);
+        hn::Vec<DF> y[kChunkVectors];
+        auto least = hn::Set(df, std::numeric_limits<float>::infinity());
+        for (size_t k = 0; k < kChunkVectors; ++k) {
+          y[k] = rotate(pv[k], qv[k], r, k * n);
+          least = MinMagnitude(least, y[k]);
+        }
+        if (HWY_LIKELY(hn::AllFalse(df, hn::Lt(least, small)))) {
+          for (size_t k = 0; k < kChunkVectors; ++k)
+            StorePatterns<kStream>(HalfBits<kOut, kNative>(y[k]), row + 2 * k * n);
+        } else {
+          for (size_t k = 0; k < kChunkVectors; ++k) put(row + 2 * k * n, y[k], r, k * n);
+        }
       }
     } else {
       for (size_t i = 0; i < chunk; i += n) {
         hn::Vec<DF> pv, qv;
         Anchors(b, b.i0 + i, idx, pv, qv);
         uint16_t* p = row + 2 * i;
-        for (size_t r = 0; r < b.rows; ++r, p += exact_.width()) put(p, pv, qv, r, i);
+        for (size_t r = 0; r < b.rows; ++r, p += exact_.width()) put(p, rotate(pv, qv, r, i), r, i);
       }
     }
     return exact_.Flagged(min);
@@ -139,7 +169,7 @@ class ZippedHalfFloatFirst {
     }
   }
   Exact exact_;
-  float error_;
+  float small_;
 };
 
 // Rows in runs: 2N pairs per float vector; a run's 2N values rounded and checked together, and
@@ -151,8 +181,8 @@ class RunsHalfFloatFirst {
   using Exact = RunsHalf<kOut, kNative, kSin, kCos>;
   using DU = typename Exact::DU;
   RunsHalfFloatFirst(uint16_t* table, size_t width, double threshold, const RowShape& shape,
-                     double attention)
-      : exact_(table, width, threshold, shape), error_(FloatFirstError(attention)) {}
+                     double small)
+      : exact_(table, width, threshold, shape), small_(FloatThreshold(small)) {}
   static constexpr bool CanStream(size_t half) { return Exact::CanStream(half); }
   template <bool kStream>
   HWY_INLINE bool Rows(const Block& block) const {
@@ -161,17 +191,14 @@ class RunsHalfFloatFirst {
     const DF64 d;
     const size_t n = hn::Lanes(d);
     const size_t chunk = b.i1 - b.i0;
-    const auto e = hn::Set(df, error_);
+    const auto small = hn::Set(df, small_);
     auto min = hn::Set(df, std::numeric_limits<float>::infinity());
     uint16_t* HWY_RESTRICT row = exact_.table() + b.row0 * exact_.width() + b.i0;
     // One value's 2N pairs [i, i + 2N) of row r at p + each run, or the double sink's.
     const auto side = [&](uint16_t* HWY_RESTRICT p, hn::Vec<DF> y, const int(&runs)[2], bool sin,
                           size_t r, size_t i) HWY_ATTR {
-      const auto lo = HalfBits<kOut, kNative>(hn::Sub(y, e));
-      const auto hi = HalfBits<kOut, kNative>(hn::Add(y, e));
-      if (HWY_LIKELY(hn::AllTrue(DU(), hn::Eq(lo, hi)))) {
-        for (int off : runs)
-          if (off >= 0) StorePatterns<kStream>(lo, p + off);
+      if (HWY_LIKELY(!AnySmall(y, small))) {
+        StoreRuns<kStream>(HalfBits<kOut, kNative>(y), p, runs);
       } else {
         V ys0, yc0, ys1, yc1;
         const size_t t = r * chunk + i;
@@ -186,29 +213,53 @@ class RunsHalfFloatFirst {
         }
       }
     };
-    const auto put = [&](uint16_t* HWY_RESTRICT p, hn::Vec<DF> s_a, hn::Vec<DF> c_a, size_t r,
-                         size_t i) HWY_ATTR {
+    // The sines and cosines of pairs [i, i + 2N) of row r in float (those the layout stores).
+    const auto rotate = [&](hn::Vec<DF> s_a, hn::Vec<DF> c_a, size_t r, size_t i, hn::Vec<DF>& ys,
+                            hn::Vec<DF>& yc) HWY_ATTR {
       const size_t t = r * chunk + i;
       const auto s_j = hn::LoadU(df, b.table_sin_f + t);
       const auto c_j = hn::LoadU(df, b.table_cos_f + t);
-      if constexpr (kSin) {
-        side(p, hn::MulAdd(s_a, c_j, hn::Mul(c_a, s_j)), exact_.sin_runs(), true, r, i);
-      }
-      if constexpr (kCos) {
-        side(p, hn::MulAdd(c_a, c_j, hn::Mul(hn::Neg(s_a), s_j)), exact_.cos_runs(), false, r, i);
-      }
+      if constexpr (kSin) ys = hn::MulAdd(s_a, c_j, hn::Mul(c_a, s_j));
+      if constexpr (kCos) yc = hn::MulAdd(c_a, c_j, hn::Mul(hn::Neg(s_a), s_j));
+    };
+    const auto put = [&](uint16_t* HWY_RESTRICT p, hn::Vec<DF> ys, hn::Vec<DF> yc, size_t r,
+                         size_t i) HWY_ATTR {
+      if constexpr (kSin) side(p, ys, exact_.sin_runs(), true, r, i);
+      if constexpr (kCos) side(p, yc, exact_.cos_runs(), false, r, i);
     };
     constexpr size_t kFloatVectors = kChunkVectors / 2;
     size_t i = 0;
-    if (chunk == kChunkVectors * n && kChunkVectors % 2 == 0) {  // anchors in registers
+    if (chunk == kChunkVectors * n && kChunkVectors % 2 == 0) {
+      // Anchors in registers and one test per row, as in ZippedHalfFloatFirst.
       hn::Vec<DF> s_a[kFloatVectors], c_a[kFloatVectors];
       for (size_t k = 0; k < kFloatVectors; ++k) {
         s_a[k] = hn::LoadU(df, b.anchor_sin_f + b.i0 + 2 * k * n);
         c_a[k] = hn::LoadU(df, b.anchor_cos_f + b.i0 + 2 * k * n);
       }
+      // The run offsets in locals: read through `this`, they would be loaded again after every
+      // store, which may alias them.
+      const int sin_runs[2] = {exact_.sin_runs()[0], exact_.sin_runs()[1]};
+      const int cos_runs[2] = {exact_.cos_runs()[0], exact_.cos_runs()[1]};
+      const size_t width = exact_.width();
       uint16_t* p = row;
-      for (size_t r = 0; r < b.rows; ++r, p += exact_.width()) {
-        for (size_t k = 0; k < kFloatVectors; ++k) put(p + 2 * k * n, s_a[k], c_a[k], r, 2 * k * n);
+      for (size_t r = 0; r < b.rows; ++r, p += width) {
+        hn::Vec<DF> ys[kFloatVectors], yc[kFloatVectors];
+        auto least = hn::Set(df, std::numeric_limits<float>::infinity());
+        for (size_t k = 0; k < kFloatVectors; ++k) {
+          rotate(s_a[k], c_a[k], r, 2 * k * n, ys[k], yc[k]);
+          if constexpr (kSin) least = MinMagnitude(least, ys[k]);
+          if constexpr (kCos) least = MinMagnitude(least, yc[k]);
+        }
+        if (HWY_LIKELY(hn::AllFalse(df, hn::Lt(least, small)))) {
+          for (size_t k = 0; k < kFloatVectors; ++k) {
+            if constexpr (kSin)
+              StoreRuns<kStream>(HalfBits<kOut, kNative>(ys[k]), p + 2 * k * n, sin_runs);
+            if constexpr (kCos)
+              StoreRuns<kStream>(HalfBits<kOut, kNative>(yc[k]), p + 2 * k * n, cos_runs);
+          }
+        } else {
+          for (size_t k = 0; k < kFloatVectors; ++k) put(p + 2 * k * n, ys[k], yc[k], r, 2 * k * n);
+        }
       }
       i = chunk;
     }
@@ -216,7 +267,11 @@ class RunsHalfFloatFirst {
       const auto s_a = hn::LoadU(df, b.anchor_sin_f + b.i0 + i);
       const auto c_a = hn::LoadU(df, b.anchor_cos_f + b.i0 + i);
       uint16_t* p = row + i;
-      for (size_t r = 0; r < b.rows; ++r, p += exact_.width()) put(p, s_a, c_a, r, i);
+      for (size_t r = 0; r < b.rows; ++r, p += exact_.width()) {
+        hn::Vec<DF> ys, yc;
+        rotate(s_a, c_a, r, i, ys, yc);
+        put(p, ys, yc, r, i);
+      }
     }
     if (i < chunk) {  // an odd vector of pairs at the end: the double sink's plain stores
       uint16_t* p = row + i;
@@ -235,7 +290,7 @@ class RunsHalfFloatFirst {
 
  private:
   Exact exact_;
-  float error_;
+  float small_;
 };
 #endif  // HWY_TARGET != HWY_SCALAR
 

@@ -1,6 +1,6 @@
-// Registry entries of the precise strategy (ours): float64 arithmetic, one rounding to the
-// output, faithful below 2^24. See precise_fill.h for the design, direct-inl.h and
-// precise_fill.cc for the error bounds.
+// Registry entries of the precise strategy (ours): float64 anchors, one rotation (float64 for
+// float32 outputs, float32 for the 16-bit ones), one rounding to the output, faithful below 2^24.
+// See precise_fill.h for the design, direct-inl.h and precise_fill.cc for the error bounds.
 #include "core/precise/precise_fill.h"
 #include "core/recipe.h"
 #include "core/registry_modules.h"
@@ -31,9 +31,12 @@ void add_precise_entries(std::vector<Implementation>& out) {
     // Every recipe: its w_k in __float128 (frequencies.h), its A applied before the one rounding.
     e.recipes = every_recipe();
     e.flags = flags;
-    e.description =
-        "ours: double-double w, direct anchors every " + std::to_string(e.anchor_interval) +
-        " rows, one rotation between, small outputs recomputed; double rounded once to the output";
+    const std::string rotation =
+        output == Dtype::kFloat32
+            ? "one rotation between, small outputs recomputed; double rounded once to the output"
+            : "one rotation between in float (double for small values), rounded once to the output";
+    e.description = "ours: double-double w, direct anchors every " +
+                    std::to_string(e.anchor_interval) + " rows, " + rotation;
     e.fill = fill_entry;
     out.push_back(std::move(e));
   }

@@ -43,6 +43,8 @@
 #define HWY_TARGET_INCLUDE "core/precise/precise_fill.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // Must come after foreach_target.h.
+#include <unistd.h>
+
 #include <algorithm>
 #include <type_traits>
 
@@ -82,13 +84,15 @@ void WithPairing(Pairing p, const F& f) {
   }
 }
 
-// 16-bit rows of whole vectors of pairs, every layout; kFloatFirst: half_float_sinks-inl.h.
+// 16-bit rows of whole vectors of pairs, every layout; kFloatFirst: the float rotation
+// (half_float_sinks-inl.h) with the double sinks for small values.
 template <Dtype kOut, bool kNative, bool kFloatFirst>
 void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint16_t* out,
                   bool big) {
   const auto width = static_cast<size_t>(table_width(spec));
   const auto half = static_cast<size_t>(spec.d_model / 2);
   const double t = fixup_threshold(plan, kOut);
+  const double small = float_rotation_threshold(plan, kOut);
   const bool aligned = reinterpret_cast<uintptr_t>(out) % (4 * hn::Lanes(DF64())) == 0;
   const auto run = [&](auto& sink) HWY_ATTR {
     FillTiledMaybeStreaming(plan, t, spec.start, count, big && aligned && sink.CanStream(half),
@@ -98,8 +102,7 @@ void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint1
   if (shape.zipped) {
     return WithPairing(shape.pairing, [&](auto pairing) HWY_ATTR {
       if constexpr (kFloatFirst) {
-        ZippedHalfFloatFirst<kOut, kNative, decltype(pairing)::value> sink(out, width, t,
-                                                                           plan.attention);
+        ZippedHalfFloatFirst<kOut, kNative, decltype(pairing)::value> sink(out, width, t, small);
         run(sink);
       } else {
         ZippedHalf<kOut, kNative, decltype(pairing)::value> sink(out, width, t);
@@ -110,7 +113,7 @@ void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint1
   const auto runs = [&](auto sin, auto cos) HWY_ATTR {
     if constexpr (kFloatFirst) {
       RunsHalfFloatFirst<kOut, kNative, decltype(sin)::value, decltype(cos)::value> sink(
-          out, width, t, shape, plan.attention);
+          out, width, t, shape, small);
       run(sink);
     } else {
       RunsHalf<kOut, kNative, decltype(sin)::value, decltype(cos)::value> sink(out, width, t,
@@ -123,20 +126,20 @@ void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint1
   runs(std::true_type(), std::true_type());
 }
 
-// bfloat16 through the float-first sinks where VCVTNEPS2BF16 rounds floats in one instruction and
-// the attention factor suits their bound; float16 always through the double sinks: its finer
-// grid sends ~8% of the float-first vectors to the double path, and those unpredictable
-// branches cost more than the float rotation saves (4.2e9 against 4.7e9 values/s on Zen 4, one
-// thread, a new table each time).
+// The float rotation wherever its bound holds for the plan's A (float_rotation_threshold): twice
+// the values per instruction of the double one, which it needs for about one vector in 50
+// (float16) or 400 (bfloat16). bfloat16 rounds floats in one instruction where AVX512_BF16 has
+// VCVTNEPS2BF16 (kNative).
 template <Dtype kOut>
 void FillHalf(const Plan& plan, const TableSpec& spec, uint64_t count, uint16_t* out, bool big) {
+  const bool float_rotation = float_rotation_threshold(plan, kOut) > 0;
   if constexpr (kOut == Dtype::kBFloat16) {
     if (HasNativeBF16()) {
-      if (FloatFirstApplies(plan.attention))
-        return FillHalfWith<kOut, true, true>(plan, spec, count, out, big);
+      if (float_rotation) return FillHalfWith<kOut, true, true>(plan, spec, count, out, big);
       return FillHalfWith<kOut, true, false>(plan, spec, count, out, big);
     }
   }
+  if (float_rotation) return FillHalfWith<kOut, false, true>(plan, spec, count, out, big);
   FillHalfWith<kOut, false, false>(plan, spec, count, out, big);
 }
 
@@ -174,7 +177,7 @@ void FillPrecise(const TableSpec& spec, uint64_t count, Dtype output, Conversion
   // The vector sinks store whole vectors of pairs, so they need d/2 to be a multiple of N.
   const bool vectors = static_cast<size_t>(half) == plan->padded;
   const auto address = reinterpret_cast<uintptr_t>(out);
-  const bool big = count * row_bytes >= kStreamBytes;
+  const bool big = count * row_bytes >= stream_bytes();
   const RowShape shape = row_shape(spec.layout, half);
   const double threshold = fixup_threshold(*plan, output);
 #if HWY_TARGET != HWY_SCALAR
@@ -223,6 +226,15 @@ void fill(const TableSpec& spec, uint64_t count, Dtype output, Conversion conver
 void fill_reference(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion,
                     void* out) {
   HWY_DYNAMIC_DISPATCH(FillReference)(spec, count, output, conversion, out);
+}
+
+uint64_t stream_bytes() {
+  static const uint64_t bytes = [] {
+    const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    const uint64_t half = llc > 0 ? static_cast<uint64_t>(llc) / 2 : uint64_t{16} << 20;
+    return std::max(half, uint64_t{4} << 20);
+  }();
+  return bytes;
 }
 
 std::string compiled_targets() {

@@ -108,14 +108,15 @@ HWY_INLINE void ForEachRotated(const Block& b, const Put& put) {
   }
 }
 
-// Reads one byte of every 4 KiB page in [begin, end): the translations are then looked up (page
-// walks, costly in a virtual machine) all at once, ahead of the stores, rather than one by one
-// as each row's first store stalls on its own. Tiled fills visit ~one page per row in a chunk
-// pass, so a table larger than the TLB reaches (128 MiB with 4 KiB pages) otherwise loses ~20%.
+// Prefetches one line of every 4 KiB page in [begin, end): the translations are then looked up
+// (page walks, costly in a virtual machine) all at once, ahead of the stores, rather than one by
+// one as each row's first store stalls on its own. Tiled fills visit ~one page per row in a chunk
+// pass, so a table larger than the TLB reaches (128 MiB with 4 KiB pages) otherwise loses ~20%. A
+// prefetch walks the page as a load does but waits for nothing: reading the byte instead cost ~7%
+// of a fill whose lines had been streamed out to DRAM (each load a DRAM round trip).
 inline void TouchPages(const void* begin, const void* end) {
-  const auto* p = static_cast<const volatile uint8_t*>(begin);
-  const auto* e = static_cast<const volatile uint8_t*>(end);
-  for (; p < e; p += 4096) (void)*p;
+  const auto* p = static_cast<const char*>(begin);
+  for (; p < static_cast<const char*>(end); p += 4096) __builtin_prefetch(p, 0, 0);
 }
 
 // Sinks of float32 rows. Rows<kStream>(block) rotates and stores a block (the hot loop, its state
