@@ -43,8 +43,6 @@
 #define HWY_TARGET_INCLUDE "core/precise/precise_fill.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // Must come after foreach_target.h.
-#include <unistd.h>
-
 #include <algorithm>
 #include <type_traits>
 
@@ -228,14 +226,7 @@ void fill_reference(const TableSpec& spec, uint64_t count, Dtype output, Convers
   HWY_DYNAMIC_DISPATCH(FillReference)(spec, count, output, conversion, out);
 }
 
-uint64_t stream_bytes() {
-  static const uint64_t bytes = [] {
-    const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    const uint64_t half = llc > 0 ? static_cast<uint64_t>(llc) / 2 : uint64_t{16} << 20;
-    return std::max(half, uint64_t{4} << 20);
-  }();
-  return bytes;
-}
+uint64_t stream_bytes() { return uint64_t{16} << 20; }
 
 std::string compiled_targets() {
   std::string names;
