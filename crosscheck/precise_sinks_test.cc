@@ -116,7 +116,7 @@ void expect_same(const TableSpec& spec, uint64_t rows, Dtype output, const std::
                               std::string(name_of(output)) + " d=" + std::to_string(spec.d_model) +
                               " start=" + std::to_string(spec.start);
   EXPECT_EQ(diff, "") << context;
-  // About 1 in 500 float16 values (1 in 4000 bfloat16) lie that close to a midpoint.
+  // About 1 in 10000 float16 values (1 in 70000 bfloat16) are (half_float_sinks-inl.h).
   EXPECT_LE(others, got.size() / 2 / 100) << context;
 }
 
@@ -142,13 +142,13 @@ TEST_P(PreciseSinks, EveryLayoutAndOutputEqualsTheGeneralRows) {
           expect_same(make_spec(d, layout, start), 150, output, "plain");
 }
 
-// Tables of stream_bytes() and more stream their stores (when aligned); an unaligned one may not.
+// Tables of kStreamBytes and more stream their stores (when aligned); an unaligned one may not.
 TEST_P(PreciseSinks, StreamedAndUnalignedTablesEqualTheGeneralRows) {
   for (const Dtype output : kOutputs) {
     for (const Layout layout :
          {Layout::kInterleaved, Layout::kRopeCosDup, Layout::kRopeSinPairs, Layout::kRopeCosSin}) {
       const TableSpec spec = make_spec(512, layout, 1000);
-      const uint64_t rows = stream_bytes() / (table_width(spec) * element_size(output)) + 70;
+      const uint64_t rows = kStreamBytes / (table_width(spec) * element_size(output)) + 70;
       expect_same(spec, rows, output, "streamed");
       expect_same(make_spec(512, layout, 7), 300, output, "unaligned", element_size(output));
     }

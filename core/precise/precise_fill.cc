@@ -125,8 +125,8 @@ void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint1
 }
 
 // The float rotation wherever its bound holds for the plan's A (float_rotation_threshold): twice
-// the values per instruction of the double one, which it needs for about one vector in 50
-// (float16) or 400 (bfloat16). bfloat16 rounds floats in one instruction where AVX512_BF16 has
+// the values per instruction of the double one, which it needs for a value in about 800 (float16)
+// or 6400 (bfloat16): (2/pi) T/A. bfloat16 rounds floats in one instruction where AVX512_BF16 has
 // VCVTNEPS2BF16 (kNative).
 template <Dtype kOut>
 void FillHalf(const Plan& plan, const TableSpec& spec, uint64_t count, uint16_t* out, bool big) {
@@ -175,7 +175,7 @@ void FillPrecise(const TableSpec& spec, uint64_t count, Dtype output, Conversion
   // The vector sinks store whole vectors of pairs, so they need d/2 to be a multiple of N.
   const bool vectors = static_cast<size_t>(half) == plan->padded;
   const auto address = reinterpret_cast<uintptr_t>(out);
-  const bool big = count * row_bytes >= stream_bytes();
+  const bool big = count * row_bytes >= kStreamBytes;
   const RowShape shape = row_shape(spec.layout, half);
   const double threshold = fixup_threshold(*plan, output);
 #if HWY_TARGET != HWY_SCALAR
@@ -225,8 +225,6 @@ void fill_reference(const TableSpec& spec, uint64_t count, Dtype output, Convers
                     void* out) {
   HWY_DYNAMIC_DISPATCH(FillReference)(spec, count, output, conversion, out);
 }
-
-uint64_t stream_bytes() { return uint64_t{16} << 20; }
 
 std::string compiled_targets() {
   std::string names;
