@@ -45,8 +45,10 @@ int run_check(const CheckOptions& o) {
   int regressions = 0;
   for (const reports::GateOutcome& g : outcomes) {
     if (g.skipped) continue;
-    // --update rewrites the records, but NaN, Inf and wrong signs are not records to write.
-    const bool not_recordable = g.measured.nan || g.measured.inf || g.measured.wrong_sign;
+    // --update rewrites the records, but NaN, Inf, wrong signs and elements that stand out from
+    // their column are not records to write.
+    const bool not_recordable =
+        g.measured.nan || g.measured.inf || g.measured.wrong_sign || !g.inconsistent.empty();
     regressions += o.update ? not_recordable : g.regressed;
     if (g.regressed || !o.update)
       fmt::print("{:<8} {:<34} positions {:<18} {}\n", g.regressed ? "FAIL" : "ok", g.subject,
@@ -56,8 +58,8 @@ int run_check(const CheckOptions& o) {
     write_file_atomically(o.junit, [&](std::ostream& out) { out << reports::junit_xml(outcomes); });
   if (o.update && regressions) {
     fmt::print(
-        "check: {} not rewritten: {} band(s) hold NaN, Inf or wrong signs, which no record "
-        "may allow\n",
+        "check: {} not rewritten: {} band(s) hold NaN, Inf, wrong signs or elements that stand "
+        "out from their column, which no record may allow\n",
         o.budgets, regressions);
     return kExitCheckFailed;
   }

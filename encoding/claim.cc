@@ -22,6 +22,16 @@ double number(const nlohmann::json& j) {
   return x;
 }
 
+ClaimConstants::Consistency consistency_of(const nlohmann::json& j) {
+  ClaimConstants::Consistency c{};
+  c.group_rows = j.at("group_rows").get<int>();
+  c.groups_each_side = j.at("groups_each_side").get<int>();
+  c.factor = number(j.at("factor"));
+  for (const Dtype t : {Dtype::kFloat64, Dtype::kFloat32, Dtype::kFloat16, Dtype::kBFloat16})
+    c.resolution_ulps[static_cast<size_t>(t)] = number(j.at("resolution_ulps").at(name_of(t)));
+  return c;
+}
+
 ClaimConstants read_constants() {
   const nlohmann::json j = nlohmann::json::parse(kClaimsJson);
   const nlohmann::json& model = j.at("model");
@@ -33,7 +43,8 @@ ClaimConstants read_constants() {
           number(j.at("strict").at("ulps")),
           number(j.at("strict").at("slack_ulps")),
           number(j.at("faithful").at("below_ulps")),
-          {number(j.at("vacuous_budget").at(0)), number(j.at("vacuous_budget").at(1))}};
+          {number(j.at("vacuous_budget").at(0)), number(j.at("vacuous_budget").at(1))},
+          consistency_of(j.at("consistency"))};
 }
 
 }  // namespace

@@ -26,6 +26,14 @@ struct ClaimConstants {
   // A budget at or above these (absolute) checks nothing useful: every value in [-1, 1] is
   // within 1 of the truth, and 0.1 is a tenth of the whole range.
   std::array<double, 2> vacuous_budget;
+  // The consistency rule (docs/design.md §4.1): an element's error against the second largest
+  // of the other errors in its window of rows, in its column.
+  struct Consistency {
+    int group_rows;        // rows per group
+    int groups_each_side;  // the window: the element's group and this many groups either side
+    double factor;         // an error this many times the window's is inconsistent ...
+    std::array<double, 4> resolution_ulps;  // ... if also above this many ulps (by Dtype)
+  } consistency;
 };
 const ClaimConstants& claim_constants();
 

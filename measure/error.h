@@ -25,6 +25,14 @@ std::string_view name_of(Category c);
 // Finite values (sign mismatches included) have a numeric error; NaN and Inf do not.
 inline bool is_number(Category c) { return c == Category::kNumber || c == Category::kSignMismatch; }
 
+// Ulp errors are shown to people at max(|exact|, kUlpFloor): near the zeros of sin and cos an ulp
+// of the exact value shrinks without bound, and a float32 error of 1e-7 there reads as 1e10 ulps.
+// Every figure a person reads in ulps (verify, check, the report, Python) is floored so.
+inline constexpr double kUlpFloor = 0x1p-10;
+inline double floored_ulps(double abs_error, double exact, Dtype output) {
+  return abs_error / ulp_of(std::fmax(std::fabs(exact), kUlpFloor), output);
+}
+
 struct ElementError {
   Category category = Category::kNumber;
   double abs = 0;          // |got - exact| (0 for NaN and Inf, which have none)

@@ -43,6 +43,7 @@ void Figures::merge(const Figures& o) {
   max_abs = std::max(max_abs, o.max_abs);
   sum_abs += o.sum_abs;
   max_ulp = std::max(max_ulp, o.max_ulp);
+  max_ulp_floored = std::max(max_ulp_floored, o.max_ulp_floored);
   if (o.worst_fraction > worst_fraction) {
     worst_fraction = o.worst_fraction;
     worst_pos = o.worst_pos;
@@ -104,6 +105,7 @@ void Judge::add_element(uint64_t pos, int c, double steps, double got, double ex
   if (is_number(j.error.category)) {
     f.max_abs = std::max(f.max_abs, j.error.abs);
     f.max_ulp = std::max(f.max_ulp, j.error.ulp);
+    f.max_ulp_floored = std::max(f.max_ulp_floored, floored_ulps(j.error.abs, exact, output_));
     f.sum_abs += j.error.abs;
     row_max = std::max(row_max, j.error.abs);
     row_ulp = std::max(row_ulp, j.error.ulp);
@@ -142,7 +144,7 @@ inline double inverse_ulp_of(double x, Dtype t) {
 
 // What the fast path of add_row keeps for one row.
 struct RowFigures {
-  double max_abs = 0, sum_abs = 0, max_ulp = 0, worst_fraction = 0;
+  double max_abs = 0, sum_abs = 0, max_ulp = 0, max_ulp_floored = 0, worst_fraction = 0;
   int worst_column = -1;
   uint64_t vacuous0 = 0, vacuous1 = 0;
   int others = 0;  // elements left for the slow path, listed in `other`
@@ -162,7 +164,8 @@ RowFigures fast_row(const Claim& claim_in, double pos, double steps_term, int wi
   Claim claim = claim_in;
   claim.kind = kKind;  // a constant: Claim::allowed's switch folds away
   RowFigures r;
-  double worst_fraction = worst_so_far, max_abs = 0, sum_abs = 0, max_ulp = 0;
+  double worst_fraction = worst_so_far, max_abs = 0, sum_abs = 0, max_ulp = 0, max_floored = 0;
+  const double floor_inverse_ulp = inverse_ulp_of(kUlpFloor, kOutput);
   int worst_column = -1, others = 0;
   uint64_t vacuous_0 = 0, vacuous_1 = 0;
   // The model's budget is output_ulps ulp(x) + C u |x| + C u (angle + steps). Its last term, t,
@@ -192,7 +195,10 @@ RowFigures fast_row(const Claim& claim_in, double pos, double steps_term, int wi
     }
     max_abs = std::max(max_abs, d);
     sum_abs += d;
-    max_ulp = std::max(max_ulp, d * inverse_ulp_of(x, kOutput));
+    const double inverse_ulp = inverse_ulp_of(x, kOutput);
+    max_ulp = std::max(max_ulp, d * inverse_ulp);
+    max_floored =
+        std::max(max_floored, d * (std::fabs(x) < kUlpFloor ? floor_inverse_ulp : inverse_ulp));
     if constexpr (kKind == Claim::Kind::kModel) {
       // A budget this wide is at least t; it is below t + top.
       if (t + top >= vacuous0) {
@@ -220,6 +226,7 @@ RowFigures fast_row(const Claim& claim_in, double pos, double steps_term, int wi
   r.max_abs = max_abs;
   r.sum_abs = sum_abs;
   r.max_ulp = max_ulp;
+  r.max_ulp_floored = max_floored;
   r.vacuous0 = vacuous_0;
   r.vacuous1 = vacuous_1;
   r.others = others;
@@ -269,6 +276,7 @@ double Judge::add_row(uint64_t pos, double steps, const double* got, const doubl
   f.max_abs = std::max(f.max_abs, r.max_abs);
   f.sum_abs += r.sum_abs;
   f.max_ulp = std::max(f.max_ulp, r.max_ulp);
+  f.max_ulp_floored = std::max(f.max_ulp_floored, r.max_ulp_floored);
   double row_max = r.max_abs, row_ulp = r.max_ulp;
   uint64_t vacuous[2] = {r.vacuous0, r.vacuous1};
   for (int i = 0; i < r.others; ++i) {

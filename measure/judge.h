@@ -45,6 +45,7 @@ struct Figures {
   uint64_t over_claim = 0;
   uint64_t failed_sign = 0, failed_value = 0;
   double max_abs = 0, sum_abs = 0, max_ulp = 0;  // over the numbers
+  double max_ulp_floored = 0;  // in ulps of max(|exact|, kUlpFloor): what people read
   // The largest error / allowed over the numbers, and where.
   double worst_fraction = 0;
   uint64_t worst_pos = 0;
@@ -82,6 +83,7 @@ class Judge {
 
   const Claim& claim() const { return claim_; }
   Dtype output() const { return output_; }
+  int width() const { return static_cast<int>(column_frequency_.size()); }
   // pos * w of column `column`'s pair, in double.
   double angle(uint64_t pos, int column) const {
     return static_cast<double>(pos) * column_frequency_[column];

@@ -12,6 +12,7 @@ void record_oracle_figures(const measure::Figures& f, Verdict& v) {
   v.figures["mean_abs"] = f.mean_abs();
   v.figures["sum_abs"] = f.sum_abs;
   v.figures["max_ulp"] = f.max_ulp;
+  v.figures["max_ulp_floored"] = f.max_ulp_floored;
   v.figures["violations"] = static_cast<double>(f.over_claim);
   v.figures["nan_inf"] = static_cast<double>(f.not_numbers());
   v.figures["nan"] = static_cast<double>(f.nan);
@@ -86,8 +87,9 @@ Verdict OracleCheck::verdict(const Part& p) const {
   record_oracle_figures(f, v);
   const bool by_encoding = claim.kind != Claim::Kind::kModel;
   v.summary = fmt::format(
-      "max abs error {:.3g}, max {:.3g} ulp; {} of {} elements outside the budget ({}{})",
-      f.max_abs, f.max_ulp, f.over_claim, f.elements, claim.describe(),
+      "max abs error {:.3g}, max {:.3g} ulp (of max(|exact|, 2^-10), as the report); {} of {} "
+      "elements outside the budget ({}{})",
+      f.max_abs, f.max_ulp_floored, f.over_claim, f.elements, claim.describe(),
       by_encoding ? ", by encoding against the correctly rounded values" : "");
   if (f.over_claim)
     v.summary += fmt::format(": {} NaN, {} Inf, {} with the wrong sign, {} numeric", f.nan, f.inf,

@@ -4,5 +4,6 @@
 
 #include "encoding/claim.h"         // IWYU pragma: export
 #include "properties/checks.h"      // IWYU pragma: export
+#include "properties/consistent.h"  // IWYU pragma: export
 #include "properties/suite.h"       // IWYU pragma: export
 #include "properties/under_test.h"  // IWYU pragma: export

@@ -111,7 +111,8 @@ std::optional<ReportFinding> growth_finding(const json& r) {
 // One finding per property that some entry breaks, naming the entries and where it starts.
 std::vector<ReportFinding> property_findings(const json& r) {
   std::map<std::string, std::vector<std::string>> failing;
-  const std::vector<std::string> order = {"bounded", "unique", "shift", "growth", "claim"};
+  const std::vector<std::string> order = {"bounded", "unique",     "shift",
+                                          "growth",  "consistent", "claim"};
   for (const json& e : r["implementations"]) {
     if (!measured(e)) continue;
     for (const json& v : e["properties"]) {

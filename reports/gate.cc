@@ -14,6 +14,7 @@
 #include "oracle/engine.h"
 #include "oracle/table.h"
 #include "reports/report_text.h"
+#include "reports/verify.h"
 #include "tables/atomic_file.h"
 #include "tables/table_stream.h"
 
@@ -60,7 +61,7 @@ std::string at_ceiling(const BandFigures& r, const Ceilings& c) {
   return "";
 }
 
-void judge_outcome(GateOutcome& o, const std::optional<BandFigures>& recorded) {
+void judge_records(GateOutcome& o, const std::optional<BandFigures>& recorded) {
   o.recorded = recorded;
   if (!recorded) {
     o.regressed = true;
@@ -80,6 +81,15 @@ void judge_outcome(GateOutcome& o, const std::optional<BandFigures>& recorded) {
                                 " against recorded " + format_figures(*recorded);
 }
 
+// The records' verdict, then the consistency verdict, which no record overrides.
+void judge_outcome(GateOutcome& o, const std::optional<BandFigures>& recorded) {
+  judge_records(o, recorded);
+  if (o.inconsistent.empty()) return;
+  const bool records_failed = o.regressed && o.message.rfind("REGRESSED: ", 0) == 0;
+  o.message = "REGRESSED: " + o.inconsistent + (records_failed ? "; " + o.message.substr(11) : "");
+  o.regressed = true;
+}
+
 }  // namespace
 
 std::string regression(const BandFigures& m, const BandFigures& r) {
@@ -97,6 +107,48 @@ std::string regression(const BandFigures& m, const BandFigures& r) {
   check("max_budget_ratio", m.max_budget_ratio, r.max_budget_ratio);
   return why;
 }
+
+namespace {
+
+// The element a regression of `figure` comes from: every element of the band scanned again (a
+// failure is rare, so the measuring pass keeps no positions), the largest by that figure.
+using BlockVisitor =
+    std::function<void(uint64_t first, uint64_t n, const double* got, const double* exact)>;
+measure::Finding largest_element(const std::function<void(const BlockVisitor&)>& for_each_block,
+                                 const measure::Judge& judge, double BandFigures::*figure,
+                                 double record) {
+  const int width = judge.width();
+  measure::Finding worst;
+  double worst_value = -1;
+  for_each_block([&](uint64_t first, uint64_t n, const double* got, const double* exact) {
+    for (uint64_t r = 0; r < n; ++r)
+      for (int c = 0; c < width; ++c) {
+        const uint64_t pos = first + r;
+        const double g = got[r * width + c], x = exact[r * width + c], e = std::fabs(g - x);
+        const double value = figure == &BandFigures::max_abs ? e
+                             : figure == &BandFigures::max_ulp
+                                 ? measure::floored_ulps(e, x, judge.output())
+                                 : e / judge.allowed(pos, c, 0, x);
+        if (value > worst_value) {
+          worst_value = value;
+          worst = {pos, c, g, x, e, record, measure::floored_ulps(e, x, judge.output()), ""};
+        }
+      }
+  });
+  worst.what = figure == &BandFigures::max_abs   ? "the largest abs error, above the record"
+               : figure == &BandFigures::max_ulp ? "the largest ulp error, above the record"
+                                                 : "the largest error / budget, above the record";
+  return worst;
+}
+
+std::string describe_element(const measure::Finding& f) {
+  return fmt::format(
+      "position {}, column {}: value {:.9g}, exact {:.9g}, error {:.3g} ({:.3g} ulp), allowed "
+      "{:.3g} ({})",
+      f.pos, f.column, f.got, f.expected, f.error, f.ulp, f.allowed, f.what);
+}
+
+}  // namespace
 
 std::vector<GateOutcome> run_gate(const BudgetFile& file,
                                   const std::function<void(const std::string&)>& progress) {
@@ -141,7 +193,7 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
     const Claim claim = impl ? impl->claim : Claim::model(Dtype::kFloat32);
     const measure::Judge judge(spec, claim, output);
     // Table subjects may carry a recipe: their exact values come from an engine of their spec.
-    const auto engine = impl ? nullptr : oracle::make_fast_engine(spec, output);
+    const auto engine = impl ? nullptr : oracle::make_fast_engine(spec, Dtype::kFloat64);
     for (const GateBand& band : file.bands) {
       GateOutcome o;
       o.subject = subject;
@@ -157,40 +209,106 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
         continue;
       }
       const GateBand clipped{band.first, std::min(band.last, last_pos)};
-      measure::Figures measured;
-      for (const auto& [first, n] : band_blocks(clipped)) {
-        TableSpec part = spec;
-        part.start = first;
-        const int width = table_width(part);
-        std::vector<double> got(n * static_cast<uint64_t>(width));
-        std::vector<double> exact, rounded;
+      const uint64_t band_rows = clipped.last - clipped.first + 1;
+      // The band's blocks of (got, exact), for the measuring pass of implementations and for
+      // naming the element of a regression.
+      const auto for_each_block = [&](const BlockVisitor& visit) {
         if (impl) {
-          const core::GeneratedTable t = core::generate(*impl, part, n);
-          for (size_t i = 0; i < got.size(); ++i) got[i] = t.value(i);
-          exact = exact_of(part, n);
-        } else {
-          table->read_rows(first - spec.start, n, got.data());
-          oracle::ExactTable e = oracle::compute_table(*engine, part, n);
-          exact = std::move(e.exact);
-          rounded = std::move(e.rounded);
+          for (const auto& [first, n] : band_blocks(clipped)) {
+            TableSpec part = spec;
+            part.start = first;
+            const core::GeneratedTable t = core::generate(*impl, part, n);
+            std::vector<double> got(n * static_cast<uint64_t>(table_width(part)));
+            for (size_t i = 0; i < got.size(); ++i) got[i] = t.value(i);
+            visit(first, n, got.data(), exact_of(part, n).data());
+          }
+          return;
         }
-        for (uint64_t r = 0; r < n; ++r)
-          judge.add_row(first + r,
-                        static_cast<double>(impl ? impl->steps_since_direct(first + r) : 0),
-                        got.data() + r * width, exact.data() + r * width, measured, nullptr,
-                        rounded.empty() ? nullptr : rounded.data() + r * width);
+        const uint64_t block = std::max<uint64_t>(1, (uint64_t{1} << 16) / table->width());
+        std::vector<double> got;
+        for (uint64_t first = clipped.first; first <= clipped.last; first += block) {
+          const uint64_t n = std::min(block, clipped.last - first + 1);
+          TableSpec part = spec;
+          part.start = first;
+          got.resize(n * table->width());
+          table->read_rows(first - spec.start, n, got.data());
+          visit(first, n, got.data(), oracle::compute_table(*engine, part, n).exact.data());
+        }
+      };
+      measure::Figures measured;
+      std::vector<measure::Finding> worst;  // outside the claim: NaN, Inf, wrong signs first
+      std::optional<properties::Verdict> consistent;
+      if (impl) {
+        uint64_t sampled = 0;
+        for_each_block([&](uint64_t first, uint64_t n, const double* got, const double* exact) {
+          const int width = table_width(spec);
+          for (uint64_t r = 0; r < n; ++r)
+            judge.add_row(first + r, static_cast<double>(impl->steps_since_direct(first + r)),
+                          got + r * width, exact + r * width, measured, &worst);
+          sampled += n;
+        });
+        o.coverage = sampled == band_rows
+                         ? fmt::format("every one of {} positions", band_rows)
+                         : fmt::format("sampled {} of {} positions", sampled, band_rows);
+      } else {
+        // Every element, through verify's own pass and memory bound.
+        const uint64_t row0 = clipped.first - spec.start;
+        TableInput input{g.table,
+                         table->description(),
+                         table->dtype(),
+                         band_rows,
+                         [&](uint64_t first, uint64_t n, double* out) {
+                           table->read_rows(row0 + first, n, out);
+                         },
+                         {}};
+        VerifyOptions options;
+        options.spec = spec;
+        options.spec.start = clipped.first;
+        options.budget = claim;
+        const VerifyResult r = verify_table(std::move(input), options);
+        measured = r.oracle;
+        for (const properties::Verdict& v : r.verdicts) {
+          if (v.property == "oracle") worst = v.worst;
+          if (v.property == "consistent") consistent = v;
+        }
+        o.coverage = fmt::format("every one of {} elements", measured.elements);
       }
       o.measured.max_abs = measured.max_abs;
-      o.measured.max_ulp = measured.max_ulp;
+      o.measured.max_ulp = measured.max_ulp_floored;
       o.measured.max_budget_ratio = measured.worst_fraction;
       o.measured.elements = measured.elements;
       o.measured.nan = measured.nan;
       o.measured.inf = measured.inf;
       o.measured.wrong_sign = measured.failed_sign;
-      o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (consistent && !consistent->holds) {
+        o.inconsistent = consistent->summary;
+        if (!consistent->worst.empty()) o.element = consistent->worst.front();
+      }
       const auto rec = g.budgets.find(o.band);
       judge_outcome(
           o, rec == g.budgets.end() ? std::nullopt : std::optional<BandFigures>(rec->second));
+      if (o.regressed && !o.element) {
+        if (o.measured.nan || o.measured.inf || o.measured.wrong_sign) {
+          // NaN, Inf or a wrong sign if the worst elements hold one, else the worst of them.
+          for (const measure::Finding& f : worst)
+            if (f.what != "number") {
+              o.element = f;
+              break;
+            }
+          if (!o.element && !worst.empty()) o.element = worst.front();
+        } else if (o.recorded) {
+          for (double BandFigures::*figure :
+               {&BandFigures::max_abs, &BandFigures::max_ulp, &BandFigures::max_budget_ratio})
+            if (!std::isnan((*o.recorded).*figure) &&
+                !(o.measured.*figure <= (*o.recorded).*figure)) {
+              o.element = largest_element(for_each_block, judge, figure, (*o.recorded).*figure);
+              break;
+            }
+        }
+      }
+      if (o.element) o.message += "; at " + describe_element(*o.element);
+      o.message += " (" + o.coverage + ")";
+      o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       outcomes.push_back(o);
     }
     progress(subject);

@@ -15,6 +15,7 @@
 
 #include "encoding/claim.h"
 #include "encoding/spec.h"
+#include "measure/judge.h"
 
 namespace pev::reports {
 
@@ -78,10 +79,19 @@ nlohmann::json to_json(const BudgetFile& f);
 struct GateOutcome {
   std::string subject;  // impl name or table path
   std::string band;
+  // What was measured: "every one of N elements" (tables), or "sampled N of M positions"
+  // (implementations: the blocks of band_blocks, fixed and documented in docs/design.md §8).
+  std::string coverage;
+  // A regressed band's deciding element: its position, column, value, exact value, its error and
+  // what was allowed (the record, or the consistency envelope), and why (`what`).
+  std::optional<measure::Finding> element;
   BandFigures measured;
   std::optional<BandFigures> recorded;  // absent: a band with no budget yet (a failure)
   Ceilings ceilings{1, 0x1p24};
   bool regressed = false;
+  // The consistency verdict failed (table subjects): an element stands out from its column,
+  // which no record allows (and --update does not record).
+  std::string inconsistent;
   bool skipped = false;  // beyond the implementation's valid range or the table's rows
   std::string message;
   double seconds = 0;
@@ -90,8 +100,11 @@ struct GateOutcome {
 // Whether `measured` regresses against `recorded`, and why (empty when not).
 std::string regression(const BandFigures& measured, const BandFigures& recorded);
 
-// Measures every subject in every band (the first band exhaustively up to 4096 rows, others in
-// blocks of 16 rows on a log scale) and compares with the records. `progress` gets a line per
+// Measures every subject in every band and compares with the records. A table subject is
+// verified whole, every element of every band through verify's pass (its consistency verdict
+// included: an element that stands out from its column fails the band whatever the records); an
+// implementation is sampled: the first band's first 4096 rows, the others 16 blocks of 16 rows
+// on a log scale. `progress` gets a line per
 // subject. Table subjects must have their recipe applied (spec) already.
 std::vector<GateOutcome> run_gate(const BudgetFile& file,
                                   const std::function<void(const std::string&)>& progress);

@@ -44,9 +44,7 @@ struct StudyConfig {
 // Reads a study config (JSON with any of the fields above); throws FileError when malformed.
 StudyConfig read_study_config(const std::string& path);
 
-// Ulp errors are reported at max(|exact|, kUlpFloor): near the zeros of sin and cos an ulp of
-// the exact value shrinks without bound, and a float32 error of 1e-7 there reads as 1e10 ulps.
-inline constexpr double kUlpFloor = 0x1p-10;
+using measure::kUlpFloor;  // ulps are reported at max(|exact|, kUlpFloor)
 
 struct Band {
   uint64_t first = 0, last = 0;  // positions [first, last]

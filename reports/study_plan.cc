@@ -13,6 +13,7 @@
 #include "crosscheck/registry_under_test.h"
 #include "encoding/model_presets.h"
 #include "oracle/table.h"
+#include "properties/consistent.h"
 #include "reports/study.h"
 #include "reports/study_grids.h"
 
@@ -133,6 +134,7 @@ void check_properties(const properties::UnderTest& ut, const TableSpec& grid, Sh
       properties::growth_positions(std::min<uint64_t>(ut.max_position(d), uint64_t{1} << 24)));
   out.fitted_c = growth.figures["fitted_c"];
   out.verdicts.push_back(growth);
+  out.verdicts.push_back(properties::check_consistent(ut, spec, rows));
 }
 
 // What the accuracy shards of one set of grids (the plain ones, or one rotary model's) add up

@@ -6,10 +6,13 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <numeric>
 
+#include "measure/consistency.h"
 #include "oracle/engine.h"
 #include "oracle/table.h"
 #include "properties/accumulators.h"
+#include "properties/consistent.h"
 #include "properties/under_test.h"
 #include "support/parallel.h"
 
@@ -89,7 +92,28 @@ struct BlockParts {
   properties::BoundedCheck::Part bounded;
   properties::OracleCheck::Part oracle;
   properties::UniqueCheck::Part unique;
-  double read_s = 0, exact_s = 0, oracle_s = 0, bounded_s = 0, unique_s = 0;
+  double read_s = 0, exact_s = 0, oracle_s = 0, bounded_s = 0, unique_s = 0, consistent_s = 0;
+};
+
+// The pass's rows cut into stripes of whole blocks, each run in order by one thread (the
+// consistency check follows each column along its rows). A stripe starts on a group of the
+// consistency check and reads `halo` rows either side; stripes of at least kStripeRows keep that
+// reading to a few per cent. The cut depends on the table alone, not on the threads.
+struct Stripes {
+  static constexpr uint64_t kStripeRows = 2048;
+  uint64_t blocks_per_stripe = 1, count = 0, halo = 0;
+  Stripes(uint64_t rows, uint64_t block_rows) {
+    const uint64_t g = static_cast<uint64_t>(measure::ConsistencyRun::group_rows());
+    halo = g * static_cast<uint64_t>(measure::ConsistencyRun::groups_each_side());
+    const uint64_t step = g / std::gcd(block_rows, g);  // blocks whose rows fill whole groups
+    blocks_per_stripe = std::max<uint64_t>(1, (kStripeRows + block_rows - 1) / block_rows);
+    blocks_per_stripe = (blocks_per_stripe + step - 1) / step * step;
+    const uint64_t stripe_rows = blocks_per_stripe * block_rows;
+    count = std::max<uint64_t>(1, (rows + stripe_rows - 1) / stripe_rows);
+  }
+  std::pair<uint64_t, uint64_t> blocks(uint64_t s, uint64_t total) const {
+    return {s * blocks_per_stripe, std::min(total, (s + 1) * blocks_per_stripe)};
+  }
 };
 
 }  // namespace
@@ -135,36 +159,76 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
   const ColumnMap columns(spec);
   const uint64_t block_rows = std::max<uint64_t>(1, options.block_elements / width);
   const uint64_t blocks = (rows + block_rows - 1) / block_rows;
+  const Stripes stripes(rows, block_rows);
   std::vector<BlockParts> parts(blocks);
-  parallel_for(blocks, options.threads, [&](uint64_t b) {
-    BlockParts& p = parts[b];
-    const uint64_t first = b * block_rows, n = std::min(block_rows, rows - first);
-    const uint64_t before = first > 0 ? 1 : 0;  // the row before, for the neighbours' distance
-    thread_local std::vector<double> got;
+  std::vector<measure::ConsistencyFigures> consistency(stripes.count);
+  // Reads rows [first - before, first + n) and computes the exact values of [first, first + n):
+  // the row before is for the neighbours' distance of the unique check.
+  const auto load = [&](uint64_t first, uint64_t n, uint64_t before, std::vector<double>& got,
+                        ExactRows& exact, double& read_s, double& exact_s) {
     got.resize((n + before) * width);
     auto t = Clock::now();
     read(first - before, n + before, got.data());
-    p.read_s = seconds_since(t);
-    const double* block = got.data() + before * width;
+    read_s += seconds_since(t);
     t = Clock::now();
-    thread_local ExactRows exact;
     exact.compute(*engine, spec.start + first, n, columns, by_encoding);
-    p.exact_s = seconds_since(t);
-    t = Clock::now();
-    oracle_check.add(p.oracle, first, n, block, exact.exact.data(),
-                     by_encoding ? exact.rounded.data() : nullptr);
-    p.oracle_s = seconds_since(t);
-    t = Clock::now();
-    bounded.add(p.bounded, first, n, block);
-    p.bounded_s = seconds_since(t);
-    t = Clock::now();
-    unique.add(p.unique, first, n, block, before ? got.data() : nullptr);
-    p.unique_s = seconds_since(t);
+    exact_s += seconds_since(t);
+  };
+  parallel_for(stripes.count, options.threads, [&](uint64_t s) {
+    thread_local std::vector<double> got;
+    thread_local ExactRows exact;
+    const auto [first_block, end_block] = stripes.blocks(s, blocks);
+    const uint64_t stripe_first = first_block * block_rows;
+    const uint64_t stripe_end = std::min(rows, end_block * block_rows);
+    // The consistency check sees the rows either side of the stripe too (not judged there), so
+    // that its verdicts do not depend on where the stripes are cut.
+    measure::ConsistencyRun run(table.dtype, static_cast<int>(width),
+                                stripe_first - std::min(stripe_first, stripes.halo), spec.start);
+    double halo_read_s = 0, halo_exact_s = 0, consistent_s = 0;
+    const auto halo = [&](uint64_t first, uint64_t end) {
+      for (; first < end; first += block_rows) {
+        const uint64_t n = std::min(block_rows, end - first);
+        load(first, n, 0, got, exact, halo_read_s, halo_exact_s);
+        const auto t = Clock::now();
+        run.add(got.data(), exact.exact.data(), n, false);
+        consistent_s += seconds_since(t);
+      }
+    };
+    halo(stripe_first - std::min(stripe_first, stripes.halo), stripe_first);
+    for (uint64_t b = first_block; b < end_block; ++b) {
+      BlockParts& p = parts[b];
+      const uint64_t first = b * block_rows, n = std::min(block_rows, rows - first);
+      const uint64_t before = first > 0 ? 1 : 0;
+      load(first, n, before, got, exact, p.read_s, p.exact_s);
+      const double* block = got.data() + before * width;
+      auto t = Clock::now();
+      oracle_check.add(p.oracle, first, n, block, exact.exact.data(),
+                       by_encoding ? exact.rounded.data() : nullptr);
+      p.oracle_s = seconds_since(t);
+      t = Clock::now();
+      bounded.add(p.bounded, first, n, block);
+      p.bounded_s = seconds_since(t);
+      t = Clock::now();
+      unique.add(p.unique, first, n, block, before ? got.data() : nullptr);
+      p.unique_s = seconds_since(t);
+      t = Clock::now();
+      run.add(block, exact.exact.data(), n, true);
+      p.consistent_s = seconds_since(t);
+    }
+    halo(stripe_end, std::min(rows, stripe_end + stripes.halo));
+    const auto t = Clock::now();
+    run.finish();
+    consistency[s] = run.figures();
+    // The stripe's own costs go to its first block's account.
+    parts[first_block].read_s += halo_read_s;
+    parts[first_block].exact_s += halo_exact_s;
+    parts[first_block].consistent_s += consistent_s + seconds_since(t);
   });
   properties::BoundedCheck::Part bounded_all;
   properties::OracleCheck::Part oracle_all;
   properties::UniqueCheck::Part unique_all;
-  double read_s = 0, exact_s = 0, oracle_s = 0, bounded_s = 0, unique_s = 0;
+  measure::ConsistencyFigures consistency_all;
+  double read_s = 0, exact_s = 0, oracle_s = 0, bounded_s = 0, unique_s = 0, consistent_s = 0;
   for (BlockParts& p : parts) {  // in block order: the figures do not depend on the threads
     bounded_all.merge(p.bounded);
     oracle_all.merge(p.oracle);
@@ -174,7 +238,9 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
     oracle_s += p.oracle_s;
     bounded_s += p.bounded_s;
     unique_s += p.unique_s;
+    consistent_s += p.consistent_s;
   }
+  for (const measure::ConsistencyFigures& c : consistency) consistency_all.merge(c);
   parts.clear();
   parts.shrink_to_fit();
 
@@ -217,11 +283,14 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
   r.verdicts.push_back(properties::check_growth(*ut, spec, positions));
   const double growth_s = seconds_since(t);
   r.verdicts.push_back(oracle_check.verdict(oracle_all));
+  t = Clock::now();
+  r.verdicts.push_back(properties::ConsistentCheck(*ut, spec).verdict(consistency_all));
+  consistent_s += seconds_since(t);
   r.oracle = oracle_all.figures;
   r.oracle_coverage = fmt::format("exhaustive: every one of {} elements", rows * width);
-  r.seconds = {{"read", read_s},       {"exact values", exact_s}, {"oracle", oracle_s},
-               {"bounded", bounded_s}, {"unique", unique_s},      {"shift", shift_s},
-               {"growth", growth_s}};
+  r.seconds = {{"read", read_s},       {"exact values", exact_s},   {"oracle", oracle_s},
+               {"bounded", bounded_s}, {"unique", unique_s},        {"shift", shift_s},
+               {"growth", growth_s},   {"consistent", consistent_s}};
   return r;
 }
 

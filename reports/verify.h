@@ -44,7 +44,8 @@ struct VerifyResult {
   TableSpec spec;
   Claim budget;
   Dtype dtype = Dtype::kFloat32;
-  std::vector<properties::Verdict> verdicts;  // bounded, unique, shift, growth, oracle
+  // bounded, unique, shift, growth, oracle, consistent
+  std::vector<properties::Verdict> verdicts;
   std::string oracle_coverage;                // "exhaustive: every one of N elements"
   measure::Figures oracle;                    // the oracle's figures over every element
   // Seconds per stage (read, oracle values, each property), CPU seconds summed over the threads

@@ -1,8 +1,12 @@
 // verify's results for people (text) and programs (JSON).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string_view>
 
+#include "measure/error.h"
 #include "properties/accumulators.h"
 #include "reports/verify.h"
 
@@ -23,6 +27,59 @@ nlohmann::json vacuous_json(const VerifyResult& r) {
                  {"elements", r.oracle.vacuous[i]},
                  {"from_position", position_or_null(r.oracle.first_vacuous_pos[i])}});
   return j;
+}
+
+// What a finding's `expected` is, by the property that made it: the exact value (oracle, growth,
+// consistent), what the shift identities predict from the table's own rows, or the limit a value
+// or sin^2 + cos^2 is held to (bounded).
+std::string_view expected_label(const std::string& property) {
+  if (property == "shift") return "predicted";
+  if (property == "bounded") return "limit";
+  return "exact";
+}
+
+// The worst elements of the failing properties, each element once, with every property that
+// named it and what that property allowed.
+std::string worst_elements_text(const VerifyResult& r) {
+  struct Line {
+    std::string head;
+    std::vector<std::string> verdicts;
+  };
+  std::vector<std::pair<std::string, Line>> lines;  // keyed, in order of first appearance
+  for (const properties::Verdict& v : r.verdicts) {
+    if (v.holds) continue;
+    for (const properties::Finding& f : v.worst) {
+      if (v.property == "unique") {  // a repeated row has no numeric error to show
+        lines.push_back(
+            {fmt::format("unique {}", f.pos), {fmt::format("  pos {}: {}", f.pos, f.what), {}}});
+        continue;
+      }
+      const std::string_view label = expected_label(v.property);
+      const std::string key =
+          fmt::format("{} {} {:a} {:a} {}", f.pos, f.column, f.got, f.expected, label);
+      auto it =
+          std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == key; });
+      if (it == lines.end()) {
+        std::string head =
+            fmt::format("  pos {} dim {}: got {:.9g} ({:a}), {} {:.9g}, abs error {:.3g}", f.pos,
+                        f.column, f.got, f.got, label, f.expected, f.error);
+        if (label == "exact")  // ulps as the report floors them (docs/design.md §4)
+          head += fmt::format(" ({:.3g} ulp)", measure::floored_ulps(f.error, f.expected, r.dtype));
+        lines.push_back({key, {head, {}}});
+        it = lines.end() - 1;
+      }
+      it->second.verdicts.push_back(
+          fmt::format("{} allows {:.3g} ({})", v.property, f.allowed, f.what));
+    }
+  }
+  if (lines.empty()) return "";
+  std::string out = "worst elements:\n";
+  for (const auto& [key, line] : lines) {
+    out += line.head;
+    if (!line.verdicts.empty()) out += "; " + fmt::format("{}", fmt::join(line.verdicts, "; "));
+    out += "\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -101,14 +158,18 @@ nlohmann::json to_json(const VerifyResult& r) {
   for (const properties::Verdict& v : r.verdicts) {
     nlohmann::json worst = nlohmann::json::array();
     for (const properties::Finding& x : v.worst)
-      worst.push_back({{"pos", x.pos},
-                       {"dim", x.column},
-                       {"got", finite_or_null(x.got)},
-                       {"expected", finite_or_null(x.expected)},
-                       {"abs_error", finite_or_null(x.error)},
-                       {"ulp_error", finite_or_null(x.ulp)},
-                       {"budget", x.allowed},
-                       {"what", x.what}});
+      worst.push_back(
+          {{"pos", x.pos},
+           {"dim", x.column},
+           {"got", finite_or_null(x.got)},
+           {"expected", finite_or_null(x.expected)},
+           {"abs_error", finite_or_null(x.error)},
+           // floored as the report floors ulps (docs/design.md §4)
+           {"ulp_error", finite_or_null(expected_label(v.property) == "exact"
+                                            ? measure::floored_ulps(x.error, x.expected, r.dtype)
+                                            : x.ulp)},
+           {"budget", x.allowed},
+           {"what", x.what}});
     nlohmann::json figures = nlohmann::json::object();
     for (const auto& [k, x] : v.figures) figures[k] = finite_or_null(x);
     j["properties"].push_back({{"property", v.property},
@@ -130,24 +191,11 @@ std::string to_text(const VerifyResult& r) {
                                    : "rotary " + describe(r.spec.rope),
                   r.spec.start, r.budget.describe());
   for (const properties::Verdict& v : r.verdicts) {
-    out += fmt::format("  {:<8} {:<5} {}\n", v.property, v.holds ? "holds" : "FAILS", v.summary);
-    for (const std::string& note : v.notes) out += fmt::format("  {:<14} note: {}\n", "", note);
+    out += fmt::format("  {:<10} {:<5} {}\n", v.property, v.holds ? "holds" : "FAILS", v.summary);
+    for (const std::string& note : v.notes) out += fmt::format("  {:<16} note: {}\n", "", note);
   }
   out += "  oracle coverage: " + r.oracle_coverage + "\n";
-  for (const properties::Verdict& v : r.verdicts) {
-    if (v.holds || v.worst.empty()) continue;
-    out += "worst elements (" + v.property + "):\n";
-    for (const properties::Finding& f : v.worst) {
-      if (v.property == "unique") {  // a repeated row has no numeric error to show
-        out += fmt::format("  pos {}: {}\n", f.pos, f.what);
-        continue;
-      }
-      out += fmt::format(
-          "  pos {} dim {}: got {:.9g} ({:a}), exact {:.9g}, abs error {:.3g}, {:.3g} ulp, budget "
-          "{:.3g} ({})\n",
-          f.pos, f.column, f.got, f.got, f.expected, f.error, f.ulp, f.allowed, f.what);
-    }
-  }
+  out += worst_elements_text(r);
   int failing = 0;
   for (const properties::Verdict& v : r.verdicts) failing += !v.holds;
   out += failing ? fmt::format("verdict: FAIL ({} of {} properties)\n", failing, r.verdicts.size())

@@ -1,0 +1,74 @@
+#include "properties/consistent.h"
+
+#include <fmt/format.h>
+
+#include "oracle/engine.h"
+#include "oracle/table.h"
+#include "properties/check_util.h"
+
+namespace pev::properties {
+
+Verdict ConsistentCheck::verdict(const measure::ConsistencyFigures& f) const {
+  const ClaimConstants::Consistency& rule = claim_constants().consistency;
+  const Dtype output = ut_.output();
+  Verdict v;
+  v.property = "consistent";
+  v.checked = f.judged;
+  v.holds = f.inconsistent == 0;
+  v.figures["inconsistent"] = static_cast<double>(f.inconsistent);
+  v.figures["worst_ratio"] = f.worst_ratio;
+  v.figures["factor"] = rule.factor;
+  if (f.inconsistent) v.figures["first_failure"] = static_cast<double>(f.first_inconsistent);
+  const int window = rule.group_rows * rule.groups_each_side;
+  const std::string rule_text = fmt::format(
+      "error above {:g}x the second largest of the others within {}-{} rows in its column, and "
+      "above {:g} ulps",
+      rule.factor, window, window + rule.group_rows - 1,
+      rule.resolution_ulps[static_cast<size_t>(output)]);
+  v.summary =
+      v.holds
+          ? fmt::format("every one of {} elements fits its column's own errors ({}{})", f.judged,
+                        f.worst_ratio >= 2
+                            ? fmt::format("largest error / envelope {:.2g}, fails above {:g}",
+                                          f.worst_ratio, rule.factor)
+                            : fmt::format("every error within 2x its envelope, fails "
+                                          "above {:g}",
+                                          rule.factor),
+                        "")
+          : fmt::format(
+                "{} of {} elements stand out from their column ({}), the first "
+                "at position {}",
+                f.inconsistent, f.judged, rule_text, f.first_inconsistent);
+  if (f.unjudged)
+    v.notes.push_back(fmt::format(
+        "{} elements not compared: NaN or Inf (failed by bounded and oracle), or in a table of "
+        "fewer than 3 rows",
+        f.unjudged));
+  // The worst elements with their values: one row of the table and of the oracle each.
+  const auto engine = oracle::make_fast_engine(spec_, Dtype::kFloat64);
+  for (Finding x : f.worst) {
+    TableSpec row = spec_;
+    row.start = x.pos;
+    x.got = ut_.rows(row, 1).at(static_cast<size_t>(x.column));
+    x.expected = oracle::compute_table(*engine, row, 1, 1).exact.at(static_cast<size_t>(x.column));
+    x.ulp = measure::floored_ulps(x.error, x.expected, output);
+    v.worst.push_back(x);
+  }
+  return v;
+}
+
+Verdict check_consistent(const UnderTest& ut, const TableSpec& spec, uint64_t count) {
+  const int width = table_width(spec);
+  measure::ConsistencyRun run(ut.output(), width, 0, spec.start);
+  internal::for_each_chunk(ut, spec, count,
+                           [&](uint64_t first, const std::vector<double>& rows, uint64_t n) {
+                             TableSpec part = spec;
+                             part.start = spec.start + first;
+                             const std::vector<double> exact = oracle::exact_values(part, n);
+                             run.add(rows.data(), exact.data(), n, true);
+                           });
+  run.finish();
+  return ConsistentCheck(ut, spec).verdict(run.figures());
+}
+
+}  // namespace pev::properties
