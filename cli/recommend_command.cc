@@ -11,6 +11,7 @@
 #include "cli/progress.h"
 #include "cli/table_options.h"
 #include "properties/checks.h"
+#include "reports/recommend.h"
 #include "reports/report_text.h"
 #include "reports/study.h"
 
@@ -45,8 +46,8 @@ int run_recommend(const RecommendOptions& o) {
     study =
         reports::run_study(config, [&](const std::string& s, double f) { progress.update(s, f); });
   }
-  const auto recs =
-      reports::recommend(study.entries, {std::string(name_of(o.dtype))}, {o.positions}, targets);
+  const auto recs = reports::recommend(reports::candidates_of(study.entries),
+                                       {std::string(name_of(o.dtype))}, {o.positions}, targets);
   bool all = true;
   for (const reports::Recommendation& r : recs) {
     fmt::print("{}, {} positions, target {}: {}\n  {}\n", r.dtype, r.context, r.target,
