@@ -98,7 +98,9 @@ int run_recommend(const RecommendOptions& o) {
   json report;
   std::string source;
   if (!o.run && !o.from.empty() && !std::filesystem::exists(path))
-    throw FileError(o.from + " holds no report.json (peverify report --out DIR writes one)");
+    throw FileError(o.from +
+                    " holds no report.json (written by peverify report --out DIR, or by a "
+                    "finished peverify sweep --out DIR)");
   if (o.run || !std::filesystem::exists(path)) {
     if (!o.run)
       fmt::print(stderr,
