@@ -75,6 +75,20 @@ recommend --from "$dir/small" --dtype float16 --positions 1 --target 1e-2
 recommend --from "$dir/small" --dtype float32 --positions 33554432 --target 1e-2
 [ "$code" -eq 1 ] && [[ "$out" == *"--run studies up to 33554432"* ]] || fail "beyond: $out"
 
+# A report written before the spread and the date were kept: the median alone, undated.
+mkdir -p "$dir/older"
+/usr/bin/python3 - "$dir/small/report.json" "$dir/older/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+del r["date"]
+for e in r["implementations"]:
+    del e["values_per_s_min"], e["values_per_s_max"]
+json.dump(r, open(sys.argv[2], "w"))
+PY
+recommend --from "$dir/older" --dtype float32 --positions 4096 --target 1e-2
+[ "$code" -eq 0 ] && [[ "$out" == "answered from $dir/older/report.json (undated, 3 implementations"* ]] &&
+  [[ "$out" == *"target 1e-2: cpu/precise/f64>f32/hwy"* ]] || fail "older report: $code $out"
+
 # Without --from: ./peverify-report, the report's default directory.
 (cd "$dir/cwd" && "$peverify" recommend --dtype float32 --positions 4096 >"$dir/out" 2>"$dir/err")
 code=$?
