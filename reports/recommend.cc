@@ -91,7 +91,7 @@ Recommendation pick(const std::vector<Candidate>& candidates, const std::string&
   // Timings decide only beyond their spread: an entry is out when it was slower in every
   // repetition (its max) than another qualifying entry in its slowest one (the largest min).
   // The floor depends on no median, so medians moving within their spread change nothing; the
-  // fastest by median always stays in, and every entry in overlaps its interval.
+  // fastest by median always stays in, and every entry kept overlaps its interval.
   double floor = 0;
   for (const Qualified& q : qualified) floor = std::max(floor, q.candidate->values_per_s->min);
   const Qualified* best = nullptr;
