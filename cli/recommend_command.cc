@@ -1,8 +1,14 @@
-// peverify recommend: the fastest implementation meeting an accuracy target up to a context.
+// peverify recommend: the report's recommendation for one output type, context length and set
+// of targets, answered from the last study on disk (report.json) by the report's own rule
+// (reports/recommend.h). The study runs only when asked (--run) or when there is no report.
 #include <fmt/format.h>
 
 #include <array>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,24 +17,31 @@
 #include "cli/progress.h"
 #include "cli/table_options.h"
 #include "properties/checks.h"
+#include "reports/recommend.h"
+#include "reports/render.h"
 #include "reports/report_text.h"
 #include "reports/study.h"
+#include "tables/atomic_file.h"
 
 namespace pev::cli {
 namespace {
+
+using nlohmann::json;
 
 struct RecommendOptions {
   Dtype dtype = Dtype::kFloat32;
   uint64_t positions = 0;
   std::vector<std::string> targets;
+  std::string from;  // a report or sweep directory; empty: peverify report's default
+  bool run = false;
   bool quiet = false;
 };
 
-int run_recommend(const RecommendOptions& o) {
-  if (o.positions == 0 || o.positions > (uint64_t{1} << 40))
-    throw UsageError("--positions must be in [1, 2^40]");
-  std::vector<std::string> targets = o.targets;
-  if (targets.empty()) targets = {"1e-4", "faithful"};
+constexpr const char* kDefaultReport = "peverify-report";
+
+// The study `peverify recommend --run` makes: the entries storing `dtype`, on the first grid of
+// the default study, up to the context (a few seconds, not the report's minutes).
+json run_small_study(const RecommendOptions& o) {
   reports::StudyConfig config;
   config.d_models = {512};
   config.bases = {1e4};
@@ -39,19 +52,81 @@ int run_recommend(const RecommendOptions& o) {
                                                               : "bf16t?";
   config.filter = ">" + short_name + "/";
   config.rotary_models.clear();  // the plain encoding's question
-  reports::StudyResult study;
-  {
-    Progress progress("peverify recommend", o.quiet);
-    study =
-        reports::run_study(config, [&](const std::string& s, double f) { progress.update(s, f); });
+  Progress progress("peverify recommend", o.quiet);
+  return reports::to_json(
+      reports::run_study(config, [&](const std::string& s, double f) { progress.update(s, f); }));
+}
+
+json read_report(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw FileError("cannot read " + path);
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    throw FileError(path + ": malformed: " + e.what());
   }
+}
+
+// The study's largest position, when the report says.
+std::optional<uint64_t> studied_up_to(const json& report) {
+  const json study = report.value("study", json::object());
+  if (!study.is_object() || !study.contains("max_position") ||
+      !study["max_position"].is_number_unsigned())
+    return std::nullopt;
+  return study["max_position"].get<uint64_t>();
+}
+
+// "2026-11-25T12:40:00Z, 86 implementations studied up to position 16777216"
+std::string describe(const json& report) {
+  std::string out = report.contains("date") && report["date"].is_string()
+                        ? report["date"].get<std::string>()
+                        : std::string("undated");
+  out += fmt::format(", {} implementations", report["implementations"].size());
+  if (const auto studied = studied_up_to(report))
+    out += fmt::format(" studied up to position {}", *studied);
+  return out;
+}
+
+int run_recommend(const RecommendOptions& o) {
+  if (o.positions == 0 || o.positions > (uint64_t{1} << 40))
+    throw UsageError("--positions must be in [1, 2^40]");
+  if (o.run && !o.from.empty()) throw UsageError("--run and --from exclude each other");
+  std::vector<std::string> targets = o.targets;
+  if (targets.empty()) targets = {"1e-4", "faithful"};
+  const std::string dir = o.from.empty() ? kDefaultReport : o.from;
+  const std::string path = dir + "/report.json";
+  json report;
+  std::string source;
+  if (!o.run && !o.from.empty() && !std::filesystem::exists(path))
+    throw FileError(o.from +
+                    " holds no report.json (written by peverify report --out DIR, or by a "
+                    "finished peverify sweep --out DIR)");
+  if (o.run || !std::filesystem::exists(path)) {
+    if (!o.run)
+      fmt::print(stderr,
+                 "peverify recommend: no report in {} to answer from (peverify report writes "
+                 "one); running a study of the {} entries\n",
+                 dir, name_of(o.dtype));
+    report = run_small_study(o);
+    source = "a study just run";
+  } else {
+    report = read_report(path);
+    source = path;
+  }
+  const auto candidates = reports::candidates_from_report(report, source);
+  const std::optional<uint64_t> studied = studied_up_to(report);
   const auto recs =
-      reports::recommend(study.entries, {std::string(name_of(o.dtype))}, {o.positions}, targets);
+      reports::recommend(candidates, {std::string(name_of(o.dtype))}, {o.positions}, targets);
+  fmt::print("answered from {} ({})\n", source, describe(report));
   bool all = true;
   for (const reports::Recommendation& r : recs) {
+    std::string why = r.evidence;
+    if (r.entry.empty() && studied && o.positions > *studied)
+      why += fmt::format(
+          " (the study reached position {} only: peverify recommend --run studies up to {})",
+          *studied, o.positions);
     fmt::print("{}, {} positions, target {}: {}\n  {}\n", r.dtype, r.context, r.target,
-               r.entry.empty() ? "none" : r.entry,
-               r.entry.empty() ? reports::unmet_reason(r.dtype, r.target) : r.evidence);
+               r.entry.empty() ? "none" : r.entry, why);
     all = all && !r.entry.empty();
   }
   return all ? kExitOk : kExitCheckFailed;
@@ -62,7 +137,7 @@ int run_recommend(const RecommendOptions& o) {
 void add_recommend_command(CLI::App& root, std::vector<Command>& commands) {
   auto o = std::make_shared<RecommendOptions>();
   CLI::App* app = root.add_subcommand(
-      "recommend", "The fastest implementation meeting a target up to a context length");
+      "recommend", "The report's pick for an output type, context length and target");
   // No implementation stores float64 tables.
   app->add_option("--dtype", o->dtype, "the table's storage type")
       ->required()
@@ -73,6 +148,9 @@ void add_recommend_command(CLI::App& root, std::vector<Command>& commands) {
   app->add_option("--target", o->targets,
                   "an absolute error or faithful; repeatable (default 1e-4 and faithful)")
       ->check(CLI::IsMember(targets));
+  app->add_option("--from", o->from,
+                  "a report or sweep directory holding report.json (default peverify-report)");
+  app->add_flag("--run", o->run, "run a study of the entries storing --dtype instead");
   app->add_flag("--quiet", o->quiet, "no progress on stderr");
   commands.push_back({app, [o] { return run_recommend(*o); }});
 }

@@ -6,21 +6,13 @@
 #include <map>
 #include <optional>
 
+#include "reports/recommend.h"
 #include "reports/report_text.h"
 
 namespace pev::reports {
 namespace {
 
 using nlohmann::json;
-
-const json* recommendation(const json& r, const json& model, const std::string& dtype,
-                           uint64_t context, const std::string& target) {
-  for (const json& x : r["recommendations"])
-    if (x["model"] == model && x["dtype"] == dtype && x["target"] == target &&
-        (!model.is_null() || x["context"] == context))
-      return &x;
-  return nullptr;
-}
 
 const json* entry_named(const json& r, const std::string& name) {
   for (const json& e : r["implementations"])
@@ -42,9 +34,10 @@ std::string range_text(T lo, T hi, const char* format = "{}") {
   return a == b ? a : a + "-" + b;
 }
 
-// Per output type: the pick for faithful tables at the longest context studied, and how the
-// fastest entry of that type compares.
-std::optional<ReportFinding> best_for(const json& r, const std::string& dtype, uint64_t context) {
+// Per output type: the pick for faithful tables at the longest context studied, by the
+// recommendation's rule (reports/recommend.h), and how the fastest entry of that type compares.
+std::optional<ReportFinding> best_for(const json& r, const std::vector<Candidate>& candidates,
+                                      const std::string& dtype, uint64_t context) {
   const json* fastest = nullptr;
   for (const json& e : r["implementations"])
     if (e["output"] == dtype && measured(e) && !e["values_per_s"].is_null() &&
@@ -52,16 +45,19 @@ std::optional<ReportFinding> best_for(const json& r, const std::string& dtype, u
       fastest = &e;
   if (!fastest) return std::nullopt;
   std::string text;
-  const json* pick = recommendation(r, nullptr, dtype, context, "faithful");
-  const json* best = pick && !(*pick)["implementation"].is_null()
-                         ? entry_named(r, (*pick)["implementation"].get<std::string>())
-                         : nullptr;
+  const Recommendation pick = recommend(candidates, {dtype}, {context}, {"faithful"}).front();
+  const json* best = pick.entry.empty() ? nullptr : entry_named(r, pick.entry);
   if (best) {
     text = fmt::format(
         "{} is faithful (every element within one ulp of the exact value) at every position "
         "studied, up to {}, at {} ({} of the store roofline)",
-        code((*best)["name"].get<std::string>()), (*best)["horizons"].value("faithful", 0),
+        code(pick.entry), (*best)["horizons"].value("faithful", 0),
         speed_text((*best)["values_per_s"]), g3((*best)["roofline_ratio"]));
+    // What the rule let pass because it starts beyond the context.
+    for (const Candidate& c : candidates)
+      if (c.name == pick.entry)
+        for (const auto& [property, first] : c.failures)
+          text += fmt::format("; it fails {} from position {}", property, *first);
   } else {
     text =
         fmt::format("no {} entry available here is faithful up to position {}", dtype, context - 1);
@@ -108,19 +104,24 @@ std::optional<ReportFinding> growth_finding(const json& r) {
   return ReportFinding{"error growth", text};
 }
 
-// One finding per property that some entry breaks, naming the entries and where it starts.
+// One finding per property that some entry breaks, naming the entries and where it starts;
+// properties in the order the report lists them, whichever the study checked.
 std::vector<ReportFinding> property_findings(const json& r) {
   std::map<std::string, std::vector<std::string>> failing;
-  const std::vector<std::string> order = {"bounded", "unique",     "shift",
-                                          "growth",  "consistent", "claim"};
+  std::vector<std::string> order;
   for (const json& e : r["implementations"]) {
     if (!measured(e)) continue;
     for (const json& v : e["properties"]) {
+      const std::string property = v["property"].get<std::string>();
+      if (std::find(order.begin(), order.end(), property) == order.end()) order.push_back(property);
       if (v["holds"].get<bool>()) continue;
       std::string where = code(e["name"].get<std::string>());
-      if (v.contains("first_position") && !v["first_position"].is_null())
-        where += fmt::format(" (from position {})", v["first_position"].get<uint64_t>());
-      failing[v["property"].get<std::string>()].push_back(where);
+      // The recommendation rules an entry out of any context its failure starts within, and out
+      // of every context when the position is unknown (reports/recommend.h).
+      where += v.contains("first_position") && !v["first_position"].is_null()
+                   ? fmt::format(" (from position {})", v["first_position"].get<uint64_t>())
+                   : std::string(" (at no known position, so never recommended)");
+      failing[property].push_back(where);
     }
   }
   std::vector<ReportFinding> out;
@@ -139,7 +140,7 @@ std::vector<ReportFinding> property_findings(const json& r) {
 }
 
 // Each rotary model: the framework-style float32 and bfloat16 caches' verdicts, and the pick.
-std::vector<ReportFinding> model_findings(const json& r) {
+std::vector<ReportFinding> model_findings(const json& r, const std::vector<Candidate>& candidates) {
   std::vector<ReportFinding> out;
   if (!r.contains("models")) return out;
   const json framework = r["study"].value("framework_entries", json::object());
@@ -166,10 +167,10 @@ std::vector<ReportFinding> model_findings(const json& r) {
                                                      (*built)["elements"].get<uint64_t>())
                                        : std::string("every element within its claim")));
     }
-    const json* pick = recommendation(r, name, "bfloat16", positions, "faithful");
-    if (pick && !(*pick)["implementation"].is_null())
-      parts.push_back(
-          fmt::format("faithful bfloat16: {}", code((*pick)["implementation"].get<std::string>())));
+    const Recommendation pick =
+        recommend_for_model(candidates, name, {"bfloat16"}, positions, {"faithful"}).front();
+    if (!pick.entry.empty())
+      parts.push_back(fmt::format("faithful bfloat16: {}", code(pick.entry)));
     std::string text = fmt::format("{}, {} positions: ", m["recipe"].get<std::string>(), positions);
     for (size_t i = 0; i < parts.size(); ++i) text += (i ? "; " : "") + parts[i];
     out.push_back({name, text + "."});
@@ -181,11 +182,12 @@ std::vector<ReportFinding> model_findings(const json& r) {
 
 std::vector<ReportFinding> findings(const json& r) {
   std::vector<ReportFinding> out;
+  const std::vector<Candidate> candidates = candidates_from_report(r, "report.json");
   for (const std::string dtype : {"float32", "float16", "bfloat16"})
-    if (auto f = best_for(r, dtype, 131072)) out.push_back(*f);
+    if (auto f = best_for(r, candidates, dtype, 131072)) out.push_back(*f);
   if (auto f = growth_finding(r)) out.push_back(*f);
   for (ReportFinding& f : property_findings(r)) out.push_back(std::move(f));
-  for (ReportFinding& f : model_findings(r)) out.push_back(std::move(f));
+  for (ReportFinding& f : model_findings(r, candidates)) out.push_back(std::move(f));
   return out;
 }
 

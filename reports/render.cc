@@ -10,12 +10,21 @@
 
 namespace pev::reports {
 
+namespace {
+
+// A figure that may be null (not measured) or absent (older reports): empty in the CSV.
+std::string optional_g3(const nlohmann::json& e, const char* key) {
+  return e.contains(key) && !e[key].is_null() ? g3(e[key]) : "";
+}
+
+}  // namespace
+
 std::string entries_csv(const nlohmann::json& r) {
   std::ostringstream c;
   c << "implementation,strategy,compute,output,backend,claim,available,max_abs,mean_abs,max_ulp,"
        "max_ulp_floored,"
        "bounded,unique,shift,growth,claim_held,fitted_c,horizon_1e-4,horizon_1e-2,"
-       "horizon_faithful,values_per_s,roofline_ratio\n";
+       "horizon_faithful,values_per_s,values_per_s_min,values_per_s_max,roofline_ratio\n";
   for (const auto& e : r["implementations"]) {
     const bool avail = e["available"].get<bool>();
     c << csv_field(e["name"].get<std::string>()) << "," << e["strategy"].get<std::string>() << ","
@@ -27,8 +36,8 @@ std::string entries_csv(const nlohmann::json& r) {
       << verdict_cell(e, "unique") << "," << verdict_cell(e, "shift") << ","
       << verdict_cell(e, "growth") << "," << verdict_cell(e, "claim") << "," << g3(e["fitted_c"])
       << "," << e["horizons"].value("1e-4", 0) << "," << e["horizons"].value("1e-2", 0) << ","
-      << e["horizons"].value("faithful", 0) << ","
-      << (e["values_per_s"].is_null() ? "" : g3(e["values_per_s"])) << ","
+      << e["horizons"].value("faithful", 0) << "," << optional_g3(e, "values_per_s") << ","
+      << optional_g3(e, "values_per_s_min") << "," << optional_g3(e, "values_per_s_max") << ","
       << (e["roofline_ratio"].is_null() ? "" : g3(e["roofline_ratio"])) << "\n";
   }
   return c.str();

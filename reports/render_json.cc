@@ -3,22 +3,13 @@
 #include <cmath>
 #include <optional>
 
+#include "reports/recommend.h"
 #include "reports/render.h"
 
 namespace pev::reports {
 namespace {
 
 nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nullptr; }
-
-// Where a failing property starts: its recorded first failure, else its earliest worst element.
-std::optional<uint64_t> first_position(const properties::Verdict& v) {
-  if (v.holds) return std::nullopt;
-  if (const auto it = v.figures.find("first_failure"); it != v.figures.end() && it->second >= 0)
-    return static_cast<uint64_t>(it->second);
-  std::optional<uint64_t> first;
-  for (const measure::Finding& f : v.worst) first = std::min(first.value_or(f.pos), f.pos);
-  return first;
-}
 
 }  // namespace
 
@@ -46,6 +37,7 @@ nlohmann::json to_json(const StudyResult& s) {
                            {"recipe", m.recipe},
                            {"attention_factor", m.attention}});
   j["seconds"] = s.seconds;
+  if (!s.date.empty()) j["date"] = s.date;
   if (s.bench) {
     const nlohmann::json b = bench::to_json(*s.bench);
     j["machine"] = b["machine"];
@@ -102,7 +94,10 @@ nlohmann::json to_json(const StudyResult& s) {
                              {"nan_inf", m.figures.not_numbers()},
                              {"over_claim", m.figures.over_claim},
                              {"horizons", m.horizons}});
-    x["values_per_s"] = e.values_per_s ? nlohmann::json(*e.values_per_s) : nullptr;
+    // The median is the figure shown; min and max are the spread the recommendation allows for.
+    x["values_per_s"] = e.values_per_s ? nlohmann::json(e.values_per_s->median) : nullptr;
+    x["values_per_s_min"] = e.values_per_s ? nlohmann::json(e.values_per_s->min) : nullptr;
+    x["values_per_s_max"] = e.values_per_s ? nlohmann::json(e.values_per_s->max) : nullptr;
     x["roofline_ratio"] = e.roofline_ratio ? nlohmann::json(*e.roofline_ratio) : nullptr;
     j["implementations"].push_back(x);
   }

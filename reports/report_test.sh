@@ -25,6 +25,30 @@ report = json.load(open(sys.argv[2]))
 jsonschema.validate(report, schema)
 print("report.json validates against", sys.argv[1])
 PY
+# recommend --from answers from this report, fast, with the report's own picks (one rule).
+for dtype in float32 float16 bfloat16; do
+  t0=$(date +%s%N)
+  "$peverify" recommend --from "$dir/a" --dtype $dtype --positions 4096 --target 1e-4 \
+    --target 1e-2 --target faithful >"$dir/rec-$dtype.txt" 2>"$dir/err"
+  code=$?
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  [ "$code" -le 1 ] || fail "recommend --from $dtype: exit $code: $(cat "$dir/err")"
+  [ "$ms" -lt 1000 ] || fail "recommend --from $dtype took $ms ms"
+done
+/usr/bin/python3 - "$dir" <<'PY' || fail "recommend --from differs from the report's recommendations"
+import json, sys
+d = sys.argv[1]
+report = json.load(open(d + "/a/report.json"))
+for dtype in ["float32", "float16", "bfloat16"]:
+    text = open("%s/rec-%s.txt" % (d, dtype)).read()
+    assert text.startswith("answered from %s/a/report.json (" % d), text
+    for r in report["recommendations"]:
+        if r["model"] is None and r["dtype"] == dtype and r["context"] == 4096:
+            line = "%s, 4096 positions, target %s: %s\n" % (dtype, r["target"],
+                                                          r["implementation"] or "none")
+            assert line in text, (line, text)
+print("recommend --from gives the report's recommendations")
+PY
 "$peverify" report --config "$dir/study.json" --out "$dir/b" --quiet || fail "second report exited $?"
 /usr/bin/python3 - "$dir/a/report.json" "$dir/b/report.json" <<'PY' || fail "accuracy differs between runs"
 import json, sys

@@ -2,12 +2,16 @@
 // the quick benchmark and the recommendations.
 #include "reports/study.h"
 
+#include <fmt/chrono.h>
+
 #include <atomic>
 #include <chrono>
+#include <ctime>
 #include <mutex>
 
 #include "core/implementation.h"
 #include "encoding/model_presets.h"
+#include "reports/recommend.h"
 #include "support/parallel.h"
 
 namespace pev::reports {
@@ -28,22 +32,24 @@ void finish_study(StudyResult& result, size_t implementations,
     for (EntryResult& e : result.entries)
       for (const bench::Result& b : result.bench->results)
         if (b.impl == e.name && b.threads == 1) {
-          e.values_per_s = b.values_per_s.median;
+          e.values_per_s = b.values_per_s;
           e.roofline_ratio = b.roofline_ratio;
         }
   }
   const std::vector<std::string> targets = {"1e-4", "1e-2", "faithful"};
-  result.recommendations = recommend(result.entries, {"float32", "float16", "bfloat16"},
+  const std::vector<Candidate> candidates = candidates_of(result.entries);
+  result.recommendations = recommend(candidates, {"float32", "float16", "bfloat16"},
                                      {4096, 32768, 131072, 1u << 20}, targets);
   result.models.clear();
   for (const std::string& name : result.config.rotary_models) {
     const ModelRope m = *model_preset(name);
     result.models.push_back(
         {name, m.rotary_dim, m.base, describe(m.rope), rope_double::attention_factor(m.rope)});
-    for (Recommendation& r : recommend_for_model(result.entries, name, {"float32", "bfloat16"},
+    for (Recommendation& r : recommend_for_model(candidates, name, {"float32", "bfloat16"},
                                                  result.config.rotary_positions, targets))
       result.recommendations.push_back(std::move(r));
   }
+  result.date = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
 
 StudyResult run_study(const StudyConfig& config,

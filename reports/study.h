@@ -69,14 +69,15 @@ struct EntryResult {
   std::vector<Band> bands;
   double max_abs = 0, mean_abs = 0, max_ulp = 0, max_ulp_floored = 0;
   uint64_t elements = 0;
-  std::vector<properties::Verdict> verdicts;  // bounded, unique, shift, growth, claim
+  std::vector<properties::Verdict> verdicts;  // every property checked, and the claim
   double fitted_c = 0;
   // Target -> the largest position measured up to which every measured row of every plain grid
   // meets it (absent when even the first rows miss it).
   std::map<std::string, uint64_t> horizons;
   std::vector<std::pair<uint64_t, double>> error_curve;  // (position, max abs), the first grid
-  std::vector<ModelResult> models;  // the rotary section (entries that build the caches)
-  std::optional<double> values_per_s, roofline_ratio;
+  std::vector<ModelResult> models;            // the rotary section (entries that build the caches)
+  std::optional<bench::Figure> values_per_s;  // median, min and max over the repetitions
+  std::optional<double> roofline_ratio;
 };
 
 struct Recommendation {
@@ -102,8 +103,9 @@ struct StudyResult {
   std::vector<ModelStudy> models;
   std::vector<EntryResult> entries;
   std::optional<bench::Report> bench;
-  std::vector<Recommendation> recommendations;
+  std::vector<Recommendation> recommendations;  // by reports/recommend.h's rule
   double seconds = 0;
+  std::string date;  // when the study finished: ISO 8601, UTC
 };
 
 // The study cut into shards (docs/design.md §8, `peverify sweep`): one accuracy shard per (entry,
@@ -160,17 +162,5 @@ std::vector<std::pair<uint64_t, uint64_t>> report_bands(uint64_t max_position);
 
 StudyResult run_study(const StudyConfig& config,
                       const std::function<void(const std::string&, double)>& progress);
-
-// For each output dtype, context length and target: the fastest entry whose horizon reaches it.
-std::vector<Recommendation> recommend(const std::vector<EntryResult>& entries,
-                                      const std::vector<std::string>& dtypes,
-                                      const std::vector<uint64_t>& contexts,
-                                      const std::vector<std::string>& targets);
-// The same for one rotary model's cache of `positions` positions.
-std::vector<Recommendation> recommend_for_model(const std::vector<EntryResult>& entries,
-                                                const std::string& model,
-                                                const std::vector<std::string>& dtypes,
-                                                uint64_t positions,
-                                                const std::vector<std::string>& targets);
 
 }  // namespace pev::reports
