@@ -130,6 +130,10 @@ struct ShardResult {
   double fitted_c = 0;
 };
 
+// The registry entries whose names `filter` (a regex; empty: all) matches; ConfigError naming the
+// filter when it matches none. Commands call it before they create an output directory.
+std::vector<const core::Implementation*> select_implementations(const std::string& filter);
+
 class StudyPlan {
  public:
   explicit StudyPlan(const StudyConfig& config);
