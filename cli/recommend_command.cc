@@ -19,20 +19,20 @@ namespace {
 
 struct RecommendOptions {
   Dtype dtype = Dtype::kFloat32;
-  uint64_t positions = 0;
+  int64_t positions = 0;  // signed: -1 must not read as 2^64 - 1
   std::vector<std::string> targets;
   bool quiet = false;
 };
 
 int run_recommend(const RecommendOptions& o) {
-  if (o.positions == 0 || o.positions > (uint64_t{1} << 40))
+  if (o.positions < 1 || o.positions > (int64_t{1} << 40))
     throw UsageError("--positions must be in [1, 2^40]");
   std::vector<std::string> targets = o.targets;
   if (targets.empty()) targets = {"1e-4", "faithful"};
   reports::StudyConfig config;
   config.d_models = {512};
   config.bases = {1e4};
-  config.max_position = std::max<uint64_t>(o.positions, 8192);
+  config.max_position = std::max<uint64_t>(static_cast<uint64_t>(o.positions), 8192);
   // Entries storing this dtype: names end ">f32/...", ">f16/...", ">bf16/..." (bf16t truncates).
   const std::string short_name = o.dtype == Dtype::kFloat32   ? "f32"
                                  : o.dtype == Dtype::kFloat16 ? "f16"
@@ -45,8 +45,8 @@ int run_recommend(const RecommendOptions& o) {
     study =
         reports::run_study(config, [&](const std::string& s, double f) { progress.update(s, f); });
   }
-  const auto recs =
-      reports::recommend(study.entries, {std::string(name_of(o.dtype))}, {o.positions}, targets);
+  const auto recs = reports::recommend(study.entries, {std::string(name_of(o.dtype))},
+                                       {static_cast<uint64_t>(o.positions)}, targets);
   bool all = true;
   for (const reports::Recommendation& r : recs) {
     fmt::print("{}, {} positions, target {}: {}\n  {}\n", r.dtype, r.context, r.target,
