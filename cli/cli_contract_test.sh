@@ -168,6 +168,13 @@ expect_message "the filter 'nomatch' matches no implementation" "sweep with an e
 expect_message "the filter 'nomatch' matches no implementation" "bench with an empty selection" bench --filter nomatch --quick --json "$dir/b-empty.json"
 expect_no_file "$dir/b-empty.json" "bench with an empty selection"
 
+# JSON the parser cannot hold (found by the readers' fuzzers): bad input, not an internal error.
+echo '{"head_dim": 1e999999, "rope_theta": 10000}' > "$dir/overflow.json"
+expect_message "not valid JSON" "a model config with a number beyond double" oracle --model-config "$dir/overflow.json" --positions 2 -o "$out"
+expect_message "not JSON" "a budget file with a number beyond double" check --budgets "$dir/overflow.json"
+echo '{"d_models": [1e30], "bases": [10000]}' > "$dir/huge.json"
+expect_message "d_models must be a whole number" "a study config with d_models 1e30" report --config "$dir/huge.json" --out "$dir/r-huge" --quiet
+
 # Negative counts and positions are refused in words, not read as 2^64 - 1 (issue 25).
 rm -f "$out"
 expect_message "--start must be >= 0, got -1" "oracle --start -1" oracle --d-model 4 --positions 2 --start -1 -o "$out"

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/bench_report.h"
@@ -43,6 +44,8 @@ struct StudyConfig {
 
 // Reads a study config (JSON with any of the fields above); throws FileError when malformed.
 StudyConfig read_study_config(const std::string& path);
+// The same from the file's text; `path` names it in messages.
+StudyConfig study_config_from_json(std::string_view text, const std::string& path);
 
 // Ulp errors are reported at max(|exact|, kUlpFloor): near the zeros of sin and cos an ulp of
 // the exact value shrinks without bound, and a float32 error of 1e-7 there reads as 1e10 ulps.
