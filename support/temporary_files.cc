@@ -1,5 +1,6 @@
 #include "support/temporary_files.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -18,10 +19,28 @@ namespace {
 // array, and a slot's state says whether the handler may read its path.
 constexpr int kSlots = 64;
 constexpr size_t kPathBytes = 4096;
-enum : int { kFree = 0, kClaimed = 1, kReady = 2, kReadyDirectory = 3 };
+enum : int { kFree = 0, kClaimed = 1, kReady = 2, kReadyDirectory = 3, kReadyScratch = 4 };
 std::atomic<int> g_state[kSlots];
 static_assert(std::atomic<int>::is_always_lock_free, "the signal handler reads the states");
 char g_path[kSlots][kPathBytes];
+
+// Empties and removes a scratch directory with system calls only (opendir allocates).
+void remove_scratch(const char* path) {
+  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    alignas(8) char buf[4096];
+    ssize_t n;
+    while ((n = ::getdents64(fd, buf, sizeof buf)) > 0)
+      for (ssize_t off = 0; off < n;) {
+        const auto* d = reinterpret_cast<const struct dirent64*>(buf + off);
+        if (std::strcmp(d->d_name, ".") != 0 && std::strcmp(d->d_name, "..") != 0)
+          ::unlinkat(fd, d->d_name, 0);
+        off += d->d_reclen;
+      }
+    ::close(fd);
+  }
+  ::rmdir(path);
+}
 
 void on_signal(int sig) {
   const int saved = errno;
@@ -30,6 +49,8 @@ void on_signal(int sig) {
   // After the files: a directory goes only when they were all it held.
   for (int i = 0; i < kSlots; ++i)
     if (g_state[i].load(std::memory_order_acquire) == kReadyDirectory) ::rmdir(g_path[i]);
+  for (int i = 0; i < kSlots; ++i)
+    if (g_state[i].load(std::memory_order_acquire) == kReadyScratch) remove_scratch(g_path[i]);
   errno = saved;
   // SA_RESETHAND restored the default action; it ends the process once the handler returns.
   ::raise(sig);
@@ -63,6 +84,8 @@ void register_temporary(const std::string& path) { add(path, kReady); }
 void unregister_temporary(const std::string& path) { remove(path, kReady); }
 void register_created_directory(const std::string& path) { add(path, kReadyDirectory); }
 void unregister_created_directory(const std::string& path) { remove(path, kReadyDirectory); }
+void register_scratch_directory(const std::string& path) { add(path, kReadyScratch); }
+void unregister_scratch_directory(const std::string& path) { remove(path, kReadyScratch); }
 
 int make_registered_temporary(std::string& path_template) {
   // mkstemp would create the file before it could be registered, and a signal in between would

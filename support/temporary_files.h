@@ -23,6 +23,11 @@ void unregister_temporary(const std::string& path);
 void register_created_directory(const std::string& path);
 void unregister_created_directory(const std::string& path);
 
+// Registers a scratch directory of this process's own files (flat): on a signal its files are
+// removed, then it.
+void register_scratch_directory(const std::string& path);
+void unregister_scratch_directory(const std::string& path);
+
 // Installs the SIGINT/SIGTERM handler that unlinks every registered temporary and then dies of
 // the signal with its default action (so the exit status stays 128 + signal). A program's main
 // calls this; a library never does (the Python module must keep Python's KeyboardInterrupt).
