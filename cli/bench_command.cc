@@ -12,6 +12,8 @@
 #include "bench/verify_benchmark.h"
 #include "cli/command.h"
 #include "cli/enum_option.h"
+#include "encoding/request.h"
+#include "reports/study.h"
 #include "tables/atomic_file.h"
 
 namespace pev::cli {
@@ -27,6 +29,8 @@ struct BenchOptions {
   int repetitions = 0;
   std::vector<std::string> tables;
   std::vector<Layout> layouts;
+  // Signed and optional: checked in words (encoding/request.h), absent keeps the defaults.
+  std::optional<int64_t> verify_rows, threads;
 };
 
 int run_verify_bench(const BenchOptions& o) {
@@ -45,6 +49,9 @@ int run_bench(const BenchOptions& o) {
   } catch (const std::regex_error& e) {
     throw UsageError("--filter is not a valid regular expression: " + std::string(e.what()));
   }
+  // A filter no entry's name matches is a typo, not a request to time the roofline alone (a
+  // filter selecting only entries this machine cannot run still does that).
+  if (!o.filter.empty()) (void)reports::select_implementations(o.filter);
   bench::Config config;
   config.quick = o.quick;
   config.filter = o.filter;
@@ -99,13 +106,13 @@ void add_bench_command(CLI::App& root, std::vector<Command>& commands) {
                 "time `peverify verify` on a big table beside a numpy check, instead");
   app->add_option("--verify-table", opts->verify_config.table,
                   "--verify: an existing .npy table (default: make a correctly rounded one)");
-  app->add_option("--verify-rows", opts->verify_config.rows,
+  app->add_option("--verify-rows", opts->verify_rows,
                   "--verify: rows of the table it makes (default 131072)");
   app->add_option("--verify-d-model", opts->verify_config.d_model,
                   "--verify: d_model of the table it makes (default 4096)");
   app->add_option("--work-dir", opts->verify_config.work_dir,
                   "--verify: where the table is made (default /tmp)");
-  app->add_option("--threads", opts->verify_config.threads, "--verify: threads (default: all)");
+  app->add_option("--threads", opts->threads, "--verify: threads (default: all)");
   app->add_flag("!--no-numpy", opts->verify_config.numpy, "--verify: skip the numpy check");
   app->add_option("--table", opts->tables,
                   "a table POSITIONSxD_MODEL to time instead of the default two; repeatable");
@@ -116,6 +123,10 @@ void add_bench_command(CLI::App& root, std::vector<Command>& commands) {
   commands.push_back({app, [opts] {
                         if (opts->repetitions > 0)
                           opts->verify_config.repetitions = opts->repetitions;
+                        opts->verify_config.threads = resolve_threads(opts->threads);
+                        if (opts->verify_rows)
+                          opts->verify_config.rows =
+                              non_negative(*opts->verify_rows, "verify-rows");
                         return run_bench(*opts);
                       }});
 }

@@ -159,6 +159,45 @@ expect_exit 2 "bench with a bad regex" bench --filter '(' --json "$dir/b.json"
 expect_message "--table must be POSITIONSxD_MODEL" "bench an odd width" bench --table 64x7 --json "$dir/b.json"
 expect_exit 2 "report into an unwritable place" report --out "$honest/r"
 
+# A filter that selects nothing is bad input, said before any directory is made (issue 25).
+echo '{"filter": "nomatch"}' > "$dir/nomatch.json"
+expect_message "the filter 'nomatch' matches no implementation" "report with an empty selection" report --config "$dir/nomatch.json" --out "$dir/r-empty" --quiet
+[ -e "$dir/r-empty" ] && { echo "FAIL: report with an empty selection left $dir/r-empty"; failures=$((failures + 1)); }
+expect_message "the filter 'nomatch' matches no implementation" "sweep with an empty selection" sweep --config "$dir/nomatch.json" --out "$dir/w-empty" --quiet
+[ -e "$dir/w-empty" ] && { echo "FAIL: sweep with an empty selection left $dir/w-empty"; failures=$((failures + 1)); }
+expect_message "the filter 'nomatch' matches no implementation" "bench with an empty selection" bench --filter nomatch --quick --json "$dir/b-empty.json"
+expect_no_file "$dir/b-empty.json" "bench with an empty selection"
+
+# JSON the parser cannot hold (found by the readers' fuzzers): bad input, not an internal error.
+echo '{"head_dim": 1e999999, "rope_theta": 10000}' > "$dir/overflow.json"
+expect_message "not valid JSON" "a model config with a number beyond double" oracle --model-config "$dir/overflow.json" --positions 2 -o "$out"
+expect_message "not JSON" "a budget file with a number beyond double" check --budgets "$dir/overflow.json"
+echo '{"d_models": [1e30], "bases": [10000]}' > "$dir/huge.json"
+expect_message "d_models must be a whole number" "a study config with d_models 1e30" report --config "$dir/huge.json" --out "$dir/r-huge" --quiet
+
+# Negative counts and positions are refused in words, not read as 2^64 - 1 (issue 25).
+rm -f "$out"
+expect_message "--start must be >= 0, got -1" "oracle --start -1" oracle --d-model 4 --positions 2 --start -1 -o "$out"
+expect_message "--positions must be at least 1, got -3" "oracle --positions -3" oracle --d-model 4 --positions -3 -o "$out"
+expect_message "--start must be >= 0, got -5" "generate --start -5" generate --impl "$first" --d-model 4 --positions 2 --start -5 -o "$out"
+expect_message "--positions must be at least 1, got -1" "generate --positions -1" generate --impl "$first" --d-model 4 --positions -1 -o "$out"
+expect_message "--start must be >= 0, got -1" "verify --start -1" verify "$honest" --start -1
+expect_message "--positions must be in [1, 2^40]" "recommend --positions -1" recommend --dtype float32 --positions -1
+expect_message "--verify-rows must be >= 0, got -1" "bench --verify-rows -1" bench --verify --verify-rows -1 --json "$dir/b.json"
+expect_no_file "$out" "negative numbers"
+
+# --threads: 1..1024 when given, in every command that takes it.
+for t in 0 -1 100000; do
+  expect_message "--threads must be in 1..1024" "oracle --threads $t" oracle --d-model 4 --positions 2 --threads "$t" -o "$out"
+  expect_message "--threads must be in 1..1024" "generate --threads $t" generate --impl "$first" --d-model 4 --positions 2 --threads "$t" -o "$out"
+  expect_message "--threads must be in 1..1024" "verify --threads $t" verify "$honest" --threads "$t"
+  expect_message "--threads must be in 1..1024" "sweep --threads $t" sweep --out "$dir/w-threads" --threads "$t" --quiet
+  expect_message "--threads must be in 1..1024" "bench --threads $t" bench --verify --threads "$t" --json "$dir/b.json"
+done
+expect_no_file "$out" "bad --threads"
+[ -e "$dir/w-threads" ] && { echo "FAIL: sweep with bad --threads left $dir/w-threads"; failures=$((failures + 1)); }
+expect_exit 0 "oracle --threads 2" oracle --d-model 4 --positions 2 --threads 2 -o "$out"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures contract failure(s)"
   exit 1

@@ -7,6 +7,7 @@
 
 #include "cli/command.h"
 #include "encoding/model_config.h"
+#include "support/temporary_files.h"
 #include "tables/atomic_file.h"
 
 namespace {
@@ -24,6 +25,7 @@ int fail(int code, const std::string& message) {
 
 int main(int argc, char** argv) {
   using namespace pev::cli;
+  pev::remove_temporaries_on_signal();  // Ctrl-C leaves no hidden temporary behind
   CLI::App app{"peverify: accuracy and speed of sinusoidal positional-encoding tables, with proof"};
   app.require_subcommand(1);
   std::vector<Command> commands;

@@ -4,12 +4,14 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli/command.h"
 #include "cli/enum_option.h"
 #include "cli/table_options.h"
 #include "encoding/format.h"
+#include "encoding/request.h"
 #include "oracle/engine.h"
 #include "oracle/table.h"
 #include "tables/npy_writer.h"
@@ -21,18 +23,20 @@ struct OracleOptions {
   TableOptions table;
   Dtype dtype = Dtype::kFloat32;
   oracle::EngineKind engine = oracle::EngineKind::kFast;
-  int threads = 0;
+  std::optional<int64_t> threads;  // absent: all cores
 };
 
 int run_oracle(const OracleOptions& o) {
   const TableSpec spec = table_spec_of(o.table);
+  const int threads = resolve_threads(o.threads);
+  const uint64_t positions = static_cast<uint64_t>(o.table.positions);  // >= 1: checked
 
   const auto t0 = std::chrono::steady_clock::now();
   const auto engine = oracle::make_engine(o.engine, spec, o.dtype);
   const uint64_t width = static_cast<uint64_t>(table_width(spec));
-  write_npy_rows(o.table.output, o.dtype, o.table.positions, width,
+  write_npy_rows(o.table.output, o.dtype, positions, width,
                  [&](uint64_t first, uint64_t n, uint64_t* out) {
-                   oracle::rounded_encodings(*engine, spec, first, n, o.dtype, out, o.threads);
+                   oracle::rounded_encodings(*engine, spec, first, n, o.dtype, out, threads);
                  });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -44,8 +48,8 @@ int run_oracle(const OracleOptions& o) {
   fmt::print(stderr,
              "peverify oracle: wrote {}: {} x {} {} ({} engine, {:.2f} s; pairs decided per "
              "rung:{}; handed to MPFR: {})\n",
-             o.table.output, o.table.positions, width, name_of(o.dtype), engine->name(), seconds,
-             rungs, s.handed_off.load());
+             o.table.output, positions, width, name_of(o.dtype), engine->name(), seconds, rungs,
+             s.handed_off.load());
   return kExitOk;
 }
 

@@ -30,7 +30,7 @@ using nlohmann::json;
 
 struct RecommendOptions {
   Dtype dtype = Dtype::kFloat32;
-  uint64_t positions = 0;
+  int64_t positions = 0;  // signed: -1 must not read as 2^64 - 1
   std::vector<std::string> targets;
   std::string from;  // a report or sweep directory; empty: peverify report's default
   bool run = false;
@@ -45,7 +45,7 @@ json run_small_study(const RecommendOptions& o) {
   reports::StudyConfig config;
   config.d_models = {512};
   config.bases = {1e4};
-  config.max_position = std::max<uint64_t>(o.positions, 8192);
+  config.max_position = std::max<uint64_t>(static_cast<uint64_t>(o.positions), 8192);
   // Entries storing this dtype: names end ">f32/...", ">f16/...", ">bf16/..." (bf16t truncates).
   const std::string short_name = o.dtype == Dtype::kFloat32   ? "f32"
                                  : o.dtype == Dtype::kFloat16 ? "f16"
@@ -88,8 +88,9 @@ std::string describe(const json& report) {
 }
 
 int run_recommend(const RecommendOptions& o) {
-  if (o.positions == 0 || o.positions > (uint64_t{1} << 40))
+  if (o.positions < 1 || o.positions > (int64_t{1} << 40))
     throw UsageError("--positions must be in [1, 2^40]");
+  const uint64_t positions = static_cast<uint64_t>(o.positions);
   if (o.run && !o.from.empty()) throw UsageError("--run and --from exclude each other");
   std::vector<std::string> targets = o.targets;
   if (targets.empty()) targets = {"1e-4", "faithful"};
@@ -116,15 +117,15 @@ int run_recommend(const RecommendOptions& o) {
   const auto candidates = reports::candidates_from_report(report, source);
   const std::optional<uint64_t> studied = studied_up_to(report);
   const auto recs =
-      reports::recommend(candidates, {std::string(name_of(o.dtype))}, {o.positions}, targets);
+      reports::recommend(candidates, {std::string(name_of(o.dtype))}, {positions}, targets);
   fmt::print("answered from {} ({})\n", source, describe(report));
   bool all = true;
   for (const reports::Recommendation& r : recs) {
     std::string why = r.evidence;
-    if (r.entry.empty() && studied && o.positions > *studied)
+    if (r.entry.empty() && studied && positions > *studied)
       why += fmt::format(
           " (the study reached position {} only: peverify recommend --run studies up to {})",
-          *studied, o.positions);
+          *studied, positions);
     fmt::print("{}, {} positions, target {}: {}\n  {}\n", r.dtype, r.context, r.target,
                r.entry.empty() ? "none" : r.entry, why);
     all = all && !r.entry.empty();

@@ -12,6 +12,7 @@
 #include "cli/table_options.h"
 #include "reports/render.h"
 #include "reports/study.h"
+#include "support/temporary_files.h"
 #include "tables/atomic_file.h"
 
 namespace pev::cli {
@@ -23,6 +24,18 @@ struct ReportOptions {
   std::string out = "peverify-report";
   bool quiet = false;
 };
+
+// Creates `dir` (and its parents) and checks it is writable. A directory this run creates is
+// removed again if SIGINT or SIGTERM ends the run before a file is written into it; one that was
+// there before stays.
+void create_output_directory(const std::string& dir) {
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(dir, ec);
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw UsageError("cannot create the output directory " + dir + ": " + ec.message());
+  if (!existed) register_created_directory(dir);
+  check_writable(dir + "/report.json");
+}
 
 // The merged result `peverify sweep` left in its directory, rendered again into o.out.
 int render_sweep(const ReportOptions& o) {
@@ -42,10 +55,7 @@ int render_sweep(const ReportOptions& o) {
   }
   if (!json.is_object() || !json.contains("implementations"))
     throw FileError(path + " is not a peverify report");
-  std::error_code ec;
-  std::filesystem::create_directories(o.out, ec);
-  if (ec) throw UsageError("cannot create the output directory " + o.out + ": " + ec.message());
-  check_writable(o.out + "/report.json");
+  create_output_directory(o.out);
   const auto files = reports::write_report(json, o.out);
   if (!o.quiet)
     fmt::print(stderr, "peverify report: rendered the sweep in {}; wrote {}\n", o.from,
@@ -57,10 +67,8 @@ int run_report(const ReportOptions& o) {
   if (!o.from.empty()) return render_sweep(o);
   const reports::StudyConfig config =
       o.config.empty() ? reports::StudyConfig{} : reports::read_study_config(o.config);
-  std::error_code ec;
-  std::filesystem::create_directories(o.out, ec);  // fails early, not after the study
-  if (ec) throw UsageError("cannot create the output directory " + o.out + ": " + ec.message());
-  check_writable(o.out + "/report.json");
+  (void)reports::select_implementations(config.filter);  // before the directory exists
+  create_output_directory(o.out);                        // fails early, not after the study
   reports::StudyResult study;
   {
     Progress progress("peverify report", o.quiet);

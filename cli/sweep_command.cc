@@ -6,12 +6,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli/command.h"
 #include "cli/progress.h"
 #include "cli/sweep_mpi.h"
 #include "cli/table_options.h"
+#include "encoding/request.h"
 #include "reports/render.h"
 #include "reports/sweep.h"
 #include "support/parallel.h"
@@ -22,7 +24,7 @@ namespace {
 struct SweepOptions {
   std::string config;
   std::string out;
-  int threads = 0;
+  std::optional<int64_t> threads;  // absent: all cores
   bool quiet = false;
 };
 
@@ -56,7 +58,7 @@ int run_sweep(const SweepOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   reports::StudyConfig config =
       o.config.empty() ? reports::StudyConfig{} : reports::read_study_config(o.config);
-  config.threads = o.threads;
+  config.threads = resolve_threads(o.threads);
   const reports::StudyPlan plan(config);
   if (launched_by_mpirun()) {
 #ifdef PEV_HAVE_MPI

@@ -12,8 +12,8 @@ namespace pev::cli {
 
 struct TableOptions {
   int d_model = 0;
-  uint64_t positions = 0;
-  uint64_t start = 0;
+  int64_t positions = 0;  // signed: resolve_computed refuses a negative one in words
+  int64_t start = 0;
   double base = 10000.0;
   Schedule schedule = Schedule::kPaper;
   Layout layout = Layout::kInterleaved;

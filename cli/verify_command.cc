@@ -25,7 +25,7 @@ struct VerifyCommandOptions {
   int d_model = 0;  // 0: from the table's width
   double base = 10000.0;
   Layout layout = Layout::kInterleaved;
-  uint64_t start = 0;
+  int64_t start = 0;
   Schedule schedule = Schedule::kPaper;
   Dtype compute = Dtype::kFloat32;
   std::optional<Dtype> dtype;  // empty: from the file
@@ -33,7 +33,7 @@ struct VerifyCommandOptions {
   Claim::Kind budget = Claim::Kind::kModel;
   CLI::Option* model_c_option = nullptr;
   double model_c = 0;
-  int threads = 0;
+  std::optional<int64_t> threads;  // absent: all cores
   std::string json;
   RotaryOptions rotary;
   CLI::Option* d_model_option = nullptr;
@@ -44,6 +44,7 @@ int run_verify(const VerifyCommandOptions& o) {
   const Claim budget =
       resolve_claim({o.budget, o.compute,
                      o.model_c_option->count() ? std::optional<double>(o.model_c) : std::nullopt});
+  const int threads = resolve_threads(o.threads);
   ReadOptions read;
   read.dtype = o.dtype;
   if (!o.tensor.empty()) read.tensor = o.tensor;
@@ -69,7 +70,7 @@ int run_verify(const VerifyCommandOptions& o) {
   reports::VerifyOptions options;
   options.spec = spec;
   options.budget = budget;
-  options.threads = o.threads;
+  options.threads = threads;
   const reports::VerifyResult r = reports::verify_table(std::move(input), options);
   std::fputs(reports::to_text(r).c_str(), stdout);
   if (!o.json.empty())

@@ -26,3 +26,18 @@ function(pev_test name)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   pev_discover_tests(${name} "${ARG_LABELS}" ${ARG_TIMEOUT})
 endfunction()
+
+# pev_fuzz_test(NAME SEEDS dir... SOURCES target.cc f.cc...)
+# A reader's libFuzzer target: support/fuzz/run_fuzzer.sh builds it with clang++ (the project
+# builds with g++) and fuzzes it for a bounded time (PEV_FUZZ_SECONDS, default 20) from its seed
+# folders, as the ctest NAME; skipped (exit 77) where clang++ or libFuzzer is missing. SOURCES
+# are relative to the source root (or absolute): the target first, then every file it links.
+function(pev_fuzz_test name)
+  cmake_parse_arguments(ARG "" "" "SEEDS;SOURCES" ${ARGN})
+  add_test(NAME ${name}
+           COMMAND ${PROJECT_SOURCE_DIR}/support/fuzz/run_fuzzer.sh ${name} ${PROJECT_SOURCE_DIR}
+                   ${CMAKE_BINARY_DIR}/fuzz
+                   "$<TARGET_PROPERTY:nlohmann_json::nlohmann_json,INTERFACE_INCLUDE_DIRECTORIES>"
+                   ${ARG_SEEDS} -- ${ARG_SOURCES})
+  set_tests_properties(${name} PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT 600)
+endfunction()

@@ -14,8 +14,12 @@ using nlohmann::json;
 [[noreturn]] void fail(const std::string& message) { throw ConfigError(message); }
 
 // A JSON value as the config writes it, for messages: short, one line.
+// A user's value in a one-line message: ASCII (plain dump() throws on invalid UTF-8 and passes
+// other bytes through), DEL escaped too, cut short.
 std::string shown(const json& v) {
-  std::string s = v.dump();
+  std::string s;
+  for (const char c : v.dump(-1, ' ', true, json::error_handler_t::replace))
+    s += c == '\x7f' ? std::string("\\u007f") : std::string(1, c);
   if (s.size() > 40) s = s.substr(0, 37) + "...";
   return s;
 }
@@ -72,6 +76,8 @@ json parse(std::string_view text, const char* what) {
     return j;
   } catch (const json::parse_error& e) {
     fail(fmt::format("{} is not valid JSON (at byte {})", what, e.byte));
+  } catch (const json::exception&) {  // a number beyond double's range, found while parsing
+    fail(fmt::format("{} is not valid JSON (a number out of range)", what));
   }
 }
 

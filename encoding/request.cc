@@ -15,7 +15,7 @@ namespace {
 
 TableSpec base_spec(const TableRequest& q) {
   TableSpec spec;
-  spec.start = q.start;
+  spec.start = non_negative(q.start, "start");
   spec.schedule = q.schedule;
   spec.layout = q.layout;
   return spec;
@@ -38,9 +38,24 @@ std::string read_config(const std::string& path) {
 
 }  // namespace
 
-TableSpec resolve_computed(const TableRequest& q, uint64_t positions) {
+uint64_t non_negative(int64_t value, const char* name) {
+  if (value < 0) fail(fmt::format("--{} must be >= 0, got {}", name, value));
+  return static_cast<uint64_t>(value);
+}
+
+int resolve_threads(std::optional<int64_t> threads) {
+  if (!threads) return 0;
+  if (*threads < 1 || *threads > kMaxThreads)
+    fail(fmt::format("--threads must be in 1..{} (leave it out for all cores), got {}", kMaxThreads,
+                     *threads));
+  return static_cast<int>(*threads);
+}
+
+TableSpec resolve_computed(const TableRequest& q, int64_t signed_positions) {
   if (!q.rotary.d_model && !q.rotary.model) fail("--d-model is required (or --model-config)");
-  if (positions == 0) fail("--positions must be at least 1");
+  if (signed_positions < 1)
+    fail(fmt::format("--positions must be at least 1, got {}", signed_positions));
+  const uint64_t positions = static_cast<uint64_t>(signed_positions);
   TableSpec spec = base_spec(q);
   apply_rotary(q.rotary, spec);
   set_sequence_length(spec, positions);

@@ -17,12 +17,14 @@ struct TableRequest {
   RotaryRequest rotary;  // d_model, base, a model config, a recipe (each may be absent)
   Schedule schedule = Schedule::kPaper;
   Layout layout = Layout::kInterleaved;
-  uint64_t start = 0;
+  // Signed, like `positions` below: a parser reading -1 into an unsigned type would wrap it to
+  // 2^64 - 1 and the message would speak of that number.
+  int64_t start = 0;
 };
 
 // A table to compute, `positions` rows: d_model (or a model config) is required, the positions
 // must stay within 2^53 and the table within the 2^31 values one call writes.
-TableSpec resolve_computed(const TableRequest& request, uint64_t positions);
+TableSpec resolve_computed(const TableRequest& request, int64_t positions);
 
 // A table that was read: `rows` x `width` values (a complex table: width counts the real and the
 // imaginary parts, and needs the polar layout). d comes from the width unless d_model or a model
@@ -35,6 +37,16 @@ struct ClaimRequest {
   std::optional<double> model_c;    // the model's C, when not the default
 };
 Claim resolve_claim(const ClaimRequest& request);
+
+// `--NAME` (a count or a position, read signed) as unsigned: ConfigError "--NAME must be >= 0"
+// when negative.
+uint64_t non_negative(int64_t value, const char* name);
+
+// Worker threads: absent means all cores (0 to the libraries); given, 1..kMaxThreads, else a
+// ConfigError that says the range. Thousands of threads only thrash, and a typo should not
+// start them.
+inline constexpr int kMaxThreads = 1024;
+int resolve_threads(std::optional<int64_t> threads);
 
 // A model config by path (a Hugging Face config.json) or, when no such file exists, by the name
 // of a preset (models/*.json). ConfigError naming the file or the field otherwise.

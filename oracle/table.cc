@@ -13,6 +13,7 @@
 #include "encoding/format.h"
 #include "oracle/version.h"
 #include "support/parallel.h"
+#include "support/temporary_files.h"
 
 namespace pev::oracle {
 
@@ -122,6 +123,7 @@ std::vector<double> exact_values(const TableSpec& spec, uint64_t count, int thre
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+    register_temporary(tmp);  // before it exists: an interrupt never strands it
     {
       std::ofstream out(tmp, std::ios::binary);
       out.write(header.data(), static_cast<std::streamsize>(header.size()));
@@ -129,6 +131,7 @@ std::vector<double> exact_values(const TableSpec& spec, uint64_t count, int thre
     }
     std::filesystem::rename(tmp, path, ec);  // atomic; a lost race leaves an identical file
     if (ec) std::filesystem::remove(tmp, ec);
+    unregister_temporary(tmp);
   }
   return std::move(t.exact);
 }

@@ -124,9 +124,7 @@ Arguments arguments(const py::kwargs& kwargs, const std::vector<std::string>& al
     } else if (key == "schedule") {
       a.schedule = enum_of<Schedule>(v, k, parse_schedule, "paper, t2t");
     } else if (key == "start") {
-      const int64_t s = integer_of(v, k);
-      if (s < 0) fail(fmt::format("start must be >= 0, got {}", s));
-      a.start = static_cast<uint64_t>(s);
+      a.start = integer_of(v, k);  // checked with the command line's --start
     } else if (key == "compute") {
       a.compute = dtype_named(text_of(v, k));
     } else if (key == "budget") {
@@ -151,9 +149,9 @@ Arguments arguments(const py::kwargs& kwargs, const std::vector<std::string>& al
     } else if (key == "engine") {
       a.engine = text_of(v, k);
     } else if (key == "threads") {
+      // 0 is documented as all cores, like leaving it out; the rest is --threads' range.
       const int64_t t = integer_of(v, k);
-      if (t < 0 || t > 4096) fail(fmt::format("threads must be in [0, 4096], got {}", t));
-      a.threads = static_cast<int>(t);
+      a.threads = resolve_threads(t == 0 ? std::nullopt : std::optional<int64_t>(t));
     }
   }
   // After model_config: a recipe alone may take the model's max_position_embeddings.

@@ -18,7 +18,7 @@ struct Arguments {
   std::optional<double> base;
   Layout layout = Layout::kInterleaved;
   Schedule schedule = Schedule::kPaper;
-  uint64_t start = 0;
+  int64_t start = 0;
   Dtype compute = Dtype::kFloat32;
   Claim::Kind budget = Claim::Kind::kModel;
   std::optional<double> model_c;

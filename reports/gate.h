@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "encoding/claim.h"
@@ -74,6 +75,8 @@ std::vector<GateBand> default_bands();
 // it is malformed. Missing `version` and `grid` take their defaults (check --update writes
 // them); a record at or above its ceiling is refused.
 BudgetFile read_budget_file(const std::string& path);
+// The same from the file's text; `path` names it in messages and anchors relative paths.
+BudgetFile budget_file_from_json(std::string_view text, const std::string& path);
 nlohmann::json to_json(const BudgetFile& f);
 
 struct GateOutcome {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "core/registry.h"
 #include "reports/gate.h"
@@ -35,6 +36,12 @@ std::string type_of(const json& v) {
   return "an object";
 }
 
+// A user's value in a one-line message (plain dump() throws on invalid UTF-8 and passes
+// control bytes through).
+std::string shown(const json& v) {
+  return printable(v.dump(-1, ' ', true, json::error_handler_t::replace), 80);
+}
+
 const json* member(const json& obj, const char* key) {
   const auto it = obj.find(key);
   return it == obj.end() ? nullptr : &*it;
@@ -45,11 +52,15 @@ double number(const json& v, const std::string& field, const Place& at) {
   return v.get<double>();
 }
 
-int64_t whole(const json& v, const std::string& field, const Place& at, int64_t min) {
+// d_model is an int: a larger whole number would wrap into a plausible one.
+constexpr int64_t kMaxWhole = int64_t{1} << 62, kMaxDModel = int64_t{1} << 20;
+
+int64_t whole(const json& v, const std::string& field, const Place& at, int64_t min,
+              int64_t max = kMaxWhole) {
   const double x = number(v, field, at);
-  if (x != std::floor(x) || x < static_cast<double>(min) || x > 0x1p62)
-    at.fail(
-        fmt::format("\"{}\" must be a whole number of at least {}, not {}", field, min, v.dump()));
+  if (x != std::floor(x) || x < static_cast<double>(min) || x > static_cast<double>(max))
+    at.fail(fmt::format("\"{}\" must be a whole number in [{}, {}], not {}", field, min, max,
+                        shown(v)));
   return static_cast<int64_t>(x);
 }
 
@@ -89,22 +100,22 @@ GateSubject read_subject(const json& s, const BudgetFile& f, const std::string& 
   } else {
     g.table_path = resolve(path, g.table);
     if (const json* v = member(s, "d_model"))
-      g.d_model = static_cast<int>(whole(*v, "d_model", at, 2));
+      g.d_model = static_cast<int>(whole(*v, "d_model", at, 2, kMaxDModel));
     if (const json* v = member(s, "base")) g.base = number(*v, "base", at);
     if (const json* v = member(s, "start")) g.spec.start = whole(*v, "start", at, 0);
     if (const json* v = member(s, "layout")) {
       const auto l = parse_layout(text(*v, "layout", at));
-      if (!l) at.fail(fmt::format("\"layout\" {} is not a layout peverify knows", v->dump()));
+      if (!l) at.fail(fmt::format("\"layout\" {} is not a layout peverify knows", shown(*v)));
       g.spec.layout = *l;
     }
     if (const json* v = member(s, "schedule")) {
       const auto sc = parse_schedule(text(*v, "schedule", at));
-      if (!sc) at.fail(fmt::format("\"schedule\" {} is neither paper nor t2t", v->dump()));
+      if (!sc) at.fail(fmt::format("\"schedule\" {} is neither paper nor t2t", shown(*v)));
       g.spec.schedule = *sc;
     }
     if (const json* v = member(s, "dtype")) {
       g.dtype = text(*v, "dtype", at);
-      if (!parse_dtype(g.dtype)) at.fail(fmt::format("\"dtype\" {} is not a format", v->dump()));
+      if (!parse_dtype(g.dtype)) at.fail(fmt::format("\"dtype\" {} is not a format", shown(*v)));
     }
     if (const json* v = member(s, "tensor")) g.tensor = text(*v, "tensor", at);
     if (const json* v = member(s, "model_config")) {
@@ -182,20 +193,28 @@ double next_below_2(double record) {
 }
 
 BudgetFile read_budget_file(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw FileError("cannot read budget file " + printable(path, 160));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return budget_file_from_json(text.str(), path);
+}
+
+BudgetFile budget_file_from_json(std::string_view text, const std::string& path) {
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw FileError(fmt::format("{}: not JSON (at byte {})", printable(path, 160), e.byte));
+  } catch (const json::exception&) {  // a number beyond double's range, found while parsing
+    throw FileError(printable(path, 160) + ": not JSON (a number out of range)");
   }
   const Place top{path, ""};
   if (!j.is_object()) top.fail("the budget file must be a JSON object, not " + type_of(j));
   BudgetFile f;
   if (const json* v = member(j, "version")) {
     if (whole(*v, "version", top, 1) != 1)
-      top.fail(fmt::format("\"version\" {} is not one peverify reads (1)", v->dump()));
+      top.fail(fmt::format("\"version\" {} is not one peverify reads (1)", shown(*v)));
   } else {
     f.completed = true;
   }
@@ -203,13 +222,13 @@ BudgetFile read_budget_file(const std::string& path) {
     const Place at{path, "grid"};
     if (!grid->is_object()) at.fail("must be an object, not " + type_of(*grid));
     if (const json* v = member(*grid, "d_model"))
-      f.d_model = static_cast<int>(whole(*v, "d_model", at, 2));
+      f.d_model = static_cast<int>(whole(*v, "d_model", at, 2, kMaxDModel));
     if (const json* v = member(*grid, "base")) f.base = number(*v, "base", at);
     if (const json* bands = member(*grid, "bands")) {
       if (!bands->is_array()) at.fail("\"bands\" must be a list of [first, last] positions");
       for (const json& b : *bands) {
         if (!b.is_array() || b.size() != 2)
-          at.fail("each of \"bands\" must be [first, last], not " + b.dump());
+          at.fail("each of \"bands\" must be [first, last], not " + shown(b));
         const GateBand band{static_cast<uint64_t>(whole(b[0], "bands", at, 0)),
                             static_cast<uint64_t>(whole(b[1], "bands", at, 0))};
         if (band.last < band.first) at.fail("band " + band.name() + " is empty");

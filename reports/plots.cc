@@ -1,10 +1,14 @@
 #include "reports/plots.h"
 
 #include <fmt/format.h>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +17,7 @@
 #include <stdexcept>
 
 #include "reports/report_text.h"
+#include "support/temporary_files.h"
 
 namespace pev::reports {
 namespace {
@@ -208,12 +213,26 @@ void horizon_plot(const json& r, const fs::path& dir, Draft& d) {
        << "'within 1e-2'\nunset logscale\nunset xtics\nset xtics\n";
 }
 
+// std::system ignores SIGINT in the caller while the command runs: a Ctrl-C during gnuplot would
+// be lost, and the report go on. Spawned and awaited here, the signal reaches peverify's handler.
+int run_shell(const std::string& command) {
+  const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
+  pid_t pid;
+  if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char* const*>(argv), environ) != 0)
+    return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return status;
+}
+
 }  // namespace
 
 std::vector<Plot> draw_plots(const json& report) {
   char tmpl[] = "/tmp/peverify-plots-XXXXXX";
   if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a directory for the plots");
   const fs::path dir(tmpl);
+  register_scratch_directory(dir);  // an interrupt removes it too
   std::vector<Draft> drafts(5);
   error_panels(report, "float32", dir, drafts[0]);
   error_panels(report, "float16", dir, drafts[1]);
@@ -237,7 +256,10 @@ std::vector<Plot> draw_plots(const json& report) {
   std::ofstream(script) << gp.str();
   const std::string command =
       "gnuplot " + quoted(script.string()) + " 2>" + quoted((dir / "gnuplot.log").string());
-  const int status = std::system(command.c_str());
+  const int status = run_shell(command);
+  // gnuplot alone was interrupted: end as if peverify had been (its handler cleans up).
+  if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM))
+    std::raise(WTERMSIG(status));
   if (status == 0)
     for (Plot& p : plots) {
       std::ifstream in(dir / p.file);
@@ -247,6 +269,7 @@ std::vector<Plot> draw_plots(const json& report) {
     }
   std::error_code ec;
   if (!std::getenv("PEV_KEEP_PLOT_FILES")) fs::remove_all(dir, ec);
+  unregister_scratch_directory(dir);
   if (status != 0)
     throw std::runtime_error("gnuplot failed or is not installed (exit status " +
                              std::to_string(WEXITSTATUS(status)) + ")");

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/bench_report.h"
@@ -43,6 +44,8 @@ struct StudyConfig {
 
 // Reads a study config (JSON with any of the fields above); throws FileError when malformed.
 StudyConfig read_study_config(const std::string& path);
+// The same from the file's text; `path` names it in messages.
+StudyConfig study_config_from_json(std::string_view text, const std::string& path);
 
 using measure::kUlpFloor;  // ulps are reported at max(|exact|, kUlpFloor)
 
@@ -129,6 +132,10 @@ struct ShardResult {
   std::vector<properties::Verdict> verdicts;  // bounded, unique, shift, growth (properties shard)
   double fitted_c = 0;
 };
+
+// The registry entries whose names `filter` (a regex; empty: all) matches; ConfigError naming the
+// filter when it matches none. Commands call it before they create an output directory.
+std::vector<const core::Implementation*> select_implementations(const std::string& filter);
 
 class StudyPlan {
  public:

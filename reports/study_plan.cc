@@ -11,11 +11,13 @@
 #include "core/generate.h"
 #include "core/registry.h"
 #include "crosscheck/registry_under_test.h"
+#include "encoding/model_config.h"
 #include "encoding/model_presets.h"
 #include "oracle/table.h"
 #include "properties/consistent.h"
 #include "reports/study.h"
 #include "reports/study_grids.h"
+#include "tables/table_file.h"
 
 namespace pev::reports {
 namespace {
@@ -225,15 +227,25 @@ struct StudyPlan::Impl {
   std::vector<std::unique_ptr<std::once_flag>> exact_once;
 };
 
+std::vector<const core::Implementation*> select_implementations(const std::string& filter) {
+  const std::regex re(filter.empty() ? ".*" : filter);
+  std::vector<const core::Implementation*> out;
+  for (const core::Implementation& e : core::registry())
+    if (std::regex_search(e.name, re)) out.push_back(&e);
+  // A study of nothing has no figure to show; say so rather than render an empty report.
+  if (out.empty())
+    throw ConfigError(fmt::format(
+        "the filter '{}' matches no implementation (peverify list shows them)", printable(filter)));
+  return out;
+}
+
 StudyPlan::StudyPlan(const StudyConfig& config) : config_(config), impl_(new Impl) {
   impl_->grids = make_grids(config);
   for (const Grid& g : impl_->grids) {
     impl_->parts.push_back(parts_of(g));
     impl_->exact_once.push_back(std::make_unique<std::once_flag>());
   }
-  const std::regex filter(config.filter.empty() ? ".*" : config.filter);
-  for (const core::Implementation& e : core::registry())
-    if (std::regex_search(e.name, filter)) impls_.push_back(&e);
+  impls_ = select_implementations(config.filter);
   for (size_t i = 0; i < impls_.size(); ++i) {
     if (!evaluated(*impls_[i])) continue;
     for (size_t g = 0; g < impl_->grids.size(); ++g) {

@@ -9,7 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <vector>
+
+#include "support/temporary_files.h"
 
 namespace pev {
 
@@ -21,13 +22,11 @@ void write_file_atomically(const std::string& path,
   std::error_code ec;
   if (fs::is_directory(target, ec)) throw FileError("cannot write " + path + ": is a directory");
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  const int fd = mkstemp(name.data());
+  std::string tmp = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+  // Registered, so that SIGINT or SIGTERM removes it too (support/temporary_files.h).
+  const int fd = make_registered_temporary(tmp);
   if (fd < 0) throw FileError("cannot write " + path + ": " + std::strerror(errno));
   ::close(fd);
-  const std::string tmp(name.data());
   try {
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -44,8 +43,10 @@ void write_file_atomically(const std::string& path,
       throw FileError("cannot write " + path + ": " + std::strerror(errno));
   } catch (...) {
     std::remove(tmp.c_str());
+    unregister_temporary(tmp);
     throw;
   }
+  unregister_temporary(tmp);
 }
 
 }  // namespace pev

@@ -291,6 +291,13 @@ BAD = [
     ("oracle past 2^53", lambda: peverify.oracle(10, d_model=8, start=(1 << 53)), "2^53"),
     ("unknown implementation", lambda: peverify.generate("cpu/nope", 10, d_model=8),
      "unknown implementation"),
+    # The command line's checks, with its words (encoding/request.h; issue 25).
+    ("negative start", lambda: peverify.oracle(10, d_model=8, start=-1), "--start must be >= 0"),
+    ("negative threads", lambda: peverify.oracle(10, d_model=8, threads=-1),
+     "--threads must be in 1..1024"),
+    ("too many threads",
+     lambda: peverify.verify(np.zeros((8, 8), np.float32), threads=100000),
+     "--threads must be in 1..1024"),
 ]
 
 

@@ -3,9 +3,9 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 #include "encoding/format.h"
+#include "support/fuzz/fuzz_check.h"
 #include "tables/table_file.h"
 
 namespace pev::fuzz {
@@ -23,14 +23,7 @@ void check(Read read) {
       std::abort();
     }
   } catch (const FileError& e) {
-    const char* m = e.what();
-    if (*m == '\0') std::abort();
-    for (const char* p = m; *p; ++p) {
-      if (*p < 0x20 || *p == 0x7f) {
-        std::fprintf(stderr, "message is not one printable line: %s\n", m);
-        std::abort();
-      }
-    }
+    check_one_line(e.what());
   }
 }
 
