@@ -124,7 +124,7 @@ void Judge::add_element(uint64_t pos, int c, double steps, double got, double ex
     f.failed_value += j.failure == Category::kNumber;
     const double error = is_number(j.error.category) ? j.error.abs : NAN;
     if (worst && would_keep(*worst, error, j.allowed))
-      keep_worst(*worst, {pos, c, got, exact, error, j.allowed, j.error.ulp,
+      keep_worst(*worst, {pos, c, got, exact, error, j.allowed, floored_ulps(error, exact, output_),
                           std::string(name_of(j.failure))});
   }
 }

@@ -24,8 +24,10 @@ struct Finding {
   double expected = 0;  // the exact value, or what an identity predicts
   double error = 0;     // |got - expected| (NaN when got is not a number)
   double allowed = 0;   // the budget or tolerance it was held to
-  double ulp = 0;       // error in ulps of the output at `expected` (oracle checks)
-  std::string what;     // the category ("number", "nan", ...) or the identity ("M_m", ...)
+  // The error in ulps of the output at max(|expected|, kUlpFloor), as people read ulps (oracle
+  // checks; docs/design.md §4).
+  double ulp = 0;
+  std::string what;  // the category ("number", "nan", ...) or the identity ("M_m", ...)
 };
 
 // Keeps the `limit` worst findings, worst first, by error / allowed (NaN errors are the worst).

@@ -77,8 +77,9 @@ Verdict check_growth(const UnderTest& ut, const TableSpec& spec_template,
       }
       if (!j.within) {
         within = false;
-        measure::keep_worst(v.worst, {pos, c, got[c], x, abs, j.allowed, j.error.ulp,
-                                      std::string(measure::name_of(j.failure))});
+        measure::keep_worst(
+            v.worst, {pos, c, got[c], x, abs, j.allowed, measure::floored_ulps(abs, x, ut.output()),
+                      std::string(measure::name_of(j.failure))});
       }
       ++v.checked;
     }
