@@ -18,27 +18,56 @@ inline void insert_top3(float& t1, float& t2, float& t3, float v) {
   t1 = std::max(t1, v);
 }
 
-// One row: each element's error (negative above the output's resolution `scale` x the power of
-// two of its exact value, NaN for a NaN or Inf value) into `errors`, and into the columns' three
-// largest errors `top` (three arrays of w). Every element verify reads passes here, so it is
-// plain arithmetic the compiler vectorises, compiled for the wide vector units too (GCC picks
-// the clone for the processor when the program loads).
-__attribute__((target_clones("avx512f", "avx2", "default"))) void row_errors(
-    size_t w, const double* __restrict got, const double* __restrict exact, float scale,
-    float smallest_normal, float* __restrict errors, float* __restrict top) {
-  float* __restrict t1 = top;
-  float* __restrict t2 = top + w;
-  float* __restrict t3 = top + 2 * w;
-  for (size_t c = 0; c < w; ++c) {
-    const double d = std::fabs(got[c] - exact[c]);
-    const bool finite = d <= DBL_MAX;  // false for NaN and Inf
-    const float e = static_cast<float>(finite ? std::min(d, double{FLT_MAX}) : 0.0);
-    const float power = std::bit_cast<float>(std::bit_cast<uint32_t>(static_cast<float>(exact[c])) &
-                                             uint32_t{0x7f800000});
-    const bool above = e > scale * std::max(power, smallest_normal);
-    errors[c] = finite ? (above ? -e : e) : NAN;
-    insert_top3(t1[c], t2[c], t3[c], e);
+// One element's error as a float for the envelope, and as stored for judging: negative above
+// the output's resolution (`scale` x the power of two of the exact value), NaN for a NaN or Inf
+// value.
+inline float element_error(double got, double exact, float scale, float smallest_normal,
+                           float& stored) {
+  const double d = std::fabs(got - exact);
+  const bool finite = d <= DBL_MAX;  // false for NaN and Inf
+  const float e = static_cast<float>(finite ? std::min(d, double{FLT_MAX}) : 0.0);
+  const float power = std::bit_cast<float>(std::bit_cast<uint32_t>(static_cast<float>(exact)) &
+                                           uint32_t{0x7f800000});
+  const bool above = e > scale * std::max(power, smallest_normal);
+  stored = finite ? (above ? -e : e) : NAN;
+  return e;
+}
+
+// Rows of one group: each element's error into `errors` (row-major, as the rows), and into the
+// columns' three largest errors `top` (three arrays of w). Every element verify reads passes
+// here, so it is plain arithmetic the compiler vectorises, a chunk of columns at a time over the
+// group's rows so that the three largest stay in registers; compiled for the wide vector units
+// too (GCC picks the clone for the processor when the program loads).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void group_errors(
+    size_t rows, size_t w, const double* __restrict got, const double* __restrict exact,
+    float scale, float smallest_normal, float* __restrict errors, float* __restrict top) {
+  constexpr size_t kChunk = 32;
+  size_t c0 = 0;
+  for (; c0 + kChunk <= w; c0 += kChunk) {
+    float t1[kChunk], t2[kChunk], t3[kChunk];
+    for (size_t c = 0; c < kChunk; ++c) {
+      t1[c] = top[c0 + c];
+      t2[c] = top[w + c0 + c];
+      t3[c] = top[2 * w + c0 + c];
+    }
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < kChunk; ++c) {
+        const size_t at = r * w + c0 + c;
+        insert_top3(t1[c], t2[c], t3[c],
+                    element_error(got[at], exact[at], scale, smallest_normal, errors[at]));
+      }
+    for (size_t c = 0; c < kChunk; ++c) {
+      top[c0 + c] = t1[c];
+      top[w + c0 + c] = t2[c];
+      top[2 * w + c0 + c] = t3[c];
+    }
   }
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = c0; c < w; ++c) {
+      const size_t at = r * w + c;
+      insert_top3(top[c], top[w + c], top[2 * w + c],
+                  element_error(got[at], exact[at], scale, smallest_normal, errors[at]));
+    }
 }
 
 // floor[c] = max(floor[c], v[c]): the judging's pass over every group of a window.
@@ -107,16 +136,19 @@ void ConsistencyRun::add(const double* got, const double* exact, uint64_t n, boo
   const FormatTraits f = traits_of(output_);
   const float scale = static_cast<float>(resolution_ * std::ldexp(1.0, 1 - f.precision));
   const float smallest_normal = std::max(std::ldexp(1.0f, f.min_exponent), FLT_MIN);
-  for (uint64_t r = 0; r < n; ++r) {
+  for (uint64_t r = 0; r < n;) {
     const int64_t row = current_ < 0
                             ? first_group_ * g_rows_
                             : current_ * g_rows_ + static_cast<int64_t>(slot(current_).rows);
     const int64_t g = row / g_rows_;
     if (g != current_) open_group(g, judged);
     Group& s = slot(g);
-    row_errors(w, got + r * w, exact + r * w, scale, smallest_normal, s.errors.data() + s.rows * w,
-               s.top.data());
-    ++s.rows;
+    // The rows of this call that fall in the group, at once.
+    const uint64_t take = std::min<uint64_t>(n - r, static_cast<uint64_t>(g_rows_) - s.rows);
+    group_errors(take, w, got + r * w, exact + r * w, scale, smallest_normal,
+                 s.errors.data() + s.rows * w, s.top.data());
+    s.rows += static_cast<uint32_t>(take);
+    r += take;
   }
 }
 
