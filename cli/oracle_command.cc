@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/command.h"
 #include "cli/enum_option.h"
 #include "cli/table_options.h"
 #include "encoding/format.h"
+#include "encoding/request.h"
 #include "oracle/engine.h"
 #include "oracle/table.h"
 #include "tables/npy_writer.h"
@@ -19,21 +21,25 @@ namespace {
 
 struct OracleOptions {
   TableOptions table;
-  Dtype dtype = Dtype::kFloat32;
+  std::string dtype = "float32";  // a format, or complex64 (resolve_stored)
   oracle::EngineKind engine = oracle::EngineKind::kFast;
   int threads = 0;
 };
 
 int run_oracle(const OracleOptions& o) {
   const TableSpec spec = table_spec_of(o.table);
+  const StoredType stored = resolve_stored(o.dtype, spec.layout);
 
   const auto t0 = std::chrono::steady_clock::now();
-  const auto engine = oracle::make_engine(o.engine, spec, o.dtype);
+  const auto engine = oracle::make_engine(o.engine, spec, stored.dtype);
   const uint64_t width = static_cast<uint64_t>(table_width(spec));
-  write_npy_rows(o.table.output, o.dtype, o.table.positions, width,
-                 [&](uint64_t first, uint64_t n, uint64_t* out) {
-                   oracle::rounded_encodings(*engine, spec, first, n, o.dtype, out, o.threads);
-                 });
+  // complex64 is the polar layout's float32 (cos, sin) pairs under another header.
+  write_npy_rows(
+      o.table.output, stored.dtype, o.table.positions, width,
+      [&](uint64_t first, uint64_t n, uint64_t* out) {
+        oracle::rounded_encodings(*engine, spec, first, n, stored.dtype, out, o.threads);
+      },
+      stored.complex);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -44,8 +50,8 @@ int run_oracle(const OracleOptions& o) {
   fmt::print(stderr,
              "peverify oracle: wrote {}: {} x {} {} ({} engine, {:.2f} s; pairs decided per "
              "rung:{}; handed to MPFR: {})\n",
-             o.table.output, o.table.positions, width, name_of(o.dtype), engine->name(), seconds,
-             rungs, s.handed_off.load());
+             o.table.output, o.table.positions, stored.complex ? width / 2 : width, o.dtype,
+             engine->name(), seconds, rungs, s.handed_off.load());
   return kExitOk;
 }
 
@@ -56,9 +62,13 @@ void add_oracle_command(CLI::App& root, std::vector<Command>& commands) {
   CLI::App* app = root.add_subcommand(
       "oracle", "Write the exact table, correctly rounded (round-to-nearest-even), as .npy");
   add_table_options(*app, opts->table);
+  std::vector<std::string> dtypes;
+  for (Dtype d : kDtypes) dtypes.emplace_back(name_of(d));
+  dtypes.emplace_back(kComplex64);
   app->add_option("--dtype", opts->dtype,
-                  "the stored type (default float32; bfloat16 is stored as uint16 bits)")
-      ->transform(one_of(kDtypes));
+                  "the stored type (default float32; bfloat16 is stored as uint16 bits; "
+                  "complex64, with --layout polar, as Meta's freqs_cis: [N, d/2] cos + i sin)")
+      ->check(CLI::IsMember(dtypes));
   app->add_option("--engine", opts->engine,
                   "fast (default: double-double with a proven bound, MPFR where it cannot decide) "
                   "or mpfr; both give the same bits")
