@@ -80,6 +80,23 @@ for dtype in float32 float16 bfloat16 float64; do
   cmp -s "$dir/f.npy" "$dir/m.npy" || { echo "FAIL: fast and mpfr engines differ ($dtype)"; failures=$((failures + 1)); }
 done
 
+# complex64: Meta's freqs_cis ([N, d/2] '<c8'), only for the polar layout; it verifies as written.
+rm -f "$out"
+expect_message "needs --layout polar" "complex64 without polar" oracle --d-model 8 --positions 4 --dtype complex64 -o "$out"
+expect_no_file "$out" "complex64 without polar"
+expect_exit 0 "complex64" oracle --d-model 64 --positions 300 --layout polar --dtype complex64 -o "$dir/cis.npy"
+"$peverify" oracle --d-model 64 --positions 300 --layout polar -o "$dir/pairs.npy" 2>/dev/null
+if ! /usr/bin/python3 -c '
+import sys
+import numpy as np
+a, b = np.load(sys.argv[1]), np.load(sys.argv[2])
+assert a.dtype == np.complex64 and a.shape == (300, 32), (a.dtype, a.shape)
+assert np.array_equal(a.view(np.float32), b)' "$dir/cis.npy" "$dir/pairs.npy"; then
+  echo "FAIL: complex64 is not the polar layout's pairs as [N, d/2] <c8"; failures=$((failures + 1))
+fi
+expect_exit 0 "verify a complex64 table" verify "$dir/cis.npy" --layout polar --budget strict
+expect_exit 2 "verify a complex64 table without polar" verify "$dir/cis.npy"
+
 # list and generate
 expect_exit 0 "list" list
 expect_exit 0 "list --json" list --json

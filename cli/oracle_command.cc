@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/command.h"
 #include "cli/enum_option.h"
@@ -21,7 +22,7 @@ namespace {
 
 struct OracleOptions {
   TableOptions table;
-  Dtype dtype = Dtype::kFloat32;
+  std::string dtype = "float32";  // a format, or complex64 (resolve_stored)
   oracle::EngineKind engine = oracle::EngineKind::kFast;
   std::optional<int64_t> threads;  // absent: all cores
 };
@@ -30,14 +31,18 @@ int run_oracle(const OracleOptions& o) {
   const TableSpec spec = table_spec_of(o.table);
   const int threads = resolve_threads(o.threads);
   const uint64_t positions = static_cast<uint64_t>(o.table.positions);  // >= 1: checked
+  const StoredType stored = resolve_stored(o.dtype, spec.layout);
 
   const auto t0 = std::chrono::steady_clock::now();
-  const auto engine = oracle::make_engine(o.engine, spec, o.dtype);
+  const auto engine = oracle::make_engine(o.engine, spec, stored.dtype);
   const uint64_t width = static_cast<uint64_t>(table_width(spec));
-  write_npy_rows(o.table.output, o.dtype, positions, width,
-                 [&](uint64_t first, uint64_t n, uint64_t* out) {
-                   oracle::rounded_encodings(*engine, spec, first, n, o.dtype, out, threads);
-                 });
+  // complex64 is the polar layout's float32 (cos, sin) pairs under another header.
+  write_npy_rows(
+      o.table.output, stored.dtype, positions, width,
+      [&](uint64_t first, uint64_t n, uint64_t* out) {
+        oracle::rounded_encodings(*engine, spec, first, n, stored.dtype, out, threads);
+      },
+      stored.complex);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -48,8 +53,8 @@ int run_oracle(const OracleOptions& o) {
   fmt::print(stderr,
              "peverify oracle: wrote {}: {} x {} {} ({} engine, {:.2f} s; pairs decided per "
              "rung:{}; handed to MPFR: {})\n",
-             o.table.output, positions, width, name_of(o.dtype), engine->name(), seconds, rungs,
-             s.handed_off.load());
+             o.table.output, positions, stored.complex ? width / 2 : width, o.dtype,
+             engine->name(), seconds, rungs, s.handed_off.load());
   return kExitOk;
 }
 
@@ -60,9 +65,13 @@ void add_oracle_command(CLI::App& root, std::vector<Command>& commands) {
   CLI::App* app = root.add_subcommand(
       "oracle", "Write the exact table, correctly rounded (round-to-nearest-even), as .npy");
   add_table_options(*app, opts->table);
+  std::vector<std::string> dtypes;
+  for (Dtype d : kDtypes) dtypes.emplace_back(name_of(d));
+  dtypes.emplace_back(kComplex64);
   app->add_option("--dtype", opts->dtype,
-                  "the stored type (default float32; bfloat16 is stored as uint16 bits)")
-      ->transform(one_of(kDtypes));
+                  "the stored type (default float32; bfloat16 is stored as uint16 bits; "
+                  "complex64, with --layout polar, as Meta's freqs_cis: [N, d/2] cos + i sin)")
+      ->check(CLI::IsMember(dtypes));
   app->add_option("--engine", opts->engine,
                   "fast (default: double-double with a proven bound, MPFR where it cannot decide) "
                   "or mpfr; both give the same bits")

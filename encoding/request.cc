@@ -91,6 +91,21 @@ TableSpec resolve_read(const TableRequest& q, uint64_t rows, uint64_t width, boo
   return spec;
 }
 
+StoredType resolve_stored(const std::string& name, Layout layout) {
+  if (name == kComplex64) {
+    if (layout != Layout::kPolar)
+      fail(
+          fmt::format("--dtype complex64 needs --layout polar (got {}): a complex element is one "
+                      "(cos, sin) pair",
+                      name_of(layout)));
+    return {Dtype::kFloat32, true};
+  }
+  const std::optional<Dtype> d = parse_dtype(name);
+  if (!d)
+    fail(fmt::format("unknown dtype '{}' (float64, float32, float16, bfloat16, complex64)", name));
+  return {*d, false};
+}
+
 Claim resolve_claim(const ClaimRequest& q) {
   if (q.model_c && q.kind != Claim::Kind::kModel)
     fail(fmt::format("--model-c sets the model budget's constant: it does not apply to --budget {}",

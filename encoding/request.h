@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "encoding/claim.h"
 #include "encoding/model_config.h"
@@ -30,6 +31,15 @@ TableSpec resolve_computed(const TableRequest& request, int64_t positions);
 // imaginary parts, and needs the polar layout). d comes from the width unless d_model or a model
 // config says it, and then they must agree.
 TableSpec resolve_read(const TableRequest& request, uint64_t rows, uint64_t width, bool complex);
+
+// The type a computed table is stored in (oracle's --dtype): a format, or complex64, Meta's
+// freqs_cis (cos + i sin in float32, [N, d/2]), which only the polar layout has.
+struct StoredType {
+  Dtype dtype = Dtype::kFloat32;  // of each value; of the real and imaginary parts if complex
+  bool complex = false;
+};
+inline constexpr std::string_view kComplex64 = "complex64";
+StoredType resolve_stored(const std::string& name, Layout layout);
 
 struct ClaimRequest {
   Claim::Kind kind = Claim::Kind::kModel;

@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "reports/verify.h"
-
 namespace py = pybind11;
 
 namespace pev::python {
@@ -141,7 +139,7 @@ Arguments arguments(const py::kwargs& kwargs, const std::vector<std::string>& al
       a.model_c = number_of(v, k);
     } else if (key == "dtype") {
       a.dtype = text_of(v, k);
-      dtype_named(*a.dtype);
+      if (*a.dtype != kComplex64) dtype_named(*a.dtype);  // complex64: oracle's, with its layout
     } else if (key == "model_config") {
       a.model = model_of(v);
     } else if (key == "rope_scaling") {
@@ -175,58 +173,5 @@ TableRequest table_request(const Arguments& a) {
 }
 
 ClaimRequest claim_request(const Arguments& a) { return {a.budget, a.compute, a.model_c}; }
-
-void bind_results(py::module_& m) {
-  py::class_<measure::Finding>(m, "Element",
-                               "One element that broke (or came closest to) a property")
-      .def_readonly("position", &measure::Finding::pos)
-      .def_readonly("column", &measure::Finding::column)
-      .def_readonly("got", &measure::Finding::got)
-      .def_readonly("exact", &measure::Finding::expected,
-                    "the exact value, or what an identity predicts")
-      .def_readonly("error", &measure::Finding::error)
-      .def_readonly("ulp", &measure::Finding::ulp, "the error in ulps of the output")
-      .def_readonly("budget", &measure::Finding::allowed)
-      .def_readonly("cause", &measure::Finding::what)
-      .def("__repr__", [](const measure::Finding& f) {
-        return fmt::format(
-            "<Element position={} column={} got={:a} exact={:a} error={:.3g} "
-            "budget={:.3g} {}>",
-            f.pos, f.column, f.got, f.expected, f.error, f.allowed, f.what);
-      });
-  py::class_<properties::Verdict>(m, "PropertyResult", "One property's verdict")
-      .def_readonly("name", &properties::Verdict::property)
-      .def_readonly("holds", &properties::Verdict::holds)
-      .def_readonly("summary", &properties::Verdict::summary)
-      .def_readonly("notes", &properties::Verdict::notes)
-      .def_readonly("figures", &properties::Verdict::figures)
-      .def_readonly("worst", &properties::Verdict::worst)
-      .def_readonly("checked", &properties::Verdict::checked)
-      .def("__bool__", [](const properties::Verdict& v) { return v.holds; })
-      .def("__repr__", [](const properties::Verdict& v) {
-        return fmt::format("<PropertyResult {} {}: {}>", v.property, v.holds ? "holds" : "FAILS",
-                           v.summary);
-      });
-  py::class_<reports::VerifyResult>(m, "Verdict", "What peverify.verify found")
-      .def_property_readonly("passed", &reports::VerifyResult::holds)
-      .def_readonly("results", &reports::VerifyResult::verdicts)
-      .def_readonly("coverage", &reports::VerifyResult::oracle_coverage)
-      .def(
-          "result",
-          [](const reports::VerifyResult& r, const std::string& name) {
-            for (const properties::Verdict& v : r.verdicts)
-              if (v.property == name) return v;
-            fail(fmt::format("no property '{}'", name));
-          },
-          py::arg("name"), "The result of one property: bounded, unique, shift, growth, oracle")
-      .def(
-          "to_json", [](const reports::VerifyResult& r) { return reports::to_json(r).dump(2); },
-          "The same JSON `peverify verify --json` writes")
-      .def("__bool__", &reports::VerifyResult::holds)
-      .def("__str__", [](const reports::VerifyResult& r) { return reports::to_text(r); })
-      .def("__repr__", [](const reports::VerifyResult& r) {
-        return fmt::format("<peverify.Verdict {}>", r.holds() ? "PASS" : "FAIL");
-      });
-}
 
 }  // namespace pev::python

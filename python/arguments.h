@@ -37,7 +37,4 @@ TableRequest table_request(const Arguments& args);
 ClaimRequest claim_request(const Arguments& args);
 Dtype dtype_named(const std::string& name);
 
-// Verdict (peverify verify's result), PropertyResult and Element, as Python classes.
-void bind_results(pybind11::module_& m);
-
 }  // namespace pev::python

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <complex>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 #include "oracle/table.h"
 #include "python/arguments.h"
 #include "python/array_table.h"
+#include "python/results.h"
 #include "reports/registry_json.h"
 #include "reports/verify.h"
 #include "tables/atomic_file.h"
@@ -26,11 +28,6 @@ namespace py = pybind11;
 
 namespace pev::python {
 namespace {
-
-// Python objects from nlohmann's JSON, through the json module (what to_json() users expect).
-py::object from_json(const nlohmann::json& j) {
-  return py::module_::import("json").attr("loads")(j.dump());
-}
 
 // An array of `rows` x `width` elements of `dtype` as NumPy returns them: float64, float32,
 // float16, and bfloat16 as uint16 bit patterns (NumPy has no bfloat16).
@@ -53,16 +50,23 @@ py::array table_array(Dtype dtype, uint64_t rows, uint64_t width) {
 py::array oracle_table(uint64_t positions, const Arguments& args, const std::string& dtype_name,
                        const std::string& engine_name, int threads) {
   const TableSpec spec = resolve_computed(table_request(args), positions);
-  const Dtype dtype = dtype_named(dtype_name);
+  const StoredType stored = resolve_stored(dtype_name, spec.layout);
+  const Dtype dtype = stored.dtype;
   const auto engine_kind = oracle::parse_engine_kind(engine_name);
   if (!engine_kind) throw ConfigError("unknown engine '" + engine_name + "' (fast, mpfr)");
-  py::array out = table_array(dtype, positions, static_cast<uint64_t>(table_width(spec)));
+  const uint64_t columns = static_cast<uint64_t>(table_width(spec));
+  // complex64: the polar layout's (cos, sin) float32 pairs, the same bytes as [N, d/2] complex.
+  py::array out =
+      stored.complex
+          ? py::array_t<std::complex<float>>(std::vector<py::ssize_t>{
+                static_cast<py::ssize_t>(positions), static_cast<py::ssize_t>(columns / 2)})
+          : table_array(dtype, positions, columns);
   auto* data = static_cast<unsigned char*>(out.mutable_data());
   {
     py::gil_scoped_release release;
     const auto engine = oracle::make_engine(*engine_kind, spec, dtype);
     const size_t size = traits_of(dtype).storage_bits / 8;
-    const uint64_t width = static_cast<uint64_t>(table_width(spec));
+    const uint64_t width = columns;
     // A block of rows at a time: the encodings pass through a buffer, never the whole table.
     const uint64_t block = std::max<uint64_t>(1, (uint64_t{1} << 20) / width);
     std::vector<uint64_t> bits;
@@ -173,7 +177,8 @@ PYBIND11_MODULE(peverify, m) {
       "oracle(positions, *, d_model=None, start=0, base=10000, layout='interleaved', "
       "schedule='paper', dtype='float32', model_config=None, rope_scaling=None, engine='fast', "
       "threads=0) -> numpy.ndarray\n\nThe exact table, each element rounded once, correctly, to "
-      "dtype (bfloat16 as uint16 bit patterns).");
+      "dtype (bfloat16 as uint16 bit patterns; complex64, with layout='polar', as Meta's "
+      "freqs_cis: [N, d/2] cos + i sin).");
   m.def(
       "generate",
       [](const std::string& impl, uint64_t positions, const py::kwargs& kwargs) {

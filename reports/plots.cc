@@ -16,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "reports/label_layout.h"
 #include "reports/report_text.h"
 #include "support/temporary_files.h"
 
@@ -147,6 +148,101 @@ void error_panels(const json& r, const std::string& dtype, const fs::path& dir, 
   d.gp << "unset multiplot\nunset logscale\nunset format\nunset xrange\nunset yrange\n";
 }
 
+// The accuracy/throughput plot's frame: the page and where the plot area sits on it (fixed, so
+// that a point's place on the page, hence its label's room, is known before gnuplot draws).
+struct Frame {
+  double page_width = 1300, page_height = 640;
+  double left = 0.075, right = 0.98, bottom = 0.17, top = 0.92;  // screen fractions
+  double width() const { return (right - left) * page_width; }
+  double height() const { return (top - bottom) * page_height; }
+};
+
+// A decade-aligned log range holding every value (with room for a marker at the ends).
+std::pair<double, double> log_range(const std::vector<double>& v) {
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return {std::pow(10, std::floor(std::log10(*lo / 1.2))),
+          std::pow(10, std::ceil(std::log10(*hi * 1.2)))};
+}
+
+double log_fraction(double v, std::pair<double, double> range) {
+  return std::log(v / range.first) / std::log(range.second / range.first);
+}
+
+// The points' labels (reports/label_layout.h) and the plot's frame they were placed in: where
+// some fit only as numbers, the plot narrows for a legend of them on its right, in as many
+// columns as they need, and they are placed again.
+struct PointLabels {
+  Frame frame;
+  std::pair<double, double> x_range, y_range;
+  std::vector<Label> labels;
+  LabelFont font;
+  size_t per_column = 1;     // legend lines in a column
+  double legend_column = 0;  // a legend column's width in pixels
+};
+
+PointLabels label_points(const std::vector<Point>& points) {
+  PointLabels out;
+  std::vector<double> xs, ys;
+  std::vector<std::string> names;
+  size_t longest = 0;
+  for (const Point& p : points) {
+    xs.push_back(p.x);
+    ys.push_back(p.y);
+    names.push_back(p.label);
+    longest = std::max(longest, p.label.size());
+  }
+  out.x_range = log_range(xs);
+  out.y_range = log_range(ys);
+  out.legend_column = out.font.width("99 " + std::string(longest, 'x')) + 8;
+  out.per_column = std::max<size_t>(1, static_cast<size_t>(out.frame.height() / out.font.height()));
+  const double full_right = out.frame.right;
+  for (size_t columns = 0;;) {
+    out.frame.right =
+        full_right - static_cast<double>(columns) * out.legend_column / out.frame.page_width;
+    std::vector<std::pair<double, double>> at;
+    for (const Point& p : points)
+      at.emplace_back(log_fraction(p.x, out.x_range) * out.frame.width(),
+                      log_fraction(p.y, out.y_range) * out.frame.height());
+    out.labels = place_labels(at, names, out.frame.width(), out.frame.height(), out.font);
+    const auto numbered = std::count_if(out.labels.begin(), out.labels.end(),
+                                        [](const Label& l) { return l.number > 0; });
+    const size_t needed = (static_cast<size_t>(numbered) + out.per_column - 1) / out.per_column;
+    if (needed <= columns) return out;
+    columns = needed;
+  }
+}
+
+// gnuplot commands drawing the labels where place_labels put them, a leader line to each moved
+// off its point's height, and the legend of the numbered ones.
+void label_commands(const PointLabels& placed, const std::vector<Point>& points, std::ostream& gp) {
+  const Frame& frame = placed.frame;
+  std::map<int, std::string> legend;  // by number
+  for (size_t i = 0; i < placed.labels.size(); ++i) {
+    const Label& l = placed.labels[i];
+    if (l.number > 0) legend[l.number] = fmt::format("{} {}", l.number, points[i].label);
+    if (l.text.empty()) continue;
+    gp << fmt::format("set label {} at graph {:.5f}, graph {:.5f} {} font ',7' front\n",
+                      quoted(l.text), l.x / frame.width(), l.y / frame.height(),
+                      l.left ? "right" : "left");
+    if (l.y != l.point_y)
+      gp << fmt::format(
+          "set arrow from first {:.6g}, first {:.6g} to graph {:.5f}, graph {:.5f} nohead lw 0.5 "
+          "lc rgb '#999999' back\n",
+          points[i].x, points[i].y, (l.left ? l.box.x1 : l.box.x0) / frame.width(),
+          l.y / frame.height());
+  }
+  size_t k = 0;
+  for (const auto& numbered : legend) {
+    const std::string& entry = numbered.second;
+    const double column = static_cast<double>(k / placed.per_column);
+    const double line = static_cast<double>(k++ % placed.per_column) + 0.5;
+    gp << fmt::format("set label {} at screen {:.5f}, screen {:.5f} left font ',7'\n",
+                      quoted(entry),
+                      frame.right + (8 + column * placed.legend_column) / frame.page_width,
+                      frame.top - line * placed.font.height() / frame.page_height);
+  }
+}
+
 void pareto_plot(const json& r, const fs::path& dir, Draft& d) {
   std::vector<Point> points;
   for (const json& e : r["implementations"])
@@ -155,8 +251,6 @@ void pareto_plot(const json& r, const fs::path& dir, Draft& d) {
                         std::max(kFloor, e["accuracy"]["max_abs"].get<double>()),
                         short_entry_name(e["name"].get<std::string>())});
   if (points.empty()) return;
-  double fastest = 0;
-  for (const Point& p : points) fastest = std::max(fastest, p.x);
   const std::vector<Point> front = pareto_front(points);
   const fs::path all = dir / "points.dat", front_file = dir / "front.dat";
   {
@@ -165,25 +259,35 @@ void pareto_plot(const json& r, const fs::path& dir, Draft& d) {
     for (const Point& p : points) {
       const bool on = std::any_of(front.begin(), front.end(),
                                   [&](const Point& q) { return q.label == p.label; });
-      out << p.x << " " << p.y << " " << quoted(p.label) << "\n";
+      out << p.x << " " << p.y << "\n";
       d.csv << csv_field(p.label) << "," << p.x << "," << p.y << "," << (on ? "yes" : "no") << "\n";
     }
     for (const Point& p : front) f << p.x << " " << p.y << "\n";
   }
+  const PointLabels placed = label_points(points);
+  const Frame& frame = placed.frame;
   d.title = "Accuracy versus throughput (one thread, 8192 x 512 table), with the Pareto front";
-  d.gp << "set terminal svg size 1300,640 dynamic noenhanced font 'sans,11' background rgb "
-          "'white'\nset title "
-       << quoted(d.title)
-       << "\nset logscale xy\nset grid\nset key top right\nset xlabel 'values per second (one "
-          "thread)'\nset ylabel 'max abs error over the study'\nset format y '%.0e'\n"
-       // Room to the right of the fastest point for its label (left-aligned after the point),
-       // which would otherwise run past the page.
-       << fmt::format("set xrange [*:{:.6g}]\n", 3 * fastest) << "plot " << quoted(all.string())
+  d.gp << fmt::format(
+              "set terminal svg size {},{} dynamic noenhanced font 'sans,11' background rgb "
+              "'white'\n",
+              frame.page_width, frame.page_height)
+       << "set title " << quoted(d.title)
+       << fmt::format(
+              "\nset lmargin at screen {}\nset rmargin at screen {:.4f}\n"
+              "set bmargin at screen {}\nset tmargin at screen {}\n",
+              frame.left, frame.right, frame.bottom, frame.top)
+       << "set logscale xy\nset grid\nset xlabel 'values per second (one thread)'\nset ylabel "
+          "'max abs error over the study'\nset format y '%.0e'\n"
+       << fmt::format("set xrange [{:.6g}:{:.6g}]\nset yrange [{:.6g}:{:.6g}]\n",
+                      placed.x_range.first, placed.x_range.second, placed.y_range.first,
+                      placed.y_range.second)
+       // Below the plot, so that the plot area is the labels' alone.
+       << fmt::format("set key horizontal left bottom at screen {}, screen 0.005\n", frame.left);
+  label_commands(placed, points, d.gp);
+  d.gp << "plot " << quoted(all.string())
        << " using 1:2 with points pt 7 ps 0.8 title 'implementations', \\\n  "
-       << quoted(all.string())
-       << " using 1:2:3 with labels font ',7' offset 0.5,0.5 left notitle, \\\n  "
        << quoted(front_file.string()) << " using 1:2 with lines lw 2 title 'Pareto front'\n"
-       << "unset logscale\nunset format\n";
+       << "unset logscale\nunset format\nunset label\nunset arrow\n";
 }
 
 void horizon_plot(const json& r, const fs::path& dir, Draft& d) {

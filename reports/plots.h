@@ -1,8 +1,9 @@
 // The report's plots, drawn by gnuplot (Debian's gnuplot-nox, SVG terminal) from report.json:
 // error versus position per output type as small multiples (one panel per strategy, the other
 // entries greyed beneath; the 1e-4 and 1e-2 targets, the output rounding and the model's u * pos
-// drawn), accuracy versus throughput with the Pareto front, and the horizons. Each plot comes
-// with the CSV of the data it draws.
+// drawn), accuracy versus throughput with the Pareto front (its point labels placed so that none
+// overlaps another: reports/label_layout.h), and the horizons. Each plot comes with the CSV of
+// the data it draws.
 #pragma once
 
 #include <nlohmann/json.hpp>

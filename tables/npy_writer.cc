@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 
 #include "encoding/format.h"
@@ -24,9 +25,13 @@ std::string npy_descr(Dtype t) {
 }
 
 void write_npy_rows(const std::string& path, Dtype t, uint64_t rows, uint64_t cols,
-                    const RowFill& fill) {
-  std::string header = "{'descr': '" + npy_descr(t) + "', 'fortran_order': False, 'shape': (" +
-                       std::to_string(rows) + ", " + std::to_string(cols) + "), }";
+                    const RowFill& fill, bool complex_pairs) {
+  if (complex_pairs && (t != Dtype::kFloat32 || cols % 2 != 0))
+    throw std::invalid_argument("complex64 needs float32 values in pairs");
+  const std::string descr = complex_pairs ? "<c8" : npy_descr(t);
+  const uint64_t shape_cols = complex_pairs ? cols / 2 : cols;
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
+                       std::to_string(rows) + ", " + std::to_string(shape_cols) + "), }";
   // Magic (6) + version (2) + length (2) + header + '\n' is padded to a multiple of 64.
   const size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');

@@ -2,13 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "tables/atomic_file.h"
+#include "tables/table_file.h"
 
 namespace pev {
 namespace {
@@ -33,6 +38,31 @@ TEST(NpyWriter, WritesVersion1HeaderPaddedTo64AndLittleEndianData) {
   ASSERT_EQ(s.size(), 10 + header_len + 12);
   EXPECT_EQ(static_cast<unsigned char>(s[10 + header_len]), 0x00);
   EXPECT_EQ(static_cast<unsigned char>(s[10 + header_len + 1]), 0x3c);
+  std::filesystem::remove(path);
+}
+
+// Meta's freqs_cis: float32 (cos, sin) pairs stored as complex64 [N, d/2], which reads back as
+// the same [N, d] values.
+TEST(NpyWriter, ComplexPairsAreStoredAsComplex64AndReadBack) {
+  const std::string path = testing::TempDir() + "/npy_writer_complex.npy";
+  const std::vector<uint64_t> bits = {0x3f800000, 0,          0x3f000000, 0xbf000000,
+                                      0x3e800000, 0x40000000, 0x80000000, 0x7f800000};
+  write_npy_rows(
+      path, Dtype::kFloat32, 2, 4,
+      [&](uint64_t first, uint64_t n, uint64_t* out) {
+        std::copy_n(bits.begin() + static_cast<std::ptrdiff_t>(first * 4), n * 4, out);
+      },
+      /*complex_pairs=*/true);
+  const std::string s = slurp(path);
+  EXPECT_NE(s.find("'descr': '<c8', 'fortran_order': False, 'shape': (2, 2)"), std::string::npos)
+      << s.substr(0, 128);
+  const LoadedTable t = read_table(path, {});
+  EXPECT_TRUE(t.complex);
+  EXPECT_EQ(t.dtype, Dtype::kFloat32);
+  ASSERT_EQ(t.rows, 2u);
+  ASSERT_EQ(t.width, 4u);
+  for (size_t i = 0; i < bits.size(); ++i) EXPECT_EQ(t.bits(i), bits[i]) << i;
+  EXPECT_THROW(write_npy_rows(path, Dtype::kFloat16, 2, 4, {}, true), std::invalid_argument);
   std::filesystem::remove(path);
 }
 

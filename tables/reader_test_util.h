@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -57,6 +58,25 @@ inline std::string npy_file(const std::string& dict, const std::string& data, in
   s += le({header.size()}, major == 1 ? 2 : 4);
   return s + header + data;
 }
+
+// The .npy header of a [2, 3] '<f4' table, and its data: i/8 for i = 0..5 as float32 bits.
+inline const std::string kF4x23 = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+
+inline std::string eighths_f4() {
+  std::vector<uint64_t> bits;
+  for (int i = 0; i < 6; ++i) bits.push_back(std::bit_cast<uint32_t>(i / 8.0f));
+  return le(bits, 4);
+}
+
+inline void expect_eighths(const LoadedTable& t) {
+  ASSERT_EQ(t.rows, 2u);
+  ASSERT_EQ(t.width, 3u);
+  ASSERT_EQ(t.values.size(), 6u);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(t.values[i], i / 8.0) << i;
+}
+
+// A .npy file of the eighths' data under another header dict.
+inline std::string with_dict(const std::string& dict) { return npy_file(dict, eighths_f4()); }
 
 // A .safetensors file: 8-byte little-endian header length, the JSON header, the data.
 inline std::string safetensors_file(const std::string& json, const std::string& data) {

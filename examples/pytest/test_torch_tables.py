@@ -56,3 +56,10 @@ def test_a_table_computed_in_bfloat16_fails_and_says_where():
     message = str(failure.value)
     print(message)  # pytest -s shows the verdict a user would read
     assert re.search(r"unique +FAILS", message) and "verdict: FAIL" in message
+    # The verdict as an object: its attributes are the keys of `peverify verify --json`.
+    verdict = peverify.verify(pe.view(torch.int16).numpy(), dtype="bfloat16")
+    assert not verdict.holds
+    repeat = verdict.result("unique").worst[0]
+    assert repeat.pos == 257 and repeat.what == "same row as position 256"
+    worst = verdict.result("oracle").worst[0]
+    assert worst.abs_error > worst.budget

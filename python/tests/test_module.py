@@ -211,8 +211,8 @@ def test_verdicts_equal_the_command_lines(tmp_path, name, make, keywords, flags)
     expected, passed = cli_verify_json(tmp_path, table, *flags)
     verdict = peverify.verify(table, **keywords)
     assert comparable(json.loads(verdict.to_json())) == comparable(expected), name
-    assert bool(verdict) == verdict.passed == passed
-    assert [r.name for r in verdict.results] == [v["property"] for v in expected["properties"]]
+    assert bool(verdict) == verdict.holds == passed
+    assert [p.property for p in verdict.properties] == [v["property"] for v in expected["properties"]]
 
 
 def test_a_failing_verdict_names_the_element():
@@ -223,14 +223,67 @@ def test_a_failing_verdict_names_the_element():
     oracle = verdict.result("oracle")
     assert not oracle.holds
     worst = oracle.worst[0]
-    assert (worst.position, worst.column) == (123, 9)
-    assert worst.error == pytest.approx(1e-3, rel=1e-3)
-    assert worst.exact == pytest.approx(table[123, 9] - 1e-3, abs=1e-6)
+    assert (worst.pos, worst.dim) == (123, 9)
+    assert worst.abs_error == pytest.approx(1e-3, rel=1e-3)
+    assert worst.expected == pytest.approx(table[123, 9] - 1e-3, abs=1e-6)
     assert worst.budget > 0
     assert "oracle" in str(verdict) and "FAIL" in str(verdict)
     with pytest.raises(AssertionError) as e:
         peverify.assert_table(table)
     assert str(e.value) == str(verdict)
+
+
+def same_value(from_json, attribute):
+    """JSON writes null where a float is not finite; the attribute keeps the float."""
+    if from_json is None:
+        return isinstance(attribute, float) and not np.isfinite(attribute)
+    if isinstance(from_json, dict):
+        return isinstance(attribute, dict) and from_json.keys() == attribute.keys() and all(
+            same_value(from_json[k], attribute[k]) for k in from_json)
+    return from_json == attribute
+
+
+def test_every_json_key_is_an_attribute_of_the_same_value():
+    table = cli_table_from_oracle(64, 600).copy()
+    table[123, 9] += 1e-3
+    table[401, 30] = np.nan
+    table[500] = table[10]
+    verdict = peverify.verify(table)
+    assert not verdict
+    j = json.loads(verdict.to_json())
+    for key, value in j.items():
+        if key != "properties":
+            assert same_value(value, getattr(verdict, key)), key
+    assert len(j["properties"]) == len(verdict.properties)
+    elements = 0
+    for pj, p in zip(j["properties"], verdict.properties):
+        for key, value in pj.items():
+            if key != "worst":
+                assert same_value(value, getattr(p, key)), (pj["property"], key)
+        assert len(pj["worst"]) == len(p.worst)
+        for ej, e in zip(pj["worst"], p.worst):
+            elements += 1
+            for key, value in ej.items():
+                assert same_value(value, getattr(e, key)), (pj["property"], key)
+    assert elements > 0 and any(None in ej.values() for pj in j["properties"]
+                                for ej in pj["worst"]), "no NaN element: the test lost its case"
+
+
+def test_the_old_attribute_names_still_read_with_a_deprecation_warning():
+    table = cli_table_from_oracle(64, 600).copy()
+    table[123, 9] += 1e-3
+    verdict = peverify.verify(table)
+    worst = verdict.result("oracle").worst[0]
+    old_and_new = [(verdict, "passed", "holds"), (verdict, "coverage", "oracle_coverage"),
+                   (verdict.properties[0], "name", "property"), (worst, "position", "pos"),
+                   (worst, "column", "dim"), (worst, "exact", "expected"),
+                   (worst, "error", "abs_error"), (worst, "ulp", "ulp_error"),
+                   (worst, "cause", "what")]
+    for obj, old, new in old_and_new:
+        with pytest.warns(DeprecationWarning, match=f"use '{new}'"):
+            assert getattr(obj, old) == getattr(obj, new), old
+    with pytest.warns(DeprecationWarning):
+        assert [p.property for p in verdict.results] == [p.property for p in verdict.properties]
 
 
 def cli_table_from_oracle(d_model, positions, **keywords):
@@ -250,6 +303,17 @@ def test_oracle_and_generate_give_the_command_lines_bits(tmp_path):
                        "--model-config", "qwen2.5-7b-yarn", "--layout", "rope-cos-dup",
                        "--positions", "64")
     assert np.array_equal(mine, theirs)
+
+
+def test_oracle_writes_complex64_as_meta_stores_freqs_cis(tmp_path):
+    mine = peverify.oracle(200, d_model=64, layout="polar", dtype="complex64")
+    theirs = cli_table(tmp_path, "oracle", "--d-model", "64", "--positions", "200", "--layout",
+                       "polar", "--dtype", "complex64")
+    assert mine.dtype == theirs.dtype == np.complex64 and mine.shape == theirs.shape == (200, 32)
+    assert np.array_equal(mine.view(np.uint8), theirs.view(np.uint8))
+    assert mine[1, 0] == pytest.approx(np.cos(1) + 1j * np.sin(1))
+    verdict = peverify.verify(mine, layout="polar", budget="strict")
+    assert verdict.holds, str(verdict)
 
 
 def test_list_is_the_registry():
@@ -288,6 +352,8 @@ BAD = [
      lambda: peverify.verify(np.zeros((8, 8), np.float32), model_config="/nonexistent.json"),
      "no file"),
     ("oracle without d_model", lambda: peverify.oracle(10), "d-model"),
+    ("complex64 without polar", lambda: peverify.oracle(10, d_model=8, dtype="complex64"),
+     "--layout polar"),
     ("oracle past 2^53", lambda: peverify.oracle(10, d_model=8, start=(1 << 53)), "2^53"),
     ("unknown implementation", lambda: peverify.generate("cpu/nope", 10, d_model=8),
      "unknown implementation"),
@@ -316,7 +382,7 @@ def test_a_large_array_is_read_in_place():
     verdict = peverify.verify(table)
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert verdict, str(verdict)
-    assert "exhaustive" in verdict.coverage
+    assert "exhaustive" in verdict.oracle_coverage
     assert grown < 64 * 1024, f"peak memory grew by {grown} KiB for a 256 MiB table"
 
 

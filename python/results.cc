@@ -1,0 +1,136 @@
+#include "python/results.h"
+
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+
+#include <string>
+
+#include "encoding/model_config.h"
+#include "reports/verify.h"
+
+namespace py = pybind11;
+
+namespace pev::python {
+namespace {
+
+// An attribute under the name it had before the names followed the JSON keys: it still reads, with
+// a DeprecationWarning that names the new one.
+template <class Class>
+void deprecated_alias(Class& c, const char* old_name, const char* name) {
+  c.def_property_readonly(
+      old_name,
+      [old_name, name](const py::object& self) {
+        const std::string message =
+            fmt::format("'{}' is deprecated: use '{}', as verify --json names it", old_name, name);
+        if (PyErr_WarnEx(PyExc_DeprecationWarning, message.c_str(), 1) < 0)
+          throw py::error_already_set();
+        return self.attr(name);
+      },
+      fmt::format("Deprecated alias of `{}`.", name).c_str());
+}
+
+// A key of the verdict's JSON whose value is JSON already (dicts, lists, the dtype's name), so
+// that it has one definition: to_json.
+void json_key(py::class_<reports::VerifyResult>& c, const char* key, const char* doc) {
+  c.def_property_readonly(
+      key, [key](const reports::VerifyResult& r) { return from_json(reports::to_json(r)[key]); },
+      doc);
+}
+
+}  // namespace
+
+py::object from_json(const nlohmann::json& j) {
+  return py::module_::import("json").attr("loads")(j.dump());
+}
+
+void bind_results(py::module_& m) {
+  // JSON writes null where a value is not finite; the attributes keep the float (nan, inf).
+  py::class_<measure::Finding> element(
+      m, "Element",
+      "One element that broke (or came closest to) a property. The attributes are the keys of "
+      "an element of `worst` in `peverify verify --json`; where the JSON has null (a value that "
+      "is not finite) the attribute is that float. Deprecated aliases: position (pos), column "
+      "(dim), exact (expected), error (abs_error), ulp (ulp_error), cause (what).");
+  element.def_readonly("pos", &measure::Finding::pos, "the position (the table's row + start)")
+      .def_readonly("dim", &measure::Finding::column, "the column")
+      .def_readonly("got", &measure::Finding::got, "the table's value")
+      .def_readonly("expected", &measure::Finding::expected,
+                    "the exact value, or what an identity predicts")
+      .def_readonly("abs_error", &measure::Finding::error, "|got - expected|")
+      .def_readonly("ulp_error", &measure::Finding::ulp, "the error in ulps of the output")
+      .def_readonly("budget", &measure::Finding::allowed, "the budget or tolerance it was held to")
+      .def_readonly("what", &measure::Finding::what,
+                    "the category (number, nan, inf, sign) or the identity (M_m, ...)")
+      .def("__repr__", [](const measure::Finding& f) {
+        return fmt::format(
+            "<Element pos={} dim={} got={:a} expected={:a} abs_error={:.3g} budget={:.3g} {}>",
+            f.pos, f.column, f.got, f.expected, f.error, f.allowed, f.what);
+      });
+  deprecated_alias(element, "position", "pos");
+  deprecated_alias(element, "column", "dim");
+  deprecated_alias(element, "exact", "expected");
+  deprecated_alias(element, "error", "abs_error");
+  deprecated_alias(element, "ulp", "ulp_error");
+  deprecated_alias(element, "cause", "what");
+
+  py::class_<properties::Verdict> property(
+      m, "PropertyResult",
+      "One property's verdict: the attributes are the keys of an entry of `properties` in "
+      "`peverify verify --json`. Deprecated alias: name (property).");
+  property
+      .def_readonly("property", &properties::Verdict::property,
+                    "bounded, unique, shift, growth or oracle")
+      .def_readonly("holds", &properties::Verdict::holds)
+      .def_readonly("summary", &properties::Verdict::summary)
+      .def_readonly("notes", &properties::Verdict::notes)
+      .def_readonly("checked", &properties::Verdict::checked, "elements (or cases) looked at")
+      .def_readonly("figures", &properties::Verdict::figures)
+      .def_readonly("worst", &properties::Verdict::worst, "the worst elements, worst first")
+      .def("__bool__", [](const properties::Verdict& v) { return v.holds; })
+      .def("__repr__", [](const properties::Verdict& v) {
+        return fmt::format("<PropertyResult {} {}: {}>", v.property, v.holds ? "holds" : "FAILS",
+                           v.summary);
+      });
+  deprecated_alias(property, "name", "property");
+
+  py::class_<reports::VerifyResult> verdict(
+      m, "Verdict",
+      "What peverify.verify found: the attributes are the keys of `peverify verify --json`. "
+      "Deprecated aliases: passed (holds), results (properties), coverage (oracle_coverage).");
+  verdict.def_readonly("table", &reports::VerifyResult::table, "'array' for an array")
+      .def_readonly("description", &reports::VerifyResult::description)
+      .def_property_readonly("holds", &reports::VerifyResult::holds, "every property holds")
+      .def_readonly("properties", &reports::VerifyResult::verdicts,
+                    "one PropertyResult per property: bounded, unique, shift, growth, oracle")
+      .def_readonly("oracle_coverage", &reports::VerifyResult::oracle_coverage)
+      .def(
+          "result",
+          [](const reports::VerifyResult& r, const std::string& name) {
+            for (const properties::Verdict& v : r.verdicts)
+              if (v.property == name) return v;
+            throw ConfigError(fmt::format("no property '{}'", name));
+          },
+          py::arg("name"), "The result of one property: bounded, unique, shift, growth, oracle")
+      .def(
+          "to_json", [](const reports::VerifyResult& r) { return reports::to_json(r).dump(2); },
+          "The same JSON `peverify verify --json` writes")
+      .def("__bool__", &reports::VerifyResult::holds)
+      .def("__str__", [](const reports::VerifyResult& r) { return reports::to_text(r); })
+      .def("__repr__", [](const reports::VerifyResult& r) {
+        return fmt::format("<peverify.Verdict {}>", r.holds() ? "PASS" : "FAIL");
+      });
+  json_key(verdict, "dtype", "the table's storage format: float64, float32, float16, bfloat16");
+  json_key(verdict, "spec", "dict: d_model, base, schedule, layout, start, rope");
+  json_key(verdict, "budget", "the budget, described");
+  json_key(verdict, "claim", "dict: the claim the elements are held to");
+  json_key(verdict, "elements", "elements the oracle judged");
+  json_key(verdict, "outside_budget", "dict: total, nan, inf, sign, numeric");
+  json_key(verdict, "sign_mismatches", "elements of the wrong sign within the budget");
+  json_key(verdict, "vacuous_budget", "list: elements whose budget checks nothing useful");
+  json_key(verdict, "seconds", "dict: seconds per stage");
+  deprecated_alias(verdict, "passed", "holds");
+  deprecated_alias(verdict, "results", "properties");
+  deprecated_alias(verdict, "coverage", "oracle_coverage");
+}
+
+}  // namespace pev::python

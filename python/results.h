@@ -1,0 +1,16 @@
+// verify's results as Python classes (Verdict, PropertyResult, Element), whose attributes are
+// named and valued as the keys of `peverify verify --json` (reports/verify_output.cc).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <nlohmann/json.hpp>
+
+namespace pev::python {
+
+// Python objects from nlohmann's JSON, through the json module (what to_json() users expect).
+pybind11::object from_json(const nlohmann::json& j);
+
+void bind_results(pybind11::module_& m);
+
+}  // namespace pev::python
