@@ -17,6 +17,7 @@
 #include "core/registry.h"
 #include "core/rope_models_testutil.h"
 #include "crosscheck/registry_under_test.h"
+#include "measure/judge.h"
 #include "oracle/table.h"
 #include "properties/consistent.h"
 
@@ -108,6 +109,8 @@ double stored(double v, Dtype t) {
 
 struct Rates {
   int trials = 0, caught[3] = {0, 0, 0}, flips = 0, flips_caught = 0;
+  // Trials where the model budget (C = 32, float32) is vacuous, and those caught at 8x there.
+  int vacuous = 0, vacuous_caught = 0;
 };
 
 // Whether the check names row `row` of one column (`got` and `exact` that column's values): the
@@ -151,6 +154,7 @@ TEST(ConsistencyCatchRate, SingleElementCorruptions) {
         return std::fabs(got[r * width + col] - exact[r * width + col]);
       };
       Rates& rate = rates[impl.output];
+      const measure::Judge model(c.spec, Claim::model(Dtype::kFloat32), impl.output);
       for (int trial = 0; trial < 60; ++trial) {
         const uint64_t row = rng() % c.rows;
         const int col = static_cast<int>(rng() % static_cast<uint64_t>(width));
@@ -171,7 +175,13 @@ TEST(ConsistencyCatchRate, SingleElementCorruptions) {
         for (int k = 0; k < 3; ++k) {
           std::vector<double> bad = column;
           bad[at] = stored(column[at] + sign * (4 << k) * honest, impl.output);
-          rate.caught[k] += caught(bad, column_exact, c, impl.output, row);
+          const bool found = caught(bad, column_exact, c, impl.output, row);
+          rate.caught[k] += found;
+          if (k == 1 &&
+              model.allowed(c.spec.start + row, col, 0, x) >= claim_constants().vacuous_budget[0]) {
+            ++rate.vacuous;
+            rate.vacuous_caught += found;
+          }
         }
         // The check allows the element factor x the second largest honest error of the others
         // in its window: a flip of a value larger than that moves it by twice as much.
@@ -198,13 +208,16 @@ TEST(ConsistencyCatchRate, SingleElementCorruptions) {
   }
   for (const auto& [dtype, r] : rates) {
     fmt::print(
-        "{}: {} trials; caught at 4x {:.1f}%, 8x {:.2f}%, 16x {:.2f}%; sign flips {} of {}\n",
+        "{}: {} trials; caught at 4x {:.1f}%, 8x {:.2f}%, 16x {:.2f}%; sign flips {} of {}; where "
+        "the model budget is vacuous, {} of {} caught at 8x\n",
         name_of(dtype), r.trials, 100.0 * r.caught[0] / r.trials, 100.0 * r.caught[1] / r.trials,
-        100.0 * r.caught[2] / r.trials, r.flips_caught, r.flips);
+        100.0 * r.caught[2] / r.trials, r.flips_caught, r.flips, r.vacuous_caught, r.vacuous);
     EXPECT_GE(r.trials, 1000) << name_of(dtype);
     EXPECT_GE(r.caught[1], 0.99 * r.trials) << name_of(dtype) << ": 8x";
     EXPECT_EQ(r.caught[2], r.trials) << name_of(dtype) << ": 16x";
     EXPECT_EQ(r.flips_caught, r.flips) << name_of(dtype) << ": sign flips";
+    EXPECT_GT(r.vacuous, 0) << name_of(dtype) << ": no trial where the model budget is vacuous";
+    EXPECT_GE(r.vacuous_caught, 0.99 * r.vacuous) << name_of(dtype) << ": vacuous budget, 8x";
   }
 }
 

@@ -120,7 +120,6 @@ void ConsistencyRun::open_group(int64_t g, bool judged) {
        ++next_to_judge_)
     judge(next_to_judge_);
   Group& s = slot(g);
-  s.index = g;
   s.rows = 0;
   s.judged = judged;
   std::fill(s.top.begin(), s.top.end(), 0.0f);

@@ -27,7 +27,7 @@ namespace pev::measure {
 struct ConsistencyFigures {
   static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
   uint64_t judged = 0;    // elements compared with their envelope
-  uint64_t unjudged = 0;  // not a finite number, or a window of fewer than 3 rows
+  uint64_t unjudged = 0;  // in a window of fewer than 3 rows (no second largest to compare)
   uint64_t inconsistent = 0;
   uint64_t first_inconsistent = kNone;  // the smallest position of an inconsistent element
   // The largest error / envelope among the judged elements above the output's resolution: how
@@ -60,7 +60,6 @@ class ConsistencyRun {
 
  private:
   struct Group {
-    int64_t index = -1;
     uint32_t rows = 0;
     bool judged = false;
     std::vector<float> top;  // the three largest errors of each column: top[k * width + c]

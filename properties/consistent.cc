@@ -41,8 +41,8 @@ Verdict ConsistentCheck::verdict(const measure::ConsistencyFigures& f) const {
                 f.inconsistent, f.judged, rule_text, f.first_inconsistent);
   if (f.unjudged)
     v.notes.push_back(fmt::format(
-        "{} elements not compared: NaN or Inf (failed by bounded and oracle), or in a table of "
-        "fewer than 3 rows",
+        "{} elements not compared: a table of fewer than 3 rows has no second largest error to "
+        "compare them with",
         f.unjudged));
   // The worst elements with their values: one row of the table and of the oracle each.
   const auto engine = oracle::make_fast_engine(spec_, Dtype::kFloat64);
