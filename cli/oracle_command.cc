@@ -53,8 +53,8 @@ int run_oracle(const OracleOptions& o) {
   fmt::print(stderr,
              "peverify oracle: wrote {}: {} x {} {} ({} engine, {:.2f} s; pairs decided per "
              "rung:{}; handed to MPFR: {})\n",
-             o.table.output, positions, stored.complex ? width / 2 : width, o.dtype,
-             engine->name(), seconds, rungs, s.handed_off.load());
+             o.table.output, positions, stored.complex ? width / 2 : width, o.dtype, engine->name(),
+             seconds, rungs, s.handed_off.load());
   return kExitOk;
 }
 

@@ -46,8 +46,8 @@ struct VerifyResult {
   Dtype dtype = Dtype::kFloat32;
   // bounded, unique, shift, growth, oracle, consistent
   std::vector<properties::Verdict> verdicts;
-  std::string oracle_coverage;                // "exhaustive: every one of N elements"
-  measure::Figures oracle;                    // the oracle's figures over every element
+  std::string oracle_coverage;  // "exhaustive: every one of N elements"
+  measure::Figures oracle;      // the oracle's figures over every element
   // Seconds per stage (read, oracle values, each property), CPU seconds summed over the threads
   // for the stages of the pass: what the benchmark reports as each property's share.
   std::vector<std::pair<std::string, double>> seconds;
