@@ -25,21 +25,21 @@ Verdict ConsistentCheck::verdict(const measure::ConsistencyFigures& f) const {
       "above {:g} ulps",
       rule.factor, window, window + rule.group_rows - 1,
       rule.resolution_ulps[static_cast<size_t>(output)]);
-  v.summary =
-      v.holds
-          ? fmt::format("every one of {} elements fits its column's own errors ({}{})", f.judged,
-                        f.worst_ratio >= 2
-                            ? fmt::format("largest error / envelope {:.2g}, fails above {:g}",
-                                          f.worst_ratio, rule.factor)
-                            : fmt::format("every error within 2x its envelope, fails "
-                                          "above {:g}",
-                                          rule.factor),
-                        "")
-          : fmt::format(
-                "{} of {} elements stand out from their column ({}), the first "
-                "at position {}",
-                f.inconsistent, f.judged, rule_text, f.first_inconsistent);
-  if (f.unjudged)
+  if (f.judged == 0) {
+    v.summary = "not applicable: fewer than 3 rows hold no second largest error to compare with";
+  } else if (!v.holds) {
+    v.summary =
+        fmt::format("{} of {} elements stand out from their column ({}), the first at position {}",
+                    f.inconsistent, f.judged, rule_text, f.first_inconsistent);
+  } else {
+    const std::string margin = f.worst_ratio >= 2
+                                   ? fmt::format("largest error / envelope {:.2g}", f.worst_ratio)
+                                   : std::string("every error within 2x its envelope");
+    v.summary =
+        fmt::format("every one of {} elements fits its column's own errors ({}, fails above {:g})",
+                    f.judged, margin, rule.factor);
+  }
+  if (f.unjudged && f.judged)
     v.notes.push_back(fmt::format(
         "{} elements not compared: a table of fewer than 3 rows has no second largest error to "
         "compare them with",
