@@ -94,9 +94,9 @@ RopeScaling read_recipe(const json& rs, const std::string& where, const json& to
   const auto t = parse_rope_type(type->get<std::string>());
   if (!t)
     fail(
-        fmt::format("{}rope_type '{}' is not a recipe peverify knows (default, linear, dynamic, "
+        fmt::format("{}rope_type {} is not a recipe peverify knows (default, linear, dynamic, "
                     "yarn, longrope, llama3)",
-                    where, type->get<std::string>()));
+                    where, shown(*type)));  // shown: the config's text, escaped to one line
   r.type = *t;
   r.max_position = max_position;
   if (find(rs, "original_max_position_embeddings"))
