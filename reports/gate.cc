@@ -115,8 +115,9 @@ namespace {
 using BlockVisitor =
     std::function<void(uint64_t first, uint64_t n, const double* got, const double* exact)>;
 measure::Finding largest_element(const std::function<void(const BlockVisitor&)>& for_each_block,
-                                 const measure::Judge& judge, double BandFigures::*figure,
-                                 double record) {
+                                 const measure::Judge& judge,
+                                 const std::function<double(uint64_t)>& steps,
+                                 double BandFigures::*figure, double record) {
   const int width = judge.width();
   measure::Finding worst;
   double worst_value = -1;
@@ -128,7 +129,7 @@ measure::Finding largest_element(const std::function<void(const BlockVisitor&)>&
         const double value = figure == &BandFigures::max_abs ? e
                              : figure == &BandFigures::max_ulp
                                  ? measure::floored_ulps(e, x, judge.output())
-                                 : e / judge.allowed(pos, c, 0, x);
+                                 : e / judge.allowed(pos, c, steps(pos), x);
         if (value > worst_value) {
           worst_value = value;
           worst = {pos, c, g, x, e, record, measure::floored_ulps(e, x, judge.output()), ""};
@@ -301,7 +302,12 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
                {&BandFigures::max_abs, &BandFigures::max_ulp, &BandFigures::max_budget_ratio})
             if (!std::isnan((*o.recorded).*figure) &&
                 !(o.measured.*figure <= (*o.recorded).*figure)) {
-              o.element = largest_element(for_each_block, judge, figure, (*o.recorded).*figure);
+              o.element = largest_element(
+                  for_each_block, judge,
+                  [&](uint64_t pos) {  // as the measuring pass counts them
+                    return impl ? static_cast<double>(impl->steps_since_direct(pos)) : 0.0;
+                  },
+                  figure, (*o.recorded).*figure);
               break;
             }
         }
