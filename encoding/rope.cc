@@ -1,6 +1,7 @@
 #include "encoding/rope.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -41,7 +42,20 @@ bool operator==(const RopeScaling& a, const RopeScaling& b) {
          a.beta_slow == b.beta_slow && a.truncate == b.truncate && a.mscale == b.mscale &&
          a.mscale_all_dim == b.mscale_all_dim && a.attention_factor == b.attention_factor &&
          a.low_freq_factor == b.low_freq_factor && a.high_freq_factor == b.high_freq_factor &&
-         a.short_factor == b.short_factor && a.long_factor == b.long_factor;
+         a.short_factor == b.short_factor && a.long_factor == b.long_factor &&
+         a.mrope_section == b.mrope_section && a.mrope_interleaved == b.mrope_interleaved;
+}
+
+int mrope_stream(const RopeScaling& r, int pair) {
+  const std::vector<int>& s = r.mrope_section;
+  if (s.size() != 3) return 0;
+  if (r.mrope_interleaved) {
+    if (pair % 3 == 1 && pair < 3 * s[1]) return 1;
+    if (pair % 3 == 2 && pair < 3 * s[2]) return 2;
+    return 0;
+  }
+  if (pair < s[0]) return 0;
+  return pair < s[0] + s[1] ? 1 : 2;
 }
 
 bool needs_sequence_length(const RopeScaling& r) {
@@ -86,8 +100,9 @@ std::optional<std::string> validate_rope(const RopeScaling& r, int d) {
   if (r.type == RopeType::kLlama3) {
     if (!positive(r.low_freq_factor) || !positive(r.high_freq_factor))
       return std::string("rope_scaling.low_freq_factor and high_freq_factor must be numbers > 0");
-    if (!(r.low_freq_factor < r.high_freq_factor))
-      return fmt::format("rope_scaling.low_freq_factor ({}) must be < high_freq_factor ({})",
+      // Equal factors (Llama 4) leave no smoothed band: transformers computes that cache.
+    if (!(r.low_freq_factor <= r.high_freq_factor))
+      return fmt::format("rope_scaling.low_freq_factor ({}) must be <= high_freq_factor ({})",
                          r.low_freq_factor, r.high_freq_factor);
   }
   if (r.type == RopeType::kLongRope) {
@@ -101,6 +116,21 @@ std::optional<std::string> validate_rope(const RopeScaling& r, int d) {
           return fmt::format("rope_scaling.{} holds {}, not a finite number > 0", name, f);
     }
   }
+  if (!r.mrope_section.empty()) {
+    const auto& s = r.mrope_section;
+    if (s.size() != 3)
+      return fmt::format("rope_scaling.mrope_section must hold 3 numbers (temporal, height, "
+                         "width), got {}",
+                         s.size());
+    for (int n : s)
+      if (n < 0) return fmt::format("rope_scaling.mrope_section holds {}, not a count", n);
+    const int64_t sum = int64_t{s[0]} + s[1] + s[2];
+    if (!r.mrope_interleaved && sum != d / 2)
+      return fmt::format(
+          "rope_scaling.mrope_section [{}, {}, {}] sums to {}; rotary dimension {} has {} pairs",
+          s[0], s[1], s[2], sum, d, d / 2);
+    // Interleaved: torch's slices past the last pair select nothing, so any counts compute.
+  }
   if (r.attention_factor && r.type != RopeType::kYarn && r.type != RopeType::kLongRope)
     return fmt::format("rope_scaling.attention_factor is used by yarn and longrope only, not {}",
                        name_of(r.type));
@@ -113,7 +143,9 @@ std::optional<std::string> validate_rope(const RopeScaling& r, int d) {
   return std::nullopt;
 }
 
-std::string describe(const RopeScaling& r) {
+namespace {
+
+std::string describe_frequencies(const RopeScaling& r) {
   switch (r.type) {
     case RopeType::kDefault:
       return "default";
@@ -135,6 +167,16 @@ std::string describe(const RopeScaling& r) {
                          r.low_freq_factor, r.high_freq_factor, r.original_max_position);
   }
   return "?";
+}
+
+}  // namespace
+
+std::string describe(const RopeScaling& r) {
+  std::string text = describe_frequencies(r);
+  if (!r.mrope_section.empty())
+    text += fmt::format(" + mrope{}[{}]", r.mrope_interleaved ? "-interleaved" : "",
+                        fmt::join(r.mrope_section, ", "));
+  return text;
 }
 
 namespace rope_double {
@@ -195,6 +237,8 @@ double frequency(const RopeScaling& r, double base, int d, int pair) {
       const double wavelength = 2 * std::numbers::pi / theta;
       if (wavelength < L0 / r.high_freq_factor) return theta;
       if (wavelength > L0 / r.low_freq_factor) return theta / r.factor;
+      // Equal factors leave no smoothed band; a double can still tie at the one edge.
+      if (r.high_freq_factor == r.low_freq_factor) return theta;
       const double m =
           (L0 / wavelength - r.low_freq_factor) / (r.high_freq_factor - r.low_freq_factor);
       return (1 - m) * theta / r.factor + m * theta;
@@ -275,6 +319,7 @@ std::vector<PairConditioning> recipe_conditioning(const RopeScaling& r, double b
           c[j].extra = 2;  // the factor's rounding, the division
           continue;
         }
+        if (hf == lf) continue;            // no smoothed band (Llama 4): only a double's tie
         const double x = L0 / wavelength;  // in [lf, hf]
         const double m = (x - lf) / (hf - lf);
         const double f = (1 - m) / s + m;

@@ -30,6 +30,11 @@ struct RopeScaling {
   std::optional<double> attention_factor;            // yarn, longrope: given explicitly
   double low_freq_factor = 1, high_freq_factor = 4;  // llama3
   std::vector<double> short_factor, long_factor;     // longrope: d/2 each
+  // M-RoPE (Qwen2-VL and later, docs/design.md §12.5): rows carry three position streams
+  // (temporal, height, width) and each frequency pair takes its angle from one of them. Empty:
+  // one stream. Any recipe above may come with it (Qwen's is the default recipe).
+  std::vector<int> mrope_section;  // pairs per stream, summing to d/2 (sectioned) or fewer
+  bool mrope_interleaved = false;  // Qwen3-VL: streams interleaved across pairs, not in sections
 };
 // Field by field (written out: CUDA sources include this header as C++17).
 bool operator==(const RopeScaling& a, const RopeScaling& b);
@@ -38,6 +43,16 @@ inline bool operator!=(const RopeScaling& a, const RopeScaling& b) { return !(a 
 std::string_view name_of(RopeType t);
 // "default", "linear", "dynamic", "yarn", "longrope", "llama3"; "su" is longrope's older name.
 std::optional<RopeType> parse_rope_type(std::string_view name);
+
+// The position stream (0 temporal, 1 height, 2 width) pair j takes its angle from: 0 without
+// M-RoPE. Sectioned: pairs [0, s0) stream 0, [s0, s0 + s1) stream 1, the rest stream 2 (what
+// Qwen2-VL's split of cat(freqs, freqs) into mrope_section * 2 chunks, chunk i from stream i % 3,
+// gives each half). Interleaved: pair j with j % 3 == 1 and j < 3 s1 from stream 1, j % 3 == 2
+// and j < 3 s2 from stream 2, every other pair from stream 0 (transformers'
+// apply_interleaved_mrope).
+int mrope_stream(const RopeScaling& r, int pair);
+// How many position streams a row has: 3 with M-RoPE, else 1.
+inline int position_streams(const RopeScaling& r) { return r.mrope_section.empty() ? 1 : 3; }
 
 // Whether the recipe's frequencies depend on the table's length (dynamic, longrope).
 bool needs_sequence_length(const RopeScaling& r);
