@@ -239,7 +239,7 @@ uint64_t read_le(const unsigned char* p, int n) {
 
 }  // namespace
 
-TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
+NpyRawHeader npy_raw_header(const ByteSource& src) {
   const uint64_t size = src.size();
   unsigned char pre[12] = {};
   src.read(0, std::min<uint64_t>(size, sizeof pre), pre);
@@ -270,12 +270,22 @@ TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
       src.fail("the header holds a " + std::string(c >= 0x80 ? "non-ASCII" : "control") + " byte " +
                printable(text.substr(i, 1)) + " at header byte " + std::to_string(i));
   }
-  NpyHeader h;
+  NpyRawHeader h;
   try {
-    h = HeaderParser(text, major == 1).parse();
+    const NpyHeader parsed = HeaderParser(text, major == 1).parse();
+    h.descr = parsed.descr;
+    h.fortran_order = parsed.fortran_order;
+    h.shape = parsed.shape;
   } catch (const HeaderError& e) {
     src.fail("malformed .npy header: " + e.what);
   }
+  h.data_offset = prefix + header_len;
+  return h;
+}
+
+TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
+  const NpyRawHeader h = npy_raw_header(src);
+  const uint64_t size = src.size();
 
   const ElementType type = resolve_type(src, h.descr, opts);
   const std::vector<uint64_t>& s = h.shape;
@@ -290,7 +300,7 @@ TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
   const auto count = checked_mul(rows, width);
   const auto bytes = count ? checked_mul(*count, type.itemsize) : std::nullopt;
   const uint64_t need = bytes.value_or(UINT64_MAX);
-  const uint64_t have = size - prefix - header_len;
+  const uint64_t have = size - h.data_offset;
   const std::string what = "shape " + shape_string(s) + " of '" + h.descr + "'";
   if (!bytes || need > have)
     src.fail("truncated: " + what + " needs " + (bytes ? std::to_string(need) : "over 2^64") +
@@ -304,7 +314,7 @@ TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
   description += shape_string(s);
   if (h.fortran_order) description += " fortran_order";
   ElementLayout layout;
-  layout.offset = prefix + header_len;
+  layout.offset = h.data_offset;
   layout.dtype = type.dtype;
   layout.big_endian = type.big_endian;
   layout.column_major = h.fortran_order;

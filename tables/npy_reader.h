@@ -14,6 +14,15 @@ namespace pev {
 // The header's Python dict literal is parsed strictly, by hand (NumPy evaluates it with
 // ast.literal_eval; no C++ library reads Python literals). Throws FileError on any problem.
 LoadedTable read_npy(const ByteSource& src, const ReadOptions& opts);
+// The header's fields as NumPy wrote them, checked for form only (the magic, the version, the
+// length, the dict literal), and where the data starts: for readers of other arrays than tables.
+struct NpyRawHeader {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<uint64_t> shape;
+  uint64_t data_offset = 0;
+};
+NpyRawHeader npy_raw_header(const ByteSource& src);
 // The header alone: where the elements are and how they are stored (nothing is read beyond it).
 TableHeader npy_header(const ByteSource& src, const ReadOptions& opts);
 

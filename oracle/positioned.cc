@@ -1,0 +1,104 @@
+#include "oracle/positioned.h"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "encoding/format.h"
+#include "encoding/rope.h"
+#include "support/parallel.h"
+
+namespace pev::oracle {
+namespace {
+
+// The tiles of one stream: its distinct positions, sorted, evaluated in runs of consecutive
+// integers, each run for the pairs [first_pair, end_pair).
+struct StreamValues {
+  std::vector<uint64_t> distinct;
+  TileValues values;  // [distinct index][pair - first_pair]
+  TileValues run;
+  void compute(const Engine& engine, std::vector<uint64_t> ids, int first_pair, int end_pair) {
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    distinct = std::move(ids);
+    const size_t width = static_cast<size_t>(end_pair - first_pair);
+    values.resize(distinct.size() * width);
+    for (size_t i = 0; i < distinct.size();) {
+      size_t end = i + 1;
+      while (end < distinct.size() && distinct[end] == distinct[end - 1] + 1 && end - i < 4096)
+        ++end;
+      engine.evaluate({distinct[i], static_cast<int>(end - i), first_pair, end_pair - first_pair},
+                      run);
+      const size_t at = i * width, n = (end - i) * width;
+      std::copy_n(run.sin_rounded.begin(), n, values.sin_rounded.begin() + at);
+      std::copy_n(run.cos_rounded.begin(), n, values.cos_rounded.begin() + at);
+      std::copy_n(run.sin_exact.begin(), n, values.sin_exact.begin() + at);
+      std::copy_n(run.cos_exact.begin(), n, values.cos_exact.begin() + at);
+      i = end;
+    }
+  }
+  size_t index_of(uint64_t pos) const {
+    return static_cast<size_t>(std::lower_bound(distinct.begin(), distinct.end(), pos) -
+                               distinct.begin());
+  }
+};
+
+}  // namespace
+
+void evaluate_rows(const Engine& engine, const TableSpec& spec, const RowPositions& positions,
+                   const uint64_t* rows, uint64_t n, TileValues& out) {
+  const int pairs = spec.d_model / 2;
+  out.resize(n * static_cast<size_t>(pairs));
+  // Rows whose streams all agree (text tokens) need one stream's values for every pair.
+  bool single = true;
+  for (uint64_t i = 0; i < n && single; ++i) single = positions.single(rows[i]);
+  const int streams = single ? 1 : positions.stream_count();
+  thread_local StreamValues v;
+  for (int s = 0; s < streams; ++s) {
+    std::vector<int> own;  // the pairs of stream s
+    for (int j = 0; j < pairs; ++j)
+      if (streams == 1 || mrope_stream(spec.rope, j) == s) own.push_back(j);
+    if (own.empty()) continue;
+    const int first_pair = own.front(), end_pair = own.back() + 1;
+    std::vector<uint64_t> ids(n);
+    for (uint64_t i = 0; i < n; ++i) ids[i] = positions.streams[static_cast<size_t>(s)][rows[i]];
+    v.compute(engine, ids, first_pair, end_pair);
+    const size_t width = static_cast<size_t>(end_pair - first_pair);
+    for (uint64_t i = 0; i < n; ++i) {
+      const size_t from = v.index_of(ids[i]) * width, to = i * static_cast<size_t>(pairs);
+      for (const int j : own) {
+        const size_t a = from + static_cast<size_t>(j - first_pair), b = to + j;
+        out.sin_rounded[b] = v.values.sin_rounded[a];
+        out.cos_rounded[b] = v.values.cos_rounded[a];
+        out.sin_exact[b] = v.values.sin_exact[a];
+        out.cos_exact[b] = v.values.cos_exact[a];
+      }
+    }
+  }
+}
+
+void rounded_encodings_at(const Engine& engine, const TableSpec& spec,
+                          const RowPositions& positions, uint64_t first, uint64_t n, Dtype dtype,
+                          uint64_t* out, int threads) {
+  constexpr uint64_t kRowsPerTask = 256;
+  const int pairs = spec.d_model / 2, width = table_width(spec);
+  std::vector<Column> columns(static_cast<size_t>(width));
+  for (int c = 0; c < width; ++c) columns[static_cast<size_t>(c)] = column_at(spec, c);
+  parallel_for((n + kRowsPerTask - 1) / kRowsPerTask, threads, [&](uint64_t task) {
+    const uint64_t begin = first + task * kRowsPerTask;
+    const uint64_t count = std::min(kRowsPerTask, first + n - begin);
+    std::vector<uint64_t> rows(count);
+    std::iota(rows.begin(), rows.end(), begin);
+    thread_local TileValues values;
+    evaluate_rows(engine, spec, positions, rows.data(), count, values);
+    for (uint64_t r = 0; r < count; ++r)
+      for (int c = 0; c < width; ++c) {
+        const Column col = columns[static_cast<size_t>(c)];
+        const size_t at = r * static_cast<size_t>(pairs) + static_cast<size_t>(col.pair);
+        out[(begin - first + r) * static_cast<uint64_t>(width) + static_cast<uint64_t>(c)] =
+            encode_exact(col.is_sin ? values.sin_rounded[at] : values.cos_rounded[at], dtype);
+      }
+  });
+}
+
+}  // namespace pev::oracle
