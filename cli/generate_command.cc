@@ -26,18 +26,20 @@ struct GenerateOptions {
 int run_generate(const GenerateOptions& o) {
   const core::Implementation* impl = core::find_implementation(o.impl);
   if (!impl) throw UsageError("unknown implementation '" + o.impl + "' (see peverify list)");
-  const TableSpec spec = table_spec_of(o.table);
+  const TableRows table = table_rows_of(o.table);
+  const TableSpec& spec = table.spec;
   const int threads = resolve_threads(o.threads);
-  const uint64_t positions = static_cast<uint64_t>(o.table.positions);  // >= 1: checked
+  const uint64_t positions = table.rows;
   if (impl->available && !impl->available())
     throw UsageError(o.impl + " cannot run here: " + std::string(impl->unavailable_reason));
-  const uint64_t last = spec.start + positions - 1;
+  const uint64_t last = table.ids ? table.ids->max_position() : spec.start + positions - 1;
   if (last > impl->max_position || !core::claims_frequencies(*impl, spec))
     fmt::print(stderr,
                "peverify generate: warning: {} claims its accuracy only for positions <= {}, "
                "bases <= {:g} (dynamic: the rescaled base) and frequencies >= {:g}\n",
                impl->name, impl->max_position, impl->max_base, impl->min_frequency);
-  const core::GeneratedTable t = core::generate(*impl, spec, positions, threads);
+  const core::GeneratedTable t = table.ids ? core::generate_at(*impl, spec, *table.ids, threads)
+                                           : core::generate(*impl, spec, positions, threads);
   std::vector<uint64_t> bits(t.size());
   for (size_t i = 0; i < bits.size(); ++i) bits[i] = t.bits(i);
   write_npy(o.table.output, impl->output, t.rows, static_cast<uint64_t>(t.width), bits);

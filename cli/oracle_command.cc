@@ -14,6 +14,7 @@
 #include "encoding/format.h"
 #include "encoding/request.h"
 #include "oracle/engine.h"
+#include "oracle/positioned.h"
 #include "oracle/table.h"
 #include "tables/npy_writer.h"
 
@@ -28,9 +29,10 @@ struct OracleOptions {
 };
 
 int run_oracle(const OracleOptions& o) {
-  const TableSpec spec = table_spec_of(o.table);
+  const TableRows table = table_rows_of(o.table);
+  const TableSpec& spec = table.spec;
   const int threads = resolve_threads(o.threads);
-  const uint64_t positions = static_cast<uint64_t>(o.table.positions);  // >= 1: checked
+  const uint64_t positions = table.rows;
   const StoredType stored = resolve_stored(o.dtype, spec.layout);
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -40,7 +42,11 @@ int run_oracle(const OracleOptions& o) {
   write_npy_rows(
       o.table.output, stored.dtype, positions, width,
       [&](uint64_t first, uint64_t n, uint64_t* out) {
-        oracle::rounded_encodings(*engine, spec, first, n, stored.dtype, out, threads);
+        if (table.ids)
+          oracle::rounded_encodings_at(*engine, spec, *table.ids, first, n, stored.dtype, out,
+                                       threads);
+        else
+          oracle::rounded_encodings(*engine, spec, first, n, stored.dtype, out, threads);
       },
       stored.complex);
   const double seconds =

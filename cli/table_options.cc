@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/enum_option.h"
 #include "encoding/request.h"
+#include "tables/position_ids.h"
 
 namespace pev::cli {
 
@@ -25,7 +26,10 @@ void add_table_options(CLI::App& app, TableOptions& o) {
   o.d_model_option = app.add_option(
       "--d-model", o.d_model,
       "d_model (even, >= 2); the rotary dimension for rope-* (required without --model-config)");
-  app.add_option("--positions", o.positions, "number of positions (rows)")->required();
+  app.add_option("--positions", o.positions,
+                 "number of positions (rows from --start), or a .npy of integer position ids, one "
+                 "per row ([N]; [3, N] for M-RoPE's temporal, height and width)")
+      ->required();
   app.add_option("--start", o.start, "first position (default 0)");
   o.base_option = app.add_option("--base", o.base, "frequency base b (default 10000)");
   app.add_option("--schedule", o.schedule, "paper: w_k = b^(-2k/d); t2t: b^(-k/(d/2-1))")
@@ -36,7 +40,22 @@ void add_table_options(CLI::App& app, TableOptions& o) {
   app.add_option("-o,--output", o.output, "output .npy file")->required();
 }
 
-TableSpec table_spec_of(const TableOptions& o) {
+namespace {
+
+// "4096", "-1": a count (resolve_computed says what is wrong with a bad one); anything else
+// names a file.
+std::optional<int64_t> count_of(const std::string& text) {
+  if (text.empty() || text.size() > 19) return std::nullopt;
+  const size_t digits = text[0] == '-' ? 1 : 0;
+  if (digits == text.size()) return std::nullopt;
+  for (size_t i = digits; i < text.size(); ++i)
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+  return std::stoll(text);
+}
+
+}  // namespace
+
+TableRows table_rows_of(const TableOptions& o) {
   TableRequest q;
   q.rotary = rotary_request(
       o.rotary,
@@ -45,9 +64,24 @@ TableSpec table_spec_of(const TableOptions& o) {
   q.schedule = o.schedule;
   q.layout = o.layout;
   q.start = o.start;
-  const TableSpec spec = resolve_computed(q, o.positions);
+  TableRows t;
+  if (const auto count = count_of(o.positions)) {
+    t.spec = resolve_computed(q, *count);
+    t.rows = static_cast<uint64_t>(*count);  // >= 1: resolve_computed checked it
+  } else {
+    if (o.start != 0)
+      throw ConfigError("--start and a file of --positions both say where rows are");
+    t.ids = read_position_ids(o.positions);
+    // The ids' largest + 1 rows would hold every one: what the range checks must allow.
+    t.spec = resolve_computed(q, static_cast<int64_t>(t.ids->max_position() + 1));
+    t.rows = t.ids->rows();
+    if (auto err = validate_positions(*t.ids, t.spec, t.rows))
+      throw ConfigError(o.positions + ": " + *err);
+    if (t.rows == 0) throw ConfigError(o.positions + ": no position ids");
+    set_sequence_length(t.spec, *t.ids);
+  }
   check_writable(o.output);
-  return spec;
+  return t;
 }
 
 }  // namespace pev::cli

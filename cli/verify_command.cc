@@ -14,6 +14,7 @@
 #include "encoding/request.h"
 #include "reports/verify.h"
 #include "tables/atomic_file.h"
+#include "tables/position_ids.h"
 #include "tables/table_file.h"
 #include "tables/table_stream.h"
 
@@ -26,6 +27,7 @@ struct VerifyCommandOptions {
   double base = 10000.0;
   Layout layout = Layout::kInterleaved;
   int64_t start = 0;
+  std::string positions;  // a .npy of position ids, one per row (or [3, N] for M-RoPE)
   Schedule schedule = Schedule::kPaper;
   Dtype compute = Dtype::kFloat32;
   std::optional<Dtype> dtype;  // empty: from the file
@@ -59,6 +61,13 @@ int run_verify(const VerifyCommandOptions& o) {
   q.layout = o.layout;
   q.start = o.start;
   const TableSpec spec = resolve_read(q, t.rows(), t.width(), t.complex());
+  std::optional<RowPositions> positions;
+  if (!o.positions.empty()) {
+    if (o.start != 0) throw ConfigError("--start and --positions both say where the rows are");
+    positions = read_position_ids(o.positions);
+    if (auto err = validate_positions(*positions, spec, t.rows()))
+      throw ConfigError(o.positions + ": " + *err);
+  }
 
   reports::TableInput input{
       o.table,
@@ -69,6 +78,8 @@ int run_verify(const VerifyCommandOptions& o) {
       {}};
   reports::VerifyOptions options;
   options.spec = spec;
+  options.positions = std::move(positions);
+  options.positions_name = o.positions;
   options.budget = budget;
   options.threads = threads;
   const reports::VerifyResult r = reports::verify_table(std::move(input), options);
@@ -93,6 +104,9 @@ void add_verify_command(CLI::App& root, std::vector<Command>& commands) {
   app->add_option("--layout", o->layout, "where sin and cos go in a row (default interleaved)")
       ->transform(one_of(all_layouts()));
   app->add_option("--start", o->start, "position of the first row (default 0)");
+  app->add_option("--positions", o->positions,
+                  "a .npy of integer position ids, one per row ([N]; [3, N] for M-RoPE's "
+                  "temporal, height and width), for rows that are not consecutive positions");
   app->add_option("--schedule", o->schedule, "the frequency schedule (default paper)")
       ->transform(one_of(kSchedules));
   app->add_option("--compute", o->compute,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 #include "core/convert.h"
 #include "core/row_writer.h"
@@ -52,6 +53,55 @@ GeneratedTable generate(const Implementation& impl, const TableSpec& spec, uint6
   } else {
     t.floats.resize(t.size());
     fill_rows(impl, spec, count, t.floats.data(), threads);
+  }
+  return t;
+}
+
+GeneratedTable generate_at(const Implementation& impl, const TableSpec& spec,
+                           const RowPositions& ids, int threads) {
+  GeneratedTable t;
+  t.output = impl.output;
+  t.rows = ids.rows();
+  t.width = table_width(spec);
+  const size_t esize = element_size(impl.output), width = static_cast<size_t>(t.width);
+  std::vector<unsigned char> out(t.size() * esize);
+  for (int s = 0; s < ids.stream_count(); ++s) {
+    std::vector<size_t> columns;  // the columns whose pair takes stream s
+    for (int c = 0; c < t.width; ++c)
+      if (ids.stream_count() == 1 || mrope_stream(spec.rope, column_at(spec, c).pair) == s)
+        columns.push_back(static_cast<size_t>(c));
+    const std::vector<uint64_t>& stream = ids.streams[static_cast<size_t>(s)];
+    std::vector<uint64_t> distinct(stream);
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    std::vector<std::pair<size_t, size_t>> runs;  // [first, end) indices into distinct
+    for (size_t i = 0; i < distinct.size();) {
+      size_t end = i + 1;
+      while (end < distinct.size() && distinct[end] == distinct[end - 1] + 1) ++end;
+      runs.emplace_back(i, end);
+      i = end;
+    }
+    std::vector<unsigned char> values(distinct.size() * width * esize);
+    parallel_for(runs.size(), threads, [&](uint64_t k) {
+      TableSpec run = spec;
+      run.start = distinct[runs[k].first];
+      impl.fill(impl, run, runs[k].second - runs[k].first,
+                values.data() + runs[k].first * width * esize);
+    });
+    for (uint64_t r = 0; r < t.rows; ++r) {
+      const size_t at = static_cast<size_t>(
+          std::lower_bound(distinct.begin(), distinct.end(), stream[r]) - distinct.begin());
+      for (const size_t c : columns)
+        std::copy_n(values.data() + (at * width + c) * esize, esize,
+                    out.data() + (r * width + c) * esize);
+    }
+  }
+  if (esize == 2) {
+    t.halves.resize(t.size());
+    std::memcpy(t.halves.data(), out.data(), out.size());
+  } else {
+    t.floats.resize(t.size());
+    std::memcpy(t.floats.data(), out.data(), out.size());
   }
   return t;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/implementation.h"
+#include "encoding/positions.h"
 
 namespace pev::core {
 
@@ -32,5 +33,11 @@ void fill_rows(const Implementation& impl, const TableSpec& spec, uint64_t count
 // entry's values never depend on the split.
 GeneratedTable generate(const Implementation& impl, const TableSpec& spec, uint64_t count,
                         int threads = 1);
+
+// Rows at given position ids (docs/design.md §1.4), in their order: each run of consecutive
+// distinct ids is one call of the entry, and with M-RoPE each column comes from its pair's stream.
+// What the entry computes when a framework asks it for those positions.
+GeneratedTable generate_at(const Implementation& impl, const TableSpec& spec,
+                           const RowPositions& ids, int threads = 1);
 
 }  // namespace pev::core

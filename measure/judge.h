@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "encoding/claim.h"
@@ -18,16 +20,33 @@ namespace pev::measure {
 
 // One element that broke (or came closest to breaking) a property or a claim.
 struct Finding {
-  uint64_t pos = 0;
-  int column = 0;
-  double got = 0;
-  double expected = 0;  // the exact value, or what an identity predicts
-  double error = 0;     // |got - expected| (NaN when got is not a number)
-  double allowed = 0;   // the budget or tolerance it was held to
+  // A constructor, not an aggregate: the brace lists that name findings everywhere stay valid
+  // (and warning-free) without the row.
+  Finding(uint64_t pos = 0, int column = 0, double got = 0, double expected = 0, double error = 0,
+          double allowed = 0, double ulp = 0, std::string what = {},
+          std::optional<uint64_t> row = std::nullopt)
+      : pos(pos),
+        column(column),
+        got(got),
+        expected(expected),
+        error(error),
+        allowed(allowed),
+        ulp(ulp),
+        what(std::move(what)),
+        row(row) {}
+  uint64_t pos;
+  int column;
+  double got;
+  double expected;  // the exact value, or what an identity predicts
+  double error;     // |got - expected| (NaN when got is not a number)
+  double allowed;   // the budget or tolerance it was held to
   // The error in ulps of the output at max(|expected|, kUlpFloor), as people read ulps (oracle
   // checks; docs/design.md §4).
-  double ulp = 0;
+  double ulp;
   std::string what;  // the category ("number", "nan", ...) or the identity ("M_m", ...)
+  // The file row, for a table at given position ids (properties/position_map.h): there a
+  // position may repeat, and the rows are not in position order.
+  std::optional<uint64_t> row;
 };
 
 // Keeps the `limit` worst findings, worst first, by error / allowed (NaN errors are the worst).

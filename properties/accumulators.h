@@ -14,6 +14,7 @@
 #include "measure/judge.h"
 #include "properties/check_util.h"
 #include "properties/checks.h"
+#include "properties/position_map.h"
 #include "properties/under_test.h"
 
 namespace pev::properties {
@@ -36,7 +37,8 @@ class BoundedCheck {
     std::vector<Finding> worst;
     void merge(const Part& other);
   };
-  BoundedCheck(const UnderTest& ut, const TableSpec& spec);
+  // With `map`, row indices are indices into its position order (and findings name file rows).
+  BoundedCheck(const UnderTest& ut, const TableSpec& spec, const PositionMap* map = nullptr);
   // Rows spec.start + first .. spec.start + first + n - 1, row-major.
   void add(Part& part, uint64_t first, uint64_t n, const double* rows) const;
   Verdict verdict(const Part& part) const;
@@ -44,6 +46,7 @@ class BoundedCheck {
  private:
   const UnderTest& ut_;
   TableSpec spec_;
+  const PositionMap* map_;
   measure::Judge judge_;
   std::vector<internal::PairColumns> cols_;
   double bound_, att_;
@@ -62,7 +65,7 @@ class OracleCheck {
     std::vector<Finding> worst;
     void merge(const Part& other);
   };
-  OracleCheck(const UnderTest& ut, const TableSpec& spec);
+  OracleCheck(const UnderTest& ut, const TableSpec& spec, const PositionMap* map = nullptr);
   // `exact` the exact values rounded to double, `rounded` correctly rounded to the output format
   // (both row-major in the spec's layout, as oracle::compute_table gives them); `rounded` may be
   // null for a model claim, which does not use it.
@@ -73,6 +76,7 @@ class OracleCheck {
  private:
   const UnderTest& ut_;
   TableSpec spec_;
+  const PositionMap* map_;
   measure::Judge judge_;
 };
 
@@ -94,8 +98,10 @@ class UniqueCheck {
   };
   // Rows are hashed into `partitions` sets; only those of `partition` are kept (a table of too
   // many rows to hold every hash is checked in several passes, one per partition).
+  // With `map`, a row that repeats the previous one's positions is expected to repeat its values
+  // and is not hashed.
   UniqueCheck(const UnderTest& ut, const TableSpec& spec, uint64_t count, uint64_t partitions = 1,
-              uint64_t partition = 0);
+              uint64_t partition = 0, const PositionMap* map = nullptr);
   // `previous`: row first - 1 when first > 0 (for the distance to the block's first row).
   void add(Part& part, uint64_t first, uint64_t n, const double* rows,
            const double* previous) const;
@@ -110,6 +116,8 @@ class UniqueCheck {
   const UnderTest& ut_;
   TableSpec spec_;
   uint64_t count_, partitions_, partition_;
+  const PositionMap* map_;
+  std::string name_of(uint64_t index) const;  // "position P", or the map's name of the index
 };
 
 // The hash of a row's bit patterns (+0 and -0 differ, as do NaN payloads).

@@ -63,16 +63,19 @@ void OracleCheck::Part::merge(const Part& o) {
   for (const Finding& f : o.worst) measure::keep_worst(worst, f);
 }
 
-OracleCheck::OracleCheck(const UnderTest& ut, const TableSpec& spec)
-    : ut_(ut), spec_(spec), judge_(spec, ut.claim(), ut.output()) {}
+OracleCheck::OracleCheck(const UnderTest& ut, const TableSpec& spec, const PositionMap* map)
+    : ut_(ut), spec_(spec), map_(map), judge_(spec, ut.claim(), ut.output()) {}
 
 void OracleCheck::add(Part& p, uint64_t first, uint64_t n, const double* got, const double* exact,
                       const double* rounded) const {
   const uint64_t width = static_cast<uint64_t>(table_width(spec_));
   for (uint64_t r = 0; r < n; ++r) {
-    const uint64_t pos = spec_.start + first + r;
+    const uint64_t pos = map_ ? map_->position(first + r) : spec_.start + first + r;
     judge_.add_row(pos, static_cast<double>(ut_.steps_since_direct(pos)), got + r * width,
                    exact + r * width, p.figures, &p.worst, rounded ? rounded + r * width : nullptr);
+    if (map_)  // the findings this row added are the ones without a row yet
+      for (Finding& f : p.worst)
+        if (!f.row) f.row = map_->row(first + r);
   }
 }
 

@@ -94,9 +94,10 @@ void BoundedCheck::Part::merge(const Part& o) {
   for (const Finding& f : o.worst) measure::keep_worst(worst, f);
 }
 
-BoundedCheck::BoundedCheck(const UnderTest& ut, const TableSpec& spec)
+BoundedCheck::BoundedCheck(const UnderTest& ut, const TableSpec& spec, const PositionMap* map)
     : ut_(ut),
       spec_(spec),
+      map_(map),
       judge_(spec, ut.claim(), ut.output()),
       cols_(internal::pair_columns(spec)),
       bound_(internal::value_bound(spec, ut.output())),
@@ -124,13 +125,16 @@ BoundedCheck::BoundedCheck(const UnderTest& ut, const TableSpec& spec)
 void BoundedCheck::add(Part& p, uint64_t first, uint64_t n, const double* rows) const {
   using internal::allowed_near;
   const int width = table_width(spec_);
-  const auto violation = [&](uint64_t pos, const Finding& f) {
+  uint64_t index = 0;
+  const auto violation = [&](uint64_t pos, Finding f) {
     ++p.violations;
-    p.first_violation = std::min(p.first_violation, pos);
+    p.first_violation = std::min(p.first_violation, map_ ? index : pos);
+    if (map_) f.row = map_->row(index);
     if (measure::would_keep(p.worst, f.error, f.allowed)) measure::keep_worst(p.worst, f);
   };
   for (uint64_t r = 0; r < n; ++r) {
-    const uint64_t pos = spec_.start + first + r;
+    index = first + r;
+    const uint64_t pos = map_ ? map_->position(index) : spec_.start + first + r;
     const double* row = rows + r * width;
     // The values: a branch-free scan first, the rare violations named after.
     double row_max = 0;
@@ -184,7 +188,10 @@ Verdict BoundedCheck::verdict(const Part& p) const {
   // several): |value| over the bound, 1 + the overshoot.
   v.figures["max_value_over_bound"] = p.max_abs_value / bound_;
   v.figures["identity_worst_fraction_of_tolerance"] = p.worst_identity;
-  if (!v.holds) v.figures["first_violation_position"] = static_cast<double>(p.first_violation);
+  const bool located = map_ && p.first_violation != kNoPosition;
+  if (!v.holds)
+    v.figures["first_violation_position"] =
+        static_cast<double>(located ? map_->position(p.first_violation) : p.first_violation);
   v.summary = v.holds
                   ? fmt::format(
                         "all {} values finite and in [-{:.7g}, {:.7g}]; sin^2+cos^2-{} at most "
@@ -192,8 +199,10 @@ Verdict BoundedCheck::verdict(const Part& p) const {
                         p.checked, bound_, bound_, att_ == 1 ? "1" : "att^2", p.worst_identity)
                   : fmt::format(
                         "{} violations among {} values ({} not finite; largest |value| {:.9g}); "
-                        "the first at position {}",
-                        p.violations, p.checked, p.not_finite, p.max_abs_value, p.first_violation);
+                        "the first at {}",
+                        p.violations, p.checked, p.not_finite, p.max_abs_value,
+                        located ? map_->name(p.first_violation)
+                                : fmt::format("position {}", p.first_violation));
   return v;
 }
 

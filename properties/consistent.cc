@@ -18,7 +18,9 @@ Verdict ConsistentCheck::verdict(const measure::ConsistencyFigures& f) const {
   v.figures["inconsistent"] = static_cast<double>(f.inconsistent);
   v.figures["worst_ratio"] = f.worst_ratio;
   v.figures["factor"] = rule.factor;
-  if (f.inconsistent) v.figures["first_failure"] = static_cast<double>(f.first_inconsistent);
+  if (f.inconsistent)
+    v.figures["first_failure"] = static_cast<double>(
+        map_ ? map_->position(f.first_inconsistent - spec_.start) : f.first_inconsistent);
   const int window = rule.group_rows * rule.groups_each_side;
   const std::string rule_text = fmt::format(
       "error above {:g}x the second largest of the others within {}-{} rows in its column, and "
@@ -28,9 +30,10 @@ Verdict ConsistentCheck::verdict(const measure::ConsistencyFigures& f) const {
   if (f.judged == 0) {
     v.summary = "not applicable: fewer than 3 rows hold no second largest error to compare with";
   } else if (!v.holds) {
-    v.summary =
-        fmt::format("{} of {} elements stand out from their column ({}), the first at position {}",
-                    f.inconsistent, f.judged, rule_text, f.first_inconsistent);
+    v.summary = fmt::format("{} of {} elements stand out from their column ({}), the first at {}",
+                            f.inconsistent, f.judged, rule_text,
+                            map_ ? map_->name(f.first_inconsistent - spec_.start)
+                                 : fmt::format("position {}", f.first_inconsistent));
   } else {
     const std::string margin = f.worst_ratio >= 2
                                    ? fmt::format("largest error / envelope {:.2g}", f.worst_ratio)
@@ -50,7 +53,14 @@ Verdict ConsistentCheck::verdict(const measure::ConsistencyFigures& f) const {
     TableSpec row = spec_;
     row.start = x.pos;
     x.got = ut_.rows(row, 1).at(static_cast<size_t>(x.column));
-    x.expected = oracle::compute_table(*engine, row, 1, 1).exact.at(static_cast<size_t>(x.column));
+    if (map_) {  // index space: the row's own positions
+      x.expected = map_->exact_row(x.pos - spec_.start).at(static_cast<size_t>(x.column));
+      x = map_->located(Finding{x.pos - spec_.start, x.column, x.got, x.expected, x.error,
+                                x.allowed, x.ulp, x.what});
+    } else {
+      x.expected =
+          oracle::compute_table(*engine, row, 1, 1).exact.at(static_cast<size_t>(x.column));
+    }
     x.ulp = measure::floored_ulps(x.error, x.expected, output);
     v.worst.push_back(x);
   }

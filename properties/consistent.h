@@ -8,6 +8,7 @@
 #include "encoding/spec.h"
 #include "measure/consistency.h"
 #include "properties/checks.h"
+#include "properties/position_map.h"
 #include "properties/under_test.h"
 
 namespace pev::properties {
@@ -18,12 +19,15 @@ namespace pev::properties {
 // and the error it was allowed.
 class ConsistentCheck {
  public:
-  ConsistentCheck(const UnderTest& ut, const TableSpec& spec) : ut_(ut), spec_(spec) {}
+  // With `map`, the run went along its position order (figures' positions are indices into it).
+  ConsistentCheck(const UnderTest& ut, const TableSpec& spec, const PositionMap* map = nullptr)
+      : ut_(ut), spec_(spec), map_(map) {}
   Verdict verdict(const measure::ConsistencyFigures& figures) const;
 
  private:
   const UnderTest& ut_;
   TableSpec spec_;
+  const PositionMap* map_;
 };
 
 // Rows spec.start .. spec.start + count - 1 of an implementation, in one run.

@@ -55,8 +55,17 @@ void UniqueCheck::Result::merge(const Result& o) {
 }
 
 UniqueCheck::UniqueCheck(const UnderTest& ut, const TableSpec& spec, uint64_t count,
-                         uint64_t partitions, uint64_t partition)
-    : ut_(ut), spec_(spec), count_(count), partitions_(partitions), partition_(partition) {}
+                         uint64_t partitions, uint64_t partition, const PositionMap* map)
+    : ut_(ut),
+      spec_(spec),
+      count_(count),
+      partitions_(partitions),
+      partition_(partition),
+      map_(map) {}
+
+std::string UniqueCheck::name_of(uint64_t index) const {
+  return map_ ? map_->name(index) : fmt::format("position {}", spec_.start + index);
+}
 
 uint64_t UniqueCheck::partitions_for(uint64_t rows, uint64_t max_rows) {
   return std::max<uint64_t>(1, (rows + max_rows - 1) / max_rows);
@@ -67,6 +76,9 @@ void UniqueCheck::add(Part& p, uint64_t first, uint64_t n, const double* rows,
   const size_t width = static_cast<size_t>(table_width(spec_));
   for (uint64_t r = 0; r < n; ++r) {
     const double* row = rows + r * width;
+    // A repeat of the previous row's positions should repeat its values (the oracle judges that):
+    // neither a second row to hash nor a neighbour at distance 0.
+    if (map_ && map_->repeats_previous(first + r)) continue;
     const uint64_t h = row_hash(row, width);
     if (h % partitions_ == partition_) p.hashes.emplace_back(h, first + r);
     const double* before = r > 0 ? row - width : previous;
@@ -83,7 +95,7 @@ void UniqueCheck::add(Part& p, uint64_t first, uint64_t n, const double* rows,
     const double distance = std::sqrt((d2[0] + d2[1]) + (d2[2] + d2[3]));
     if (distance < p.nearest) {
       p.nearest = distance;
-      p.nearest_at = spec_.start + first + r;
+      p.nearest_at = first + r;
     }
   }
 }
@@ -102,7 +114,9 @@ UniqueCheck::Result UniqueCheck::resolve(Part& p) const {
   std::map<uint64_t, std::vector<double>> rounded_rows;
   const auto rounded_at = [&](uint64_t index) -> const std::vector<double>& {
     auto [it, fresh] = rounded_rows.try_emplace(index);
-    if (fresh) {
+    if (fresh && map_) {
+      it->second = map_->rounded_row(index, ut_.output());
+    } else if (fresh) {
       TableSpec at = spec_;
       at.start = spec_.start + index;
       it->second = oracle::compute_table(*engine, at, 1, 1).rounded;
@@ -126,7 +140,7 @@ UniqueCheck::Result UniqueCheck::resolve(Part& p) const {
         distinct.emplace_back(index, std::move(row));
         continue;
       }
-      const uint64_t pos = spec_.start + index, original = spec_.start + it->first;
+      const uint64_t pos = index, original = it->first;  // indices: named in the verdict
       if (same(rounded_at(it->first), rounded_at(index))) {
         ++result.format_limited;
         if (pos < result.first_limited) {
@@ -155,27 +169,38 @@ Verdict UniqueCheck::verdict(const Result& r, const Part& distances) const {
   v.figures["duplicate_rows"] = static_cast<double>(r.duplicates);
   v.figures["format_limited_rows"] = static_cast<double>(r.format_limited);
   v.figures["nearest_neighbour_distance"] = distances.nearest;
-  v.figures["nearest_neighbour_position"] = static_cast<double>(distances.nearest_at);
+  const auto position = [&](uint64_t index) {
+    return static_cast<double>(map_ ? map_->position(index) : spec_.start + index);
+  };
+  v.figures["nearest_neighbour_position"] = position(distances.nearest_at);
   if (r.format_limited) {
-    v.figures["first_format_limited_position"] = static_cast<double>(r.first_limited);
+    v.figures["first_format_limited_position"] = position(r.first_limited);
     v.notes.push_back(fmt::format(
         "{} rows repeat an earlier row as the correctly rounded {} table does too (the first at "
-        "position {}, equal to position {}): a limit of the format, not of the implementation",
-        r.format_limited, name_of(ut_.output()), r.first_limited, r.first_limited_original));
+        "{}, equal to {}): a limit of the format, not of the implementation",
+        r.format_limited, pev::name_of(ut_.output()), name_of(r.first_limited),
+        name_of(r.first_limited_original)));
   }
   if (!v.holds) {
-    v.figures["first_duplicate_position"] = static_cast<double>(r.first_duplicate);
-    v.worst.push_back({r.first_duplicate, 0, 0, 0, 0, 0, 0,
-                       fmt::format("same row as position {}", r.first_original)});
+    v.figures["first_duplicate_position"] = position(r.first_duplicate);
+    Finding f{spec_.start + r.first_duplicate,
+              0,
+              0,
+              0,
+              0,
+              0,
+              0,
+              fmt::format("same row as {}", name_of(r.first_original))};
+    v.worst.push_back(map_ ? map_->located(f) : f);
     v.summary = fmt::format(
         "{} of {} rows repeat an earlier row where the correctly rounded table does not; the "
-        "first at position {}",
-        r.duplicates, count_, r.first_duplicate);
+        "first at {}",
+        r.duplicates, count_, name_of(r.first_duplicate));
   } else {
     v.summary =
-        fmt::format("{} rows, {}; nearest neighbours {:.3g} apart (at position {})", count_,
+        fmt::format("{} rows, {}; nearest neighbours {:.3g} apart (at {})", count_,
                     r.format_limited ? "distinct wherever the format allows" : "all distinct",
-                    distances.nearest, distances.nearest_at);
+                    distances.nearest, name_of(distances.nearest_at));
   }
   return v;
 }

@@ -10,6 +10,7 @@
 
 #include "measure/consistency.h"
 #include "oracle/engine.h"
+#include "oracle/positioned.h"
 #include "oracle/table.h"
 #include "properties/accumulators.h"
 #include "properties/consistent.h"
@@ -63,15 +64,22 @@ struct ColumnMap {
 struct ExactRows {
   oracle::TileValues tile;
   std::vector<double> exact, rounded;
-  void compute(const oracle::Engine& engine, uint64_t first_pos, uint64_t n, const ColumnMap& map,
-               bool need_rounded) {
+  // Rows first .. first + n - 1 of the pass: positions first_pos .. of a plain table, or indices
+  // into `positions`' order.
+  void compute(const oracle::Engine& engine, const TableSpec& spec,
+               const properties::PositionMap* positions, uint64_t first, uint64_t first_pos,
+               uint64_t n, const ColumnMap& map, bool need_rounded) {
     const size_t width = map.width;
     const int pair_count = map.pairs;
     const auto& sin_of = map.sin_of;
     const auto& cos_of = map.cos_of;
     exact.resize(n * width);
     rounded.resize(need_rounded ? n * width : 0);
-    engine.evaluate({first_pos, static_cast<int>(n), 0, pair_count}, tile);
+    if (positions)
+      oracle::evaluate_rows(engine, spec, positions->positions(), &positions->order()[first], n,
+                            tile);
+    else
+      engine.evaluate({first_pos, static_cast<int>(n), 0, pair_count}, tile);
     // Column c takes pair p's sin or cos: one pass over the sin columns, one over the cos ones,
     // each a plain indexed copy.
     for (uint64_t r = 0; r < n; ++r) {
@@ -116,6 +124,60 @@ struct Stripes {
   }
 };
 
+properties::Verdict not_applicable(std::string property, const std::string& why) {
+  properties::Verdict v;
+  v.property = std::move(property);
+  v.summary = "not applicable: " + why;
+  return v;
+}
+
+// Reads the rows of `map`'s position order: index i is file row map.row(i); runs of consecutive
+// file rows are read at once.
+properties::RowReader in_position_order(properties::RowReader read,
+                                        const properties::PositionMap& map, uint64_t width) {
+  return [read = std::move(read), &map, width](uint64_t first, uint64_t n, double* out) {
+    for (uint64_t i = 0; i < n;) {
+      uint64_t end = i + 1;
+      while (end < n && map.row(first + end) == map.row(first + end - 1) + 1) ++end;
+      read(map.row(first + i), end - i, out + i * width);
+      i = end;
+    }
+  };
+}
+
+// The longest run of consecutive positions among rows whose streams agree, as a table of its own
+// (positions spec.start .. spec.start + rows - 1).
+struct ConsecutiveRun {
+  TableSpec spec;
+  uint64_t rows = 0;
+  std::unique_ptr<properties::UnderTest> table;
+};
+
+ConsecutiveRun longest_run(const properties::PositionMap& map, const properties::RowReader& read,
+                           uint64_t width, const std::string& name, Dtype dtype,
+                           const Claim& budget, const TableSpec& spec) {
+  std::vector<uint64_t> best, current;  // indices into the position order
+  const auto single_at = [&](uint64_t i) { return map.positions().single(map.row(i)); };
+  for (uint64_t i = 0; i < map.rows(); ++i) {
+    if (!single_at(i) || map.repeats_previous(i)) continue;
+    if (!current.empty() && map.position(i) != map.position(current.back()) + 1) current.clear();
+    current.push_back(i);
+    if (current.size() > best.size()) best = current;
+  }
+  ConsecutiveRun run;
+  run.spec = spec;
+  run.rows = best.size();
+  run.spec.start = best.empty() ? 0 : map.position(best.front());
+  auto indices = std::make_shared<std::vector<uint64_t>>(std::move(best));
+  run.table =
+      properties::streamed_table(name, dtype, budget, run.spec, run.rows,
+                                 [indices, read, width](uint64_t first, uint64_t n, double* out) {
+                                   for (uint64_t i = 0; i < n; ++i)
+                                     read((*indices)[first + i], 1, out + i * width);
+                                 });
+  return run;
+}
+
 }  // namespace
 
 bool VerifyResult::holds() const {
@@ -130,8 +192,22 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
   r.spec = options.spec;
   r.budget = options.budget;
   r.dtype = table.dtype;
-  const TableSpec& spec = options.spec;
   const uint64_t rows = table.rows;
+  // At given position ids the pass goes along the rows in order of their positions, and the
+  // checks see indices into that order (spec.start 0); the map says which row and position each
+  // is, and the oracle takes each pair at its own position.
+  std::unique_ptr<const properties::PositionMap> positioned;
+  TableSpec spec = options.spec;
+  if (options.positions) {
+    if (auto err = validate_positions(*options.positions, spec, rows))
+      throw std::invalid_argument(*err);
+    set_sequence_length(spec, *options.positions);
+    r.spec = spec;
+    r.positions = options.positions->describe(options.positions_name);
+    positioned = std::make_unique<properties::PositionMap>(spec, *options.positions);
+    spec.start = 0;
+  }
+  const properties::PositionMap* map = positioned.get();
   const uint64_t width = static_cast<uint64_t>(table_width(spec));
   properties::RowReader read = std::move(table.read);
   if (!read) {
@@ -140,20 +216,21 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
       std::copy_n(values->begin() + static_cast<std::ptrdiff_t>(first * width), n * width, out);
     };
   }
+  if (map) read = in_position_order(std::move(read), *map, width);
   const auto ut =
       properties::streamed_table(table.name, table.dtype, options.budget, spec, rows, read);
 
   // One pass: each block is read once, its exact and correctly rounded values computed once, and
   // every per-element property fed from them.
-  const properties::BoundedCheck bounded(*ut, spec);
-  const properties::OracleCheck oracle_check(*ut, spec);
+  const properties::BoundedCheck bounded(*ut, spec, map);
+  const properties::OracleCheck oracle_check(*ut, spec, map);
   const uint64_t partitions =
       properties::UniqueCheck::partitions_for(rows, options.unique_rows_per_pass);
-  const properties::UniqueCheck unique(*ut, spec, rows, partitions, 0);
+  const properties::UniqueCheck unique(*ut, spec, rows, partitions, 0, map);
   // Strict and faithful budgets compare encodings with the correctly rounded values; the model
   // needs only the exact ones (an engine for float64 skips the rounding to the table's format).
   const auto engine = oracle::make_fast_engine(
-      spec, options.budget.kind == Claim::Kind::kModel ? Dtype::kFloat64 : table.dtype);
+      r.spec, options.budget.kind == Claim::Kind::kModel ? Dtype::kFloat64 : table.dtype);
   // The correctly rounded values matter to strict and faithful budgets (judged by encoding).
   const bool by_encoding = options.budget.kind != Claim::Kind::kModel;
   const ColumnMap columns(spec);
@@ -171,7 +248,7 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
     read(first - before, n + before, got.data());
     read_s += seconds_since(t);
     t = Clock::now();
-    exact.compute(*engine, spec.start + first, n, columns, by_encoding);
+    exact.compute(*engine, r.spec, map, first, spec.start + first, n, columns, by_encoding);
     exact_s += seconds_since(t);
   };
   parallel_for(stripes.count, options.threads, [&](uint64_t s) {
@@ -250,7 +327,7 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
   // A table of more rows than one pass can hold the hashes of: the other partitions, each in a
   // pass of its own that only reads and hashes.
   for (uint64_t partition = 1; partition < partitions; ++partition) {
-    const properties::UniqueCheck more(*ut, spec, rows, partitions, partition);
+    const properties::UniqueCheck more(*ut, spec, rows, partitions, partition, map);
     std::vector<properties::UniqueCheck::Part> more_parts(blocks);
     parallel_for(blocks, options.threads, [&](uint64_t b) {
       const uint64_t first = b * block_rows, n = std::min(block_rows, rows - first);
@@ -266,25 +343,43 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
   r.verdicts.push_back(unique.verdict(repeats, unique_all));
   unique_s += seconds_since(t);
 
+  // Shift and growth compare rows at positions a distance apart: at given ids, along the longest
+  // run of consecutive positions the table holds.
+  const ConsecutiveRun run =
+      map ? longest_run(*map, read, width, table.name, table.dtype, options.budget, r.spec)
+          : ConsecutiveRun{};
+  const properties::UnderTest& along = map ? *run.table : *ut;
+  const TableSpec along_spec = map ? run.spec : spec;
+  const uint64_t along_rows = map ? run.rows : rows;
   t = Clock::now();
-  if (holds_sin_and_cos(spec.layout)) {
-    r.verdicts.push_back(properties::check_shift(*ut, spec, shift_cases(spec, rows)));
+  if (!holds_sin_and_cos(spec.layout)) {
+    r.verdicts.push_back(
+        not_applicable("shift", "a cache of one function holds no (sin, cos) pairs to rotate"));
+  } else if (along_rows < 2) {
+    r.verdicts.push_back(not_applicable("shift", "no two rows at consecutive positions"));
   } else {
-    properties::Verdict na;
-    na.property = "shift";
-    na.summary = "not applicable: a cache of one function holds no (sin, cos) pairs to rotate";
-    r.verdicts.push_back(na);
+    r.verdicts.push_back(
+        properties::check_shift(along, along_spec, shift_cases(along_spec, along_rows)));
   }
   const double shift_s = seconds_since(t);
   t = Clock::now();
   std::vector<uint64_t> positions;
-  for (uint64_t p : properties::growth_positions(spec.start + rows - 1))
-    if (p >= spec.start) positions.push_back(p);
-  r.verdicts.push_back(properties::check_growth(*ut, spec, positions));
+  for (uint64_t p : properties::growth_positions(along_spec.start + along_rows - 1))
+    if (p >= along_spec.start) positions.push_back(p);
+  if (along_rows == 0)
+    r.verdicts.push_back(not_applicable("growth", "no rows at consecutive positions"));
+  else
+    r.verdicts.push_back(properties::check_growth(along, along_spec, positions));
+  for (size_t i = r.verdicts.size() - 2; map && i < r.verdicts.size(); ++i)
+    if (along_rows >= 2)
+      r.verdicts[i].notes.push_back(fmt::format(
+          "judged along positions {} .. {}, the longest run of consecutive positions the rows "
+          "hold ({} rows)",
+          along_spec.start, along_spec.start + along_rows - 1, along_rows));
   const double growth_s = seconds_since(t);
   r.verdicts.push_back(oracle_check.verdict(oracle_all));
   t = Clock::now();
-  r.verdicts.push_back(properties::ConsistentCheck(*ut, spec).verdict(consistency_all));
+  r.verdicts.push_back(properties::ConsistentCheck(*ut, spec, map).verdict(consistency_all));
   consistent_s += seconds_since(t);
   r.oracle = oracle_all.figures;
   r.oracle_coverage = fmt::format("exhaustive: every one of {} elements", rows * width);

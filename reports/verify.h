@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "encoding/claim.h"
+#include "encoding/positions.h"
 #include "encoding/spec.h"
 #include "measure/judge.h"
 #include "properties/checks.h"
@@ -31,6 +32,10 @@ struct TableInput {
 
 struct VerifyOptions {
   TableSpec spec;  // d_model, base, schedule, layout, start as the user declared them
+  // Row r at these position ids, not spec.start + r (`--positions`); the recipe's sequence
+  // length is then the largest id + 1.
+  std::optional<RowPositions> positions;
+  std::string positions_name;  // how the verdict names them ("positions.npy")
   Claim budget;
   int threads = 0;                              // 0: one per hardware thread
   uint64_t block_elements = uint64_t{1} << 15;  // elements per block of the pass (at least a row)
@@ -47,6 +52,7 @@ struct VerifyResult {
   // bounded, unique, shift, growth, oracle, consistent
   std::vector<properties::Verdict> verdicts;
   std::string oracle_coverage;  // "exhaustive: every one of N elements"
+  std::string positions;        // "positions.npy: 3 streams x 4096 rows, ids 0 .. 1203", or empty
   measure::Figures oracle;      // the oracle's figures over every element
   // Seconds per stage (read, oracle values, each property), CPU seconds summed over the threads
   // for the stages of the pass: what the benchmark reports as each property's share.

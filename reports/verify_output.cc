@@ -38,6 +38,11 @@ std::string_view expected_label(const std::string& property) {
   return "exact";
 }
 
+// "pos 4242", or "row 17 pos 4242" for a table at given position ids.
+std::string where(const properties::Finding& f) {
+  return f.row ? fmt::format("row {} pos {}", *f.row, f.pos) : fmt::format("pos {}", f.pos);
+}
+
 // The worst elements of the failing properties, each element once, with every property that
 // named it and what that property allowed.
 std::string worst_elements_text(const VerifyResult& r) {
@@ -51,17 +56,17 @@ std::string worst_elements_text(const VerifyResult& r) {
     for (const properties::Finding& f : v.worst) {
       if (v.property == "unique") {  // a repeated row has no numeric error to show
         lines.push_back(
-            {fmt::format("unique {}", f.pos), {fmt::format("  pos {}: {}", f.pos, f.what), {}}});
+            {fmt::format("unique {}", f.pos), {fmt::format("  {}: {}", where(f), f.what), {}}});
         continue;
       }
       const std::string_view label = expected_label(v.property);
-      const std::string key =
-          fmt::format("{} {} {:a} {:a} {}", f.pos, f.column, f.got, f.expected, label);
+      const std::string key = fmt::format("{} {} {} {:a} {:a} {}", f.row.value_or(UINT64_MAX),
+                                          f.pos, f.column, f.got, f.expected, label);
       auto it =
           std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == key; });
       if (it == lines.end()) {
         std::string head =
-            fmt::format("  pos {} dim {}: got {:.9g} ({:a}), {} {:.9g}, abs error {:.3g}", f.pos,
+            fmt::format("  {} dim {}: got {:.9g} ({:a}), {} {:.9g}, abs error {:.3g}", where(f),
                         f.column, f.got, f.got, label, f.expected, f.error);
         if (label == "exact")  // floored as the report's (docs/design.md §4)
           head += fmt::format(" ({:.3g} ulp)", f.ulp);
@@ -87,6 +92,10 @@ std::string worst_elements_text(const VerifyResult& r) {
 nlohmann::json rope_json(const TableSpec& spec) {
   const RopeScaling& r = spec.rope;
   nlohmann::json j = {{"rope_type", name_of(r.type)}, {"attention_factor", attention_factor(spec)}};
+  if (!r.mrope_section.empty()) {
+    j["mrope_section"] = r.mrope_section;
+    j["mrope_interleaved"] = r.mrope_interleaved;
+  }
   if (is_plain(spec)) return j;
   j["factor"] = r.factor;
   if (r.original_max_position) j["original_max_position_embeddings"] = r.original_max_position;
@@ -133,12 +142,14 @@ nlohmann::json to_json(const VerifyResult& r) {
   j["table"] = r.table;
   j["description"] = r.description;
   j["dtype"] = name_of(r.dtype);
-  j["spec"] = {{"d_model", r.spec.d_model},
-               {"base", r.spec.base},
-               {"schedule", name_of(r.spec.schedule)},
-               {"layout", name_of(r.spec.layout)},
-               {"start", r.spec.start},
-               {"rope", rope_json(r.spec)}};
+  j["spec"] = {
+      {"d_model", r.spec.d_model},
+      {"base", r.spec.base},
+      {"schedule", name_of(r.spec.schedule)},
+      {"layout", name_of(r.spec.layout)},
+      {"start", r.spec.start},
+      {"positions", r.positions.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.positions)},
+      {"rope", rope_json(r.spec)}};
   j["budget"] = r.budget.describe();
   j["claim"] = claim_json(r.budget);
   j["holds"] = r.holds();
@@ -159,6 +170,7 @@ nlohmann::json to_json(const VerifyResult& r) {
     nlohmann::json worst = nlohmann::json::array();
     for (const properties::Finding& x : v.worst)
       worst.push_back({{"pos", x.pos},
+                       {"row", x.row ? nlohmann::json(*x.row) : nlohmann::json(nullptr)},
                        {"dim", x.column},
                        {"got", finite_or_null(x.got)},
                        {"expected", finite_or_null(x.expected)},
@@ -181,11 +193,13 @@ nlohmann::json to_json(const VerifyResult& r) {
 
 std::string to_text(const VerifyResult& r) {
   std::string out =
-      fmt::format("{}: {} read as {}, d_model {}, base {:g}, {}, positions {}..; budget {}\n",
-                  r.table, r.description, name_of(r.spec.layout), r.spec.d_model, r.spec.base,
-                  is_plain(r.spec) ? std::string(name_of(r.spec.schedule)) + " schedule"
-                                   : "rotary " + describe(r.spec.rope),
-                  r.spec.start, r.budget.describe());
+      fmt::format("{}: {} read as {}, d_model {}, base {:g}, {}, {}; budget {}\n", r.table,
+                  r.description, name_of(r.spec.layout), r.spec.d_model, r.spec.base,
+                  is_plain(r.spec) && r.spec.rope.mrope_section.empty()
+                      ? std::string(name_of(r.spec.schedule)) + " schedule"
+                      : "rotary " + describe(r.spec.rope),
+                  r.positions.empty() ? fmt::format("positions {}..", r.spec.start) : r.positions,
+                  r.budget.describe());
   for (const properties::Verdict& v : r.verdicts) {
     out += fmt::format("  {:<10} {:<5} {}\n", v.property, v.holds ? "holds" : "FAILS", v.summary);
     for (const std::string& note : v.notes) out += fmt::format("  {:<16} note: {}\n", "", note);
