@@ -1,5 +1,6 @@
 // peverify list: the registry, one entry per line, name first; --json for tools.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <bit>
 #include <iostream>
@@ -34,10 +35,18 @@ int run_list_models(bool json) {
                      {"head_dim", m.head_dim},
                      {"base", m.base},
                      {"max_position_embeddings", m.max_position},
-                     {"rope", describe(m.rope)}});
+                     {"rope", describe(m.rope)},
+                     {"section", m.section},
+                     {"layer_types", m.layer_types},
+                     {"layer_type", m.layer_type}});
     } else {
-      fmt::print("{:<18} rotary dim {:<4} (head {:<4}) base {:<9g} {}\n", p.name, m.rotary_dim,
-                 m.head_dim, m.base, describe(m.rope));
+      // Where the layers differ, the default layer type's recipe, and the others named.
+      const std::string layers =
+          m.layer_types.empty()
+              ? ""
+              : fmt::format(" [{}; --layer-type {}]", m.layer_type, fmt::join(m.layer_types, ", "));
+      fmt::print("{:<22} rotary dim {:<4} (head {:<4}) base {:<9g} {}{}\n", p.name, m.rotary_dim,
+                 m.head_dim, m.base, describe(m.rope), layers);
     }
   }
   if (json) std::cout << all.dump(2) << "\n";

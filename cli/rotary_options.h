@@ -14,6 +14,7 @@ namespace pev::cli {
 struct RotaryOptions {
   std::string model_config;  // path of a config.json
   std::string rope_scaling;  // a rope_scaling object as JSON text
+  std::string layer_type;    // whose rotary parameters, where the config's layers differ
 };
 
 void add_rotary_options(CLI::App& app, RotaryOptions& o);

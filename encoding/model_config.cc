@@ -1,108 +1,121 @@
 #include "encoding/model_config.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include <cmath>
-#include <limits>
-#include <nlohmann/json.hpp>
+#include <algorithm>
+
+#include "encoding/config_json.h"
 
 namespace pev {
 namespace {
 
-using nlohmann::json;
+using namespace config_json;
 
-[[noreturn]] void fail(const std::string& message) { throw ConfigError(message); }
+// What transformers' config classes use for a field a config leaves out, where it is not the
+// generic default (rope_theta 10000, head_dim hidden_size / num_attention_heads). 0: generic.
+struct ClassDefaults {
+  std::string_view model_type;
+  double rope_theta;
+  double local_base;  // Gemma 3's rope_local_base_freq
+  int head_dim;
+  uint64_t max_position;
+};
+constexpr ClassDefaults kClassDefaults[] = {
+    {"gemma3_text", 1e6, 1e4, 256, 131072},  // Gemma3TextConfig.__init__
+    {"llama4_text", 5e5, 0, 128, 0},         // Llama4TextConfig (default_theta, head_dim)
+    {"qwen3_vl_text", 5e5, 0, 0, 0},         // Qwen3VLTextConfig.default_theta
+    {"qwen2_vl_text", 1e6, 0, 0, 0},         // Qwen2VLTextConfig: rope_theta 1000000.0
+    {"qwen2_vl", 1e6, 0, 0, 0},              // flat Qwen2-VL configs build that text config
+};
+constexpr ClassDefaults kGeneric{"", 1e4, 0, 0, 0};
 
-// A JSON value as the config writes it, for messages: short, one line.
-// A user's value in a one-line message: ASCII (plain dump() throws on invalid UTF-8 and passes
-// other bytes through), DEL escaped too, cut short.
-std::string shown(const json& v) {
+const ClassDefaults& class_defaults(std::string_view model_type) {
+  for (const ClassDefaults& d : kClassDefaults)
+    if (d.model_type == model_type) return d;
+  return kGeneric;
+}
+
+std::string string_at(const json& object, const char* key) {
+  const json* v = find(object, key);
+  return v && v->is_string() ? v->get<std::string>() : std::string();
+}
+
+bool contains(const std::vector<std::string>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string joined(const std::vector<std::string>& names) {
   std::string s;
-  for (const char c : v.dump(-1, ' ', true, json::error_handler_t::replace))
-    s += c == '\x7f' ? std::string("\\u007f") : std::string(1, c);
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + shown(json(n));
   return s;
 }
 
-// The key's value when present and not null.
-const json* find(const json& object, const std::string& key) {
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
-double number_at(const json& object, const std::string& key, const std::string& where) {
-  const json* v = find(object, key);
-  if (!v) fail(fmt::format("{}{} is missing", where, key));
-  if (!v->is_number()) fail(fmt::format("{}{} must be a number, got {}", where, key, shown(*v)));
-  const double x = v->get<double>();
-  if (!std::isfinite(x)) fail(fmt::format("{}{} must be finite", where, key));
-  return x;
-}
-
-std::optional<double> optional_number(const json& object, const std::string& key,
-                                      const std::string& where) {
-  if (!find(object, key)) return std::nullopt;
-  return number_at(object, key, where);
-}
-
-// A count (head_dim, max_position_embeddings, ...): a non-negative integer.
-uint64_t count_at(const json& object, const std::string& key, const std::string& where) {
-  const double x = number_at(object, key, where);
-  if (x < 0 || x != std::floor(x) || x > 9007199254740992.0)
-    fail(fmt::format("{}{} must be a non-negative integer, got {}", where, key,
-                     shown(object.at(key))));
-  return static_cast<uint64_t>(x);
-}
-
-std::vector<double> number_list(const json& object, const std::string& key,
-                                const std::string& where) {
-  const json* v = find(object, key);
-  if (!v) fail(fmt::format("{}{} is missing", where, key));
-  if (!v->is_array()) fail(fmt::format("{}{} must be a list of numbers", where, key));
-  std::vector<double> out;
-  for (const json& x : *v) {
-    if (!x.is_number())
-      fail(fmt::format("{}{} must hold numbers only, got {}", where, key, shown(x)));
-    out.push_back(x.get<double>());
+// The text model's section, as transformers' get_text_config() finds it: Qwen2.5-Omni's override
+// descends into thinker_config first; then exactly one of text_encoder, decoder, generator,
+// text_config (several: transformers refuses to choose), else the config itself.
+const json& text_section(const json& top, std::string& path) {
+  const json* c = &top;
+  if (const json* t = find(top, "thinker_config"); t && t->is_object()) {
+    c = t;
+    path = "thinker_config";
   }
-  return out;
+  std::vector<std::string> found;
+  for (const char* name : {"text_encoder", "decoder", "generator", "text_config"})
+    if (const json* s = find(*c, name); s && s->is_object()) found.push_back(name);
+  if (found.size() > 1)
+    fail(
+        fmt::format("the config has several text sections ({}): transformers' get_text_config "
+                    "refuses to choose",
+                    joined(found)));
+  if (found.empty()) return *c;
+  path += (path.empty() ? "" : ".") + found[0];
+  return c->at(found[0]);
 }
 
-json parse(std::string_view text, const char* what) {
-  try {
-    json j = json::parse(text);
-    if (!j.is_object()) fail(fmt::format("{} must be a JSON object", what));
-    return j;
-  } catch (const json::parse_error& e) {
-    fail(fmt::format("{} is not valid JSON (at byte {})", what, e.byte));
-  } catch (const json::exception&) {  // a number beyond double's range, found while parsing
-    fail(fmt::format("{} is not valid JSON (a number out of range)", what));
-  }
+// M-RoPE's layout is the model's: Qwen2-VL and Qwen2.5-VL section the pairs
+// (apply_multimodal_rotary_pos_emb), Qwen3-VL interleaves them whatever mrope_interleaved says
+// (Qwen3VLTextRotaryEmbedding.apply_interleaved_mrope). Other models: the config's flag.
+std::optional<bool> interleaved_by_model(std::string_view model_type) {
+  if (model_type.starts_with("qwen3_vl")) return true;
+  if (model_type.starts_with("qwen2_vl") || model_type.starts_with("qwen2_5_vl")) return false;
+  return std::nullopt;
 }
 
-// The recipe object: rope_scaling's keys (Hugging Face's names). `top` is the whole config (for
+// The recipe object: rope_scaling's keys (Hugging Face's names). `top` is the config section (for
 // a top-level original_max_position_embeddings), or an empty object.
 RopeScaling read_recipe(const json& rs, const std::string& where, const json& top,
-                        uint64_t max_position) {
+                        uint64_t max_position, std::string_view model_type = {}) {
   RopeScaling r;
   const json* type = find(rs, "rope_type");
   if (!type) type = find(rs, "type");
-  if (!type) fail(where + "rope_type is missing");
-  if (!type->is_string())
+  if (type && !type->is_string())
     fail(fmt::format("{}rope_type must be a string, got {}", where, shown(*type)));
-  const auto t = parse_rope_type(type->get<std::string>());
+  // transformers 5 (standardize_rope_params) reads a missing type as the default recipe.
+  const std::string name = type ? type->get<std::string>() : "default";
+  // Qwen2-VL's configs map `mrope` to the default recipe and keep mrope_section.
+  const bool mrope = name == "mrope";
+  const auto t = mrope ? RopeType::kDefault : parse_rope_type(name);
   if (!t)
     fail(
         fmt::format("{}rope_type {} is not a recipe peverify knows (default, linear, dynamic, "
-                    "yarn, longrope, llama3)",
+                    "yarn, longrope, llama3, mrope)",
                     where, shown(*type)));  // shown: the config's text, escaped to one line
   r.type = *t;
   r.max_position = max_position;
-  if (find(rs, "original_max_position_embeddings"))
-    r.original_max_position = count_at(rs, "original_max_position_embeddings", where);
-  else if (find(top, "original_max_position_embeddings"))
+  if (find(rs, "mrope_section")) {
+    r.mrope_section = count_list(rs, "mrope_section", where);
+    if (find(rs, "mrope_interleaved"))
+      r.mrope_interleaved = bool_at(rs, "mrope_interleaved", where);
+    if (auto by_model = interleaved_by_model(model_type)) r.mrope_interleaved = *by_model;
+  } else if (mrope) {
+    fail(where + "mrope_section is missing (rope_type mrope)");
+  }
+  // transformers 5 (standardize_rope_params) prefers the config's own value (Phi-3's).
+  if (find(top, "original_max_position_embeddings"))
     r.original_max_position = count_at(top, "original_max_position_embeddings", "");
+  else if (find(rs, "original_max_position_embeddings"))
+    r.original_max_position = count_at(rs, "original_max_position_embeddings", where);
   switch (r.type) {
     case RopeType::kDefault:
       break;
@@ -118,10 +131,7 @@ RopeScaling read_recipe(const json& rs, const std::string& where, const json& to
       r.mscale = optional_number(rs, "mscale", where);
       r.mscale_all_dim = optional_number(rs, "mscale_all_dim", where);
       r.attention_factor = optional_number(rs, "attention_factor", where);
-      if (const json* tr = find(rs, "truncate")) {
-        if (!tr->is_boolean()) fail(where + "truncate must be true or false");
-        r.truncate = tr->get<bool>();
-      }
+      if (find(rs, "truncate")) r.truncate = bool_at(rs, "truncate", where);
       if (r.original_max_position == 0) r.original_max_position = max_position;
       break;
     case RopeType::kLongRope:
@@ -139,81 +149,176 @@ RopeScaling read_recipe(const json& rs, const std::string& where, const json& to
       r.factor = number_at(rs, "factor", where);
       r.low_freq_factor = number_at(rs, "low_freq_factor", where);
       r.high_freq_factor = number_at(rs, "high_freq_factor", where);
+      // transformers 5 defaults it to max_position_embeddings, as for yarn.
+      if (r.original_max_position == 0) r.original_max_position = max_position;
       if (r.original_max_position == 0) fail(where + "original_max_position_embeddings is missing");
       break;
   }
   return r;
 }
 
-// The recipe's own fields, before any table gives it a sequence length.
-void validate_recipe(const RopeScaling& r, int d) {
+// The recipe's own fields, before any table gives it a sequence length; `where` prefixes the
+// message with the section read.
+void validate_recipe(const RopeScaling& r, int d, const std::string& where) {
   RopeScaling probe = r;
   if (needs_sequence_length(probe) && probe.sequence_length == 0) probe.sequence_length = 1;
-  if (auto err = validate_rope(probe, d)) fail(*err);
+  if (auto err = validate_rope(probe, d)) fail(where.empty() ? *err : where + ": " + *err);
+}
+
+// transformers 5's rope_parameters keyed by layer type: an object of objects (a flat recipe holds
+// a name and numbers).
+bool keyed_by_layer_type(const json* params) {
+  if (!params || params->empty()) return false;
+  return std::all_of(params->begin(), params->end(), [](const json& v) { return v.is_object(); });
+}
+
+// The layer type to read, from those whose rotary parameters differ (`variants`) or, where all
+// layers share them, those the config declares.
+std::string resolve_layer_type(ModelRope& m, std::string_view named,
+                               const std::vector<std::string>& declared) {
+  const std::string name(named);
+  const std::string who = m.model_type.empty() ? "the config" : m.model_type;
+  if (!m.layer_types.empty()) {
+    if (name.empty()) {
+      if (!contains(m.layer_types, "full_attention"))
+        fail(fmt::format("{} gives its layer types different rotary parameters ({}): name one", who,
+                         joined(m.layer_types)));
+      m.layer_type_chosen = true;
+      return "full_attention";
+    }
+    if (!contains(m.layer_types, name))
+      fail(fmt::format("layer type {}: {} has layer types {}", shown(json(name)), who,
+                       joined(m.layer_types)));
+    return name;
+  }
+  if (name.empty()) return name;
+  // Llama 4's full_attention layers are its NoPE layers (Llama4TextConfig: no_rope_layers).
+  if (m.model_type == "llama4_text" && name == "full_attention")
+    fail(
+        "layer type \"full_attention\": llama4_text's full-attention layers have no rotary "
+        "embedding (NoPE); its rotary layers are \"chunked_attention\"");
+  std::vector<std::string> known = declared;
+  if (m.model_type == "llama4_text" && known.empty()) known = {"chunked_attention"};
+  if (!contains(known, name))
+    fail(known.empty() ? fmt::format("layer type {}: {} declares no layer_types (every layer has "
+                                     "the same rotary parameters)",
+                                     shown(json(name)), who)
+                       : fmt::format("layer type {}: {} has layer types {}", shown(json(name)), who,
+                                     joined(known)));
+  return name;
 }
 
 }  // namespace
 
-ModelRope model_rope_from_config(std::string_view json_text) {
-  const json c = parse(json_text, "the model config");
+ModelRope model_rope_from_config(std::string_view json_text, std::string_view layer_type) {
+  const json top = parse(json_text, "the model config");
   ModelRope m;
-  if (const json* t = find(c, "model_type"); t && t->is_string())
-    m.model_type = t->get<std::string>();
-  // transformers 5 keeps the base and the recipe in rope_parameters.
+  const json& c = text_section(top, m.section);
+  const std::string at = m.section.empty() ? "" : m.section + ".";  // every field's path
+  m.outer_model_type = string_at(top, "model_type");
+  m.model_type = string_at(c, "model_type");
+  const ClassDefaults& defaults = class_defaults(m.model_type);
+
   const json* params = find(c, "rope_parameters");
-  if (params && !params->is_object()) fail("rope_parameters must be an object");
-  if (find(c, "rope_theta"))
-    m.base = number_at(c, "rope_theta", "");
-  else if (find(c, "rotary_emb_base"))  // GPT-NeoX
-    m.base = number_at(c, "rotary_emb_base", "");
-  else if (params && find(*params, "rope_theta"))
-    m.base = number_at(*params, "rope_theta", "rope_parameters.");
+  if (params && !params->is_object()) fail(at + "rope_parameters must be an object");
+  m.max_position = defaults.max_position;
   if (find(c, "max_position_embeddings"))
-    m.max_position = count_at(c, "max_position_embeddings", "");
+    m.max_position = count_at(c, "max_position_embeddings", at);
 
   if (find(c, "qk_rope_head_dim")) {  // DeepSeek's multi-head latent attention
-    m.head_dim = static_cast<int>(count_at(c, "qk_rope_head_dim", ""));
+    m.head_dim = static_cast<int>(count_at(c, "qk_rope_head_dim", at));
   } else if (find(c, "head_dim")) {
-    m.head_dim = static_cast<int>(count_at(c, "head_dim", ""));
+    m.head_dim = static_cast<int>(count_at(c, "head_dim", at));
+  } else if (defaults.head_dim) {
+    m.head_dim = defaults.head_dim;
   } else if (find(c, "hidden_size") && find(c, "num_attention_heads")) {
-    const uint64_t hidden = count_at(c, "hidden_size", "");
-    const uint64_t heads = count_at(c, "num_attention_heads", "");
-    if (heads == 0) fail("num_attention_heads must be > 0");
+    const uint64_t hidden = count_at(c, "hidden_size", at);
+    const uint64_t heads = count_at(c, "num_attention_heads", at);
+    if (heads == 0) fail(at + "num_attention_heads must be > 0");
     m.head_dim = static_cast<int>(hidden / heads);
   } else {
-    fail("head_dim is missing, and there is no hidden_size / num_attention_heads to derive it");
+    fail(at +
+         "head_dim is missing, and there is no hidden_size / num_attention_heads to derive it");
   }
+
+  // Layer types with rotary parameters of their own: transformers 5's keyed rope_parameters, or
+  // Gemma 3's sliding layers on rope_local_base_freq (Gemma3TextModel's rotary_emb_local).
+  const bool keyed = keyed_by_layer_type(params);
+  const bool gemma3 =
+      !keyed && (m.model_type.starts_with("gemma3") || find(c, "rope_local_base_freq") != nullptr);
+  if (keyed)
+    for (const auto& [key, value] : params->items()) m.layer_types.push_back(key);
+  else if (gemma3)
+    m.layer_types = {"full_attention", "sliding_attention"};
+  m.layer_type = resolve_layer_type(m, layer_type, string_list(c, "layer_types", at));
+
+  // The base and the recipe object of those layers; the recipe's `where` names its fields.
+  const json* recipe_params = keyed ? &params->at(m.layer_type) : params;
+  const std::string params_at =
+      at + (keyed ? "rope_parameters." + m.layer_type + "." : "rope_parameters.");
+  // Gemma 3's sliding layers: rope_local_base_freq, keyed or not (its convert_rope_params_to_dict).
+  const bool local = (keyed || gemma3) && m.layer_type == "sliding_attention" &&
+                     (m.model_type.starts_with("gemma3") || find(c, "rope_local_base_freq"));
+  m.base = local && defaults.local_base ? defaults.local_base : defaults.rope_theta;
+  if (recipe_params && find(*recipe_params, "rope_theta"))  // transformers 5: its own value first
+    m.base = number_at(*recipe_params, "rope_theta", params_at);
+  else if (local && find(c, "rope_local_base_freq"))
+    m.base = number_at(c, "rope_local_base_freq", at);
+  else if (!local && find(c, "rope_theta"))
+    m.base = number_at(c, "rope_theta", at);
+  else if (!local && find(c, "rotary_emb_base"))  // GPT-NeoX
+    m.base = number_at(c, "rotary_emb_base", at);
+
   if (find(c, "partial_rotary_factor"))
-    m.partial_rotary_factor = number_at(c, "partial_rotary_factor", "");
-  else if (params && find(*params, "partial_rotary_factor"))
-    m.partial_rotary_factor = number_at(*params, "partial_rotary_factor", "rope_parameters.");
+    m.partial_rotary_factor = number_at(c, "partial_rotary_factor", at);
+  else if (recipe_params && find(*recipe_params, "partial_rotary_factor"))
+    m.partial_rotary_factor = number_at(*recipe_params, "partial_rotary_factor", params_at);
   else if (find(c, "rotary_pct"))  // GPT-NeoX
-    m.partial_rotary_factor = number_at(c, "rotary_pct", "");
+    m.partial_rotary_factor = number_at(c, "rotary_pct", at);
   if (!(m.partial_rotary_factor > 0 && m.partial_rotary_factor <= 1))
-    fail(fmt::format("partial_rotary_factor must be in (0, 1], got {}", m.partial_rotary_factor));
+    fail(fmt::format("{}partial_rotary_factor must be in (0, 1], got {}", at,
+                     m.partial_rotary_factor));
   // Hugging Face's int(head_dim * partial_rotary_factor), in double, truncated.
   m.rotary_dim = static_cast<int>(static_cast<double>(m.head_dim) * m.partial_rotary_factor);
   if (find(c, "rotary_dim"))  // GPT-J gives it in full
-    m.rotary_dim = static_cast<int>(count_at(c, "rotary_dim", ""));
+    m.rotary_dim = static_cast<int>(count_at(c, "rotary_dim", at));
   if (m.rotary_dim < 2 || m.rotary_dim % 2 != 0)
     fail(
         fmt::format("the rotary dimension (head_dim {} x partial_rotary_factor {}) is {}: it must "
                     "be even and >= 2",
                     m.head_dim, m.partial_rotary_factor, m.rotary_dim));
 
-  const json* rs = find(c, "rope_scaling");
-  std::string where = "rope_scaling.";
-  if (!rs && params) {
-    rs = params;
-    where = "rope_parameters.";
+  // Keyed: each layer type's own recipe. Gemma 3's sliding layers take the default recipe:
+  // rope_scaling is the global layers'.
+  const json* rs = keyed || local ? nullptr : find(c, "rope_scaling");
+  std::string where = at + "rope_scaling.";
+  if (!rs && (keyed || !local) && recipe_params) {
+    rs = recipe_params;
+    where = params_at;
   }
   if (rs) {
     if (!rs->is_object()) fail(where.substr(0, where.size() - 1) + " must be an object");
-    m.rope = read_recipe(*rs, where, c, m.max_position);
+    // Keyed rope_parameters take no top-level original length (standardize_rope_params).
+    m.rope = read_recipe(*rs, where, keyed ? json::object() : c, m.max_position, m.model_type);
   }
-  if (!(m.base > 1)) fail(fmt::format("rope_theta must be > 1, got {}", m.base));
-  validate_recipe(m.rope, m.rotary_dim);
+  if (!(m.base > 1)) fail(fmt::format("{}rope_theta must be > 1, got {}", at, m.base));
+  validate_recipe(m.rope, m.rotary_dim, m.section);
   return m;
+}
+
+std::string describe(const ModelRope& m) {
+  std::string text;
+  if (!m.section.empty())
+    text = m.section + (m.outer_model_type.empty() ? "" : " of " + m.outer_model_type);
+  if (!m.layer_type.empty()) {
+    text += fmt::format("{}layer type {}", text.empty() ? "" : ", ", m.layer_type);
+    std::vector<std::string> others;
+    for (const std::string& t : m.layer_types)
+      if (t != m.layer_type) others.push_back(t);
+    if (m.layer_type_chosen)
+      text += fmt::format(" (not named: the global layers'; also {})", fmt::join(others, ", "));
+  }
+  return text;
 }
 
 RopeScaling rope_scaling_from_json(std::string_view json_text, uint64_t max_position) {

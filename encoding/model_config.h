@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "encoding/rope.h"
 #include "encoding/spec.h"
@@ -19,8 +20,17 @@ struct ConfigError : std::invalid_argument {
 };
 
 struct ModelRope {
-  std::string model_type;              // "llama", "qwen2", ... (empty when the config has none)
-  int head_dim = 0;                    // head_dim, or hidden_size / num_attention_heads
+  std::string model_type;        // the text model's: "llama", "gemma3_text" (empty when none given)
+  std::string outer_model_type;  // the whole config's: "gemma3" (= model_type when not nested)
+  // Where the text model's fields were read, as transformers' get_text_config() finds them: ""
+  // (the top level), "text_config", "thinker_config.text_config".
+  std::string section;
+  // The layer types whose rotary parameters differ (Gemma 3: full_attention, sliding_attention);
+  // empty when every layer has the same.
+  std::vector<std::string> layer_types;
+  std::string layer_type;          // whose parameters these are ("" when not named and all share)
+  bool layer_type_chosen = false;  // not named: peverify took the full-attention layers'
+  int head_dim = 0;                // head_dim, or hidden_size / num_attention_heads
   double partial_rotary_factor = 1.0;  // partial_rotary_factor (GPT-NeoX: rotary_pct)
   int rotary_dim = 0;                  // int(head_dim * partial_rotary_factor): the table's d
   double base = 10000.0;               // rope_theta (10000 when absent, as Hugging Face does)
@@ -28,10 +38,17 @@ struct ModelRope {
   RopeScaling rope;  // sequence_length is the table's business (set_sequence_length)
 };
 
-// Reads config.json text (a whole config, or a transformers config's to_dict()). Accepts
-// rope_scaling with `rope_type` or the older `type`, and transformers 5's rope_parameters;
-// original_max_position_embeddings inside the recipe or at the config's top level.
-ModelRope model_rope_from_config(std::string_view json_text);
+// Reads config.json text (a whole config, or a transformers config's to_dict()): the text model's
+// section (text_config in multimodal configs), rope_scaling with `rope_type` or the older `type`
+// (M-RoPE's `mrope`), transformers 5's rope_parameters, flat or keyed by layer type;
+// original_max_position_embeddings inside the recipe or at the config's top level. `layer_type`
+// names the layers to read where they differ (docs/design.md §12.2); empty: the full-attention
+// layers'. An unknown name is a ConfigError listing the config's layer types.
+ModelRope model_rope_from_config(std::string_view json_text, std::string_view layer_type = {});
+
+// "text_config of gemma3, layer type full_attention (not named: the global layers'; also
+// sliding_attention)": what was read, in one line; empty for a flat config of one layer type.
+std::string describe(const ModelRope& m);
 
 // Reads a recipe alone (`--rope-scaling '{"rope_type": "yarn", ...}'`); max_position is the
 // model's max_position_embeddings when known (0 otherwise).

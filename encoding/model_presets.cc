@@ -18,9 +18,9 @@ const std::vector<ModelPreset>& model_presets() {
   return presets;
 }
 
-std::optional<ModelRope> model_preset(std::string_view name) {
+std::optional<ModelRope> model_preset(std::string_view name, std::string_view layer_type) {
   for (const ModelPreset& p : model_presets())
-    if (p.name == name) return model_rope_from_config(p.config_json);
+    if (p.name == name) return model_rope_from_config(p.config_json, layer_type);
   return std::nullopt;
 }
 

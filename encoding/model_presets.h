@@ -20,8 +20,9 @@ struct ModelPreset {
 // Every preset, sorted by name.
 const std::vector<ModelPreset>& model_presets();
 
-// The preset's rotary parameters; nullopt for an unknown name.
-std::optional<ModelRope> model_preset(std::string_view name);
+// The preset's rotary parameters (of `layer_type`'s layers, model_rope_from_config); nullopt for
+// an unknown name.
+std::optional<ModelRope> model_preset(std::string_view name, std::string_view layer_type = {});
 
 // "deepseek-v3, gpt-neox-20b, ...": the names, for messages.
 std::string model_preset_names();

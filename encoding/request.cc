@@ -119,16 +119,16 @@ Claim resolve_claim(const ClaimRequest& q) {
   return c;
 }
 
-ModelRope model_config_at(const std::string& path_or_preset) {
+ModelRope model_config_at(const std::string& path_or_preset, std::string_view layer_type) {
   std::error_code ec;
   if (std::filesystem::exists(path_or_preset, ec)) {
     try {
-      return model_rope_from_config(read_config(path_or_preset));
+      return model_rope_from_config(read_config(path_or_preset), layer_type);
     } catch (const ConfigError& e) {
       fail(fmt::format("{}: {}", path_or_preset, e.what()));
     }
   }
-  if (auto preset = model_preset(path_or_preset)) return *preset;
+  if (auto preset = model_preset(path_or_preset, layer_type)) return *preset;
   fail(fmt::format("no file {}, and no model preset of that name (presets: {})", path_or_preset,
                    model_preset_names()));
 }

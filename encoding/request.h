@@ -59,7 +59,8 @@ inline constexpr int kMaxThreads = 1024;
 int resolve_threads(std::optional<int64_t> threads);
 
 // A model config by path (a Hugging Face config.json) or, when no such file exists, by the name
-// of a preset (models/*.json). ConfigError naming the file or the field otherwise.
-ModelRope model_config_at(const std::string& path_or_preset);
+// of a preset (models/*.json); `layer_type` as model_rope_from_config's. ConfigError naming the
+// file or the field otherwise.
+ModelRope model_config_at(const std::string& path_or_preset, std::string_view layer_type = {});
 
 }  // namespace pev

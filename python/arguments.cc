@@ -60,16 +60,17 @@ std::string json_text(const py::handle& v, const char* key) {
   }
 }
 
-ModelRope model_of(const py::handle& v) {
-  if (py::isinstance<py::str>(v)) return model_config_at(v.cast<std::string>());
+ModelRope model_of(const py::handle& v, const std::string& layer_type) {
+  if (py::isinstance<py::str>(v)) return model_config_at(v.cast<std::string>(), layer_type);
   if (py::hasattr(v, "__fspath__"))
-    return model_config_at(py::module_::import("os").attr("fspath")(v).cast<std::string>());
+    return model_config_at(py::module_::import("os").attr("fspath")(v).cast<std::string>(),
+                           layer_type);
   // A transformers PretrainedConfig: its to_dict() is the config.json it would save.
   const py::object dict = !py::isinstance<py::dict>(v) && py::hasattr(v, "to_dict")
                               ? v.attr("to_dict")()
                               : py::reinterpret_borrow<py::object>(v);
   try {
-    return model_rope_from_config(json_text(dict, "model_config"));
+    return model_rope_from_config(json_text(dict, "model_config"), layer_type);
   } catch (const ConfigError& e) {
     fail(fmt::format("model_config: {}", e.what()));
   }
@@ -84,13 +85,14 @@ std::string names(const std::vector<std::string>& v) {
 }  // namespace
 
 const std::vector<std::string> kVerifyKeywords = {
-    "d_model", "base",    "layout", "start",        "schedule",     "compute",
-    "budget",  "model_c", "dtype",  "model_config", "rope_scaling", "threads"};
+    "d_model", "base",  "layout",       "start",      "schedule",     "compute", "budget",
+    "model_c", "dtype", "model_config", "layer_type", "rope_scaling", "threads"};
 const std::vector<std::string> kOracleKeywords = {
-    "d_model", "base",         "layout",       "start",  "schedule",
-    "dtype",   "model_config", "rope_scaling", "engine", "threads"};
-const std::vector<std::string> kGenerateKeywords = {
-    "d_model", "base", "layout", "start", "schedule", "model_config", "rope_scaling", "threads"};
+    "d_model",      "base",       "layout",       "start",  "schedule", "dtype",
+    "model_config", "layer_type", "rope_scaling", "engine", "threads"};
+const std::vector<std::string> kGenerateKeywords = {"d_model",    "base",         "layout",
+                                                    "start",      "schedule",     "model_config",
+                                                    "layer_type", "rope_scaling", "threads"};
 
 Dtype dtype_named(const std::string& name) {
   const std::optional<Dtype> d = parse_dtype(name);
@@ -100,7 +102,8 @@ Dtype dtype_named(const std::string& name) {
 
 Arguments arguments(const py::kwargs& kwargs, const std::vector<std::string>& allowed) {
   Arguments a;
-  py::handle rope_scaling;
+  py::handle rope_scaling, model;
+  std::string layer_type;
   for (const auto& [key_handle, v] : kwargs) {
     const std::string key = key_handle.cast<std::string>();
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
@@ -141,7 +144,9 @@ Arguments arguments(const py::kwargs& kwargs, const std::vector<std::string>& al
       a.dtype = text_of(v, k);
       if (*a.dtype != kComplex64) dtype_named(*a.dtype);  // complex64: oracle's, with its layout
     } else if (key == "model_config") {
-      a.model = model_of(v);
+      model = v;  // read once layer_type is known
+    } else if (key == "layer_type") {
+      layer_type = text_of(v, k);
     } else if (key == "rope_scaling") {
       rope_scaling = v;
     } else if (key == "engine") {
@@ -152,6 +157,8 @@ Arguments arguments(const py::kwargs& kwargs, const std::vector<std::string>& al
       a.threads = resolve_threads(t == 0 ? std::nullopt : std::optional<int64_t>(t));
     }
   }
+  if (model) a.model = model_of(model, layer_type);
+  if (!model && !layer_type.empty()) fail("layer_type needs model_config (a config's layer types)");
   // After model_config: a recipe alone may take the model's max_position_embeddings.
   if (rope_scaling)
     a.recipe = rope_scaling_from_json(json_text(rope_scaling, "rope_scaling"),
