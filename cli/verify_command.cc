@@ -80,6 +80,7 @@ int run_verify(const VerifyCommandOptions& o) {
   options.spec = spec;
   options.positions = std::move(positions);
   options.positions_name = o.positions;
+  options.source = rotary_source(q.rotary);
   options.budget = budget;
   options.threads = threads;
   const reports::VerifyResult r = reports::verify_table(std::move(input), options);

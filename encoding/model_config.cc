@@ -368,4 +368,10 @@ TableSpec spec_of(const ModelRope& model, Layout layout, uint64_t start, uint64_
   return spec;
 }
 
+std::string rotary_source(const RotaryRequest& q) {
+  if (!q.model) return "";
+  const std::string what = describe(*q.model);
+  return what.empty() ? q.model_name : q.model_name + ": " + what;
+}
+
 }  // namespace pev

@@ -77,4 +77,8 @@ struct RotaryRequest {
 // its recipe, is a ConfigError naming both. The sequence length is set_sequence_length's.
 void apply_rotary(const RotaryRequest& request, TableSpec& spec);
 
+// Where the rotary parameters came from, for a verdict's first line: "gemma-3-27b-it: text_config
+// of gemma3, layer type sliding_attention"; empty without a model config.
+std::string rotary_source(const RotaryRequest& request);
+
 }  // namespace pev

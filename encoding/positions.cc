@@ -43,6 +43,16 @@ std::string RowPositions::describe(const std::string& name) const {
       rows(), rows() ? lo : 0, max_position());
 }
 
+std::optional<PositionIdsShape> position_ids_shape(const std::vector<uint64_t>& shape) {
+  std::vector<uint64_t> dims;
+  for (const uint64_t d : shape)
+    if (d != 1) dims.push_back(d);
+  if (dims.empty() && !shape.empty()) dims.push_back(1);  // [1] and [1, 1]: one id
+  if (dims.size() == 1) return PositionIdsShape{1, dims[0]};
+  if (dims.size() == 2 && dims[0] == 3) return PositionIdsShape{3, dims[1]};
+  return std::nullopt;
+}
+
 RowPositions consecutive_positions(const TableSpec& spec, uint64_t rows) {
   RowPositions p;
   p.streams.assign(1, std::vector<uint64_t>(rows));

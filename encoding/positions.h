@@ -35,6 +35,14 @@ struct RowPositions {
   std::string describe(const std::string& name) const;
 };
 
+// (streams, rows) of an array of position ids: [N] for one stream, [3, N] for M-RoPE, dimensions
+// of size 1 anywhere allowed (frameworks keep position_ids as [1, N] and [3, 1, N]); nullopt for
+// any other shape. The .npy reader and Python's positions= share this rule.
+struct PositionIdsShape {
+  uint64_t streams = 1, rows = 0;
+};
+std::optional<PositionIdsShape> position_ids_shape(const std::vector<uint64_t>& shape);
+
 // The positions as the spec's rows would have them: 0 .. rows - 1 from spec.start, one stream.
 RowPositions consecutive_positions(const TableSpec& spec, uint64_t rows);
 

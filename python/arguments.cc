@@ -1,6 +1,7 @@
 #include "python/arguments.h"
 
 #include <fmt/format.h>
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
@@ -85,8 +86,8 @@ std::string names(const std::vector<std::string>& v) {
 }  // namespace
 
 const std::vector<std::string> kVerifyKeywords = {
-    "d_model", "base",  "layout",       "start",      "schedule",     "compute", "budget",
-    "model_c", "dtype", "model_config", "layer_type", "rope_scaling", "threads"};
+    "d_model", "base",    "layout", "start",        "positions",  "schedule",     "compute",
+    "budget",  "model_c", "dtype",  "model_config", "layer_type", "rope_scaling", "threads"};
 const std::vector<std::string> kOracleKeywords = {
     "d_model",      "base",       "layout",       "start",  "schedule", "dtype",
     "model_config", "layer_type", "rope_scaling", "engine", "threads"};
@@ -149,6 +150,8 @@ Arguments arguments(const py::kwargs& kwargs, const std::vector<std::string>& al
       layer_type = text_of(v, k);
     } else if (key == "rope_scaling") {
       rope_scaling = v;
+    } else if (key == "positions") {
+      if (!v.is_none()) a.positions = position_ids_of(v);
     } else if (key == "engine") {
       a.engine = text_of(v, k);
     } else if (key == "threads") {
@@ -164,6 +167,35 @@ Arguments arguments(const py::kwargs& kwargs, const std::vector<std::string>& al
     a.recipe = rope_scaling_from_json(json_text(rope_scaling, "rope_scaling"),
                                       a.model ? a.model->max_position : 0);
   return a;
+}
+
+RowPositions position_ids_of(const py::handle& v) {
+  const py::module_ np = py::module_::import("numpy");
+  py::array a;
+  try {
+    a = np.attr("asarray")(v).cast<py::array>();
+  } catch (const py::error_already_set& e) {
+    fail(fmt::format("positions must be an array of integers: {}", e.what()));
+  }
+  const char kind = a.dtype().kind();
+  if (kind != 'i' && kind != 'u')
+    fail(fmt::format("positions must be integers, not {} (a float id is where positions collide)",
+                     py::str(a.dtype()).cast<std::string>()));
+  std::vector<uint64_t> shape(a.shape(), a.shape() + a.ndim());
+  const auto s = position_ids_shape(shape);
+  if (!s)
+    fail(
+        fmt::format("positions must have shape [N] or [3, N] (dimensions of size 1 allowed), not "
+                    "{}",
+                    py::str(py::tuple(np.attr("shape")(a))).cast<std::string>()));
+  if (kind == 'i' && np.attr("any")(np.attr("less")(a, 0)).cast<bool>())
+    fail("positions holds a negative id");
+  const auto ids = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(a);
+  RowPositions p;
+  p.streams.assign(s->streams, std::vector<uint64_t>(s->rows));
+  for (uint64_t i = 0; i < s->streams * s->rows; ++i)
+    p.streams[i / s->rows][i % s->rows] = ids.data()[i];
+  return p;
 }
 
 TableRequest table_request(const Arguments& a) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "encoding/positions.h"
 #include "encoding/request.h"
 
 namespace pev::python {
@@ -27,7 +28,13 @@ struct Arguments {
   std::optional<std::string> dtype;  // verify: how to read 16-bit patterns; oracle: the output
   std::string engine = "fast";
   int threads = 0;
+  // verify's positions=: the rows' position ids ([N], or [3, N] for M-RoPE).
+  std::optional<RowPositions> positions;
 };
+
+// Position ids from an array-like of integers (numpy, a list, a PyTorch tensor through
+// numpy.asarray): ValueError for floats, negative ids or another shape.
+RowPositions position_ids_of(const pybind11::handle& v);
 
 // The keywords each function takes (any other is a ValueError naming it).
 extern const std::vector<std::string> kVerifyKeywords, kOracleKeywords, kGenerateKeywords;

@@ -16,6 +16,7 @@
 #include "encoding/format.h"
 #include "encoding/request.h"
 #include "oracle/engine.h"
+#include "oracle/positioned.h"
 #include "oracle/table.h"
 #include "python/arguments.h"
 #include "python/array_table.h"
@@ -47,9 +48,36 @@ py::array table_array(Dtype dtype, uint64_t rows, uint64_t width) {
   throw std::logic_error("unknown dtype");
 }
 
-py::array oracle_table(uint64_t positions, const Arguments& args, const std::string& dtype_name,
+// oracle() and generate()'s `positions`: a count of rows from `start`, or the rows' position ids.
+struct Rows {
+  TableSpec spec;
+  uint64_t count = 0;
+  std::optional<RowPositions> ids;
+};
+
+Rows rows_of(const py::object& positions, const Arguments& args) {
+  Rows r;
+  if (py::isinstance<py::int_>(positions) && !py::isinstance<py::bool_>(positions)) {
+    const int64_t n = positions.cast<int64_t>();
+    r.spec = resolve_computed(table_request(args), n);
+    r.count = static_cast<uint64_t>(n);
+    return r;
+  }
+  if (args.start != 0) throw ConfigError("start and position ids both say where the rows are");
+  r.ids = position_ids_of(positions);
+  r.count = r.ids->rows();
+  if (r.count == 0) throw ConfigError("positions holds no ids");
+  r.spec = resolve_computed(table_request(args), static_cast<int64_t>(r.ids->max_position() + 1));
+  if (auto err = validate_positions(*r.ids, r.spec, r.count))
+    throw ConfigError("positions: " + *err);
+  set_sequence_length(r.spec, *r.ids);
+  return r;
+}
+
+py::array oracle_table(const Rows& rows, const Arguments& args, const std::string& dtype_name,
                        const std::string& engine_name, int threads) {
-  const TableSpec spec = resolve_computed(table_request(args), positions);
+  const TableSpec& spec = rows.spec;
+  const uint64_t positions = rows.count;
   const StoredType stored = resolve_stored(dtype_name, spec.layout);
   const Dtype dtype = stored.dtype;
   const auto engine_kind = oracle::parse_engine_kind(engine_name);
@@ -73,7 +101,11 @@ py::array oracle_table(uint64_t positions, const Arguments& args, const std::str
     for (uint64_t first = 0; first < positions; first += block) {
       const uint64_t n = std::min(block, positions - first);
       bits.resize(n * width);
-      oracle::rounded_encodings(*engine, spec, first, n, dtype, bits.data(), threads);
+      if (rows.ids)
+        oracle::rounded_encodings_at(*engine, spec, *rows.ids, first, n, dtype, bits.data(),
+                                     threads);
+      else
+        oracle::rounded_encodings(*engine, spec, first, n, dtype, bits.data(), threads);
       for (size_t i = 0; i < bits.size(); ++i)  // the low bytes: little-endian
         std::memcpy(data + (first * width + i) * size, &bits[i], size);
     }
@@ -81,18 +113,25 @@ py::array oracle_table(uint64_t positions, const Arguments& args, const std::str
   return out;
 }
 
-py::array generate_table(const std::string& name, uint64_t positions, const Arguments& args,
-                         int threads) {
+py::array generate_table(const std::string& name, const Rows& rows, int threads) {
   const core::Implementation* impl = core::find_implementation(name);
   if (!impl) throw ConfigError("unknown implementation '" + name + "' (see peverify.list())");
   if (impl->available && !impl->available())
     throw ConfigError(name + " cannot run here: " + std::string(impl->unavailable_reason));
-  const TableSpec spec = resolve_computed(table_request(args), positions);
-  py::array out = table_array(impl->output, positions, static_cast<uint64_t>(table_width(spec)));
+  const TableSpec& spec = rows.spec;
+  py::array out = table_array(impl->output, rows.count, static_cast<uint64_t>(table_width(spec)));
   void* data = out.mutable_data();
   {
     py::gil_scoped_release release;
-    core::fill_rows(*impl, spec, positions, data, threads);
+    if (!rows.ids) {
+      core::fill_rows(*impl, spec, rows.count, data, threads);
+    } else {
+      const core::GeneratedTable t = core::generate_at(*impl, spec, *rows.ids, threads);
+      if (t.halves.empty())
+        std::memcpy(data, t.floats.data(), t.floats.size() * sizeof(float));
+      else
+        std::memcpy(data, t.halves.data(), t.halves.size() * sizeof(uint16_t));
+    }
   }
   return out;
 }
@@ -104,6 +143,14 @@ reports::VerifyResult verify_array(const py::object& table, const Arguments& arg
   const TableSpec spec = resolve_read(table_request(args), t.rows(), t.width(), t.complex());
   reports::VerifyOptions options;
   options.spec = spec;
+  if (args.positions) {
+    if (args.start != 0) throw ConfigError("start and positions both say where the rows are");
+    if (auto err = validate_positions(*args.positions, spec, t.rows()))
+      throw ConfigError("positions: " + *err);
+    options.positions = args.positions;
+    options.positions_name = "positions";
+  }
+  options.source = rotary_source(table_request(args).rotary);
   options.budget = resolve_claim(claim_request(args));
   options.threads = threads;
   reports::TableInput input{
@@ -147,12 +194,15 @@ PYBIND11_MODULE(peverify, m) {
       },
       py::arg("table"),
       "verify(table, *, d_model=None, base=10000, layout='interleaved', start=0, "
-      "schedule='paper', compute='float32', budget='model', model_c=None, model_config=None, "
-      "rope_scaling=None, dtype=None, threads=0) -> Verdict\n\nEvery property of `peverify "
+      "positions=None, schedule='paper', compute='float32', budget='model', model_c=None, "
+      "model_config=None, layer_type=None, rope_scaling=None, dtype=None, threads=0) -> "
+      "Verdict\n\nEvery property of `peverify "
       "verify` on an array ([N, d], extra dimensions of size 1 allowed; complex for "
       "layout='polar'), read in place. A bfloat16 tensor: t.view(torch.int16).numpy() with "
       "dtype='bfloat16'. model_config: a dict (a transformers config's to_dict()), a path to a "
-      "config.json or a preset's name; rope_scaling: a dict or JSON text.");
+      "config.json or a preset's name; rope_scaling: a dict or JSON text. positions: the rows' "
+      "integer position ids ([N]; [3, N] for M-RoPE), for rows that are not start, start + 1, "
+      "...: packed sequences, padding, a gathered batch.");
   m.def(
       "assert_table",
       [](const py::object& table, const py::kwargs& kwargs) {
@@ -168,27 +218,29 @@ PYBIND11_MODULE(peverify, m) {
       "verdict's text when it does not pass. For one-line use in pytest.");
   m.def(
       "oracle",
-      [](uint64_t positions, const py::kwargs& kwargs) {
+      [](const py::object& positions, const py::kwargs& kwargs) {
         const Arguments args = arguments(kwargs, kOracleKeywords);
-        return oracle_table(positions, args, args.dtype.value_or("float32"), args.engine,
-                            args.threads);
+        return oracle_table(rows_of(positions, args), args, args.dtype.value_or("float32"),
+                            args.engine, args.threads);
       },
       py::arg("positions"),
       "oracle(positions, *, d_model=None, start=0, base=10000, layout='interleaved', "
       "schedule='paper', dtype='float32', model_config=None, rope_scaling=None, engine='fast', "
       "threads=0) -> numpy.ndarray\n\nThe exact table, each element rounded once, correctly, to "
       "dtype (bfloat16 as uint16 bit patterns; complex64, with layout='polar', as Meta's "
-      "freqs_cis: [N, d/2] cos + i sin).");
+      "freqs_cis: [N, d/2] cos + i sin). positions: a count of rows from start, or the rows' "
+      "integer position ids ([N]; [3, N] for M-RoPE).");
   m.def(
       "generate",
-      [](const std::string& impl, uint64_t positions, const py::kwargs& kwargs) {
+      [](const std::string& impl, const py::object& positions, const py::kwargs& kwargs) {
         const Arguments args = arguments(kwargs, kGenerateKeywords);
-        return generate_table(impl, positions, args, args.threads);
+        return generate_table(impl, rows_of(positions, args), args.threads);
       },
       py::arg("impl"), py::arg("positions"),
       "generate(impl, positions, *, d_model=None, start=0, base=10000, layout='interleaved', "
       "schedule='paper', model_config=None, rope_scaling=None, threads=0) -> numpy.ndarray\n\n"
-      "One registry entry's table, in its output type (bfloat16 as uint16 bit patterns).");
+      "One registry entry's table, in its output type (bfloat16 as uint16 bit patterns). "
+      "positions: a count of rows from start, or the rows' integer position ids.");
   m.def(
       "list", [] { return from_json(reports::registry_json()); },
       "Every registry entry, as `peverify list --json` gives it.");

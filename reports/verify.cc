@@ -191,6 +191,7 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
   r.description = table.description;
   r.spec = options.spec;
   r.budget = options.budget;
+  r.source = options.source;
   r.dtype = table.dtype;
   const uint64_t rows = table.rows;
   // At given position ids the pass goes along the rows in order of their positions, and the

@@ -36,6 +36,7 @@ struct VerifyOptions {
   // length is then the largest id + 1.
   std::optional<RowPositions> positions;
   std::string positions_name;  // how the verdict names them ("positions.npy")
+  std::string source;          // where the rotary parameters came from (rotary_source), or empty
   Claim budget;
   int threads = 0;                              // 0: one per hardware thread
   uint64_t block_elements = uint64_t{1} << 15;  // elements per block of the pass (at least a row)
@@ -53,6 +54,7 @@ struct VerifyResult {
   std::vector<properties::Verdict> verdicts;
   std::string oracle_coverage;  // "exhaustive: every one of N elements"
   std::string positions;        // "positions.npy: 3 streams x 4096 rows, ids 0 .. 1203", or empty
+  std::string source;           // the model config and the part of it read, or empty
   measure::Figures oracle;      // the oracle's figures over every element
   // Seconds per stage (read, oracle values, each property), CPU seconds summed over the threads
   // for the stages of the pass: what the benchmark reports as each property's share.

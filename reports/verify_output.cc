@@ -150,6 +150,7 @@ nlohmann::json to_json(const VerifyResult& r) {
       {"start", r.spec.start},
       {"positions", r.positions.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.positions)},
       {"rope", rope_json(r.spec)}};
+  j["source"] = r.source;
   j["budget"] = r.budget.describe();
   j["claim"] = claim_json(r.budget);
   j["holds"] = r.holds();
@@ -193,13 +194,13 @@ nlohmann::json to_json(const VerifyResult& r) {
 
 std::string to_text(const VerifyResult& r) {
   std::string out =
-      fmt::format("{}: {} read as {}, d_model {}, base {:g}, {}, {}; budget {}\n", r.table,
+      fmt::format("{}: {} read as {}, d_model {}, base {:g}, {}, {}{}; budget {}\n", r.table,
                   r.description, name_of(r.spec.layout), r.spec.d_model, r.spec.base,
                   is_plain(r.spec) && r.spec.rope.mrope_section.empty()
                       ? std::string(name_of(r.spec.schedule)) + " schedule"
                       : "rotary " + describe(r.spec.rope),
                   r.positions.empty() ? fmt::format("positions {}..", r.spec.start) : r.positions,
-                  r.budget.describe());
+                  r.source.empty() ? "" : "; from " + r.source, r.budget.describe());
   for (const properties::Verdict& v : r.verdicts) {
     out += fmt::format("  {:<10} {:<5} {}\n", v.property, v.holds ? "holds" : "FAILS", v.summary);
     for (const std::string& note : v.notes) out += fmt::format("  {:<16} note: {}\n", "", note);

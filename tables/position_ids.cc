@@ -34,16 +34,11 @@ IntegerType integer_type(const ByteSource& src, const std::string& descr) {
 RowPositions read_position_ids(const ByteSource& src) {
   const NpyRawHeader h = npy_raw_header(src);
   const IntegerType type = integer_type(src, h.descr);
-  std::vector<uint64_t> dims;
-  for (uint64_t d : h.shape)
-    if (d != 1) dims.push_back(d);
-  // [1] and [1, 1] are one id; [3] alone is three rows of one stream.
-  if (dims.empty() && !h.shape.empty()) dims.push_back(1);
-  const bool three = dims.size() == 2 && dims[0] == 3;
-  if (!(dims.size() == 1 || three))
+  const auto shape = position_ids_shape(h.shape);
+  if (!shape)
     src.fail("position ids must have shape [N] or [3, N] (dimensions of size 1 allowed), found " +
              shape_string(h.shape));
-  const uint64_t rows = dims.back(), streams = three ? 3 : 1;
+  const uint64_t rows = shape->rows, streams = shape->streams;
   const uint64_t count = rows * streams;  // rows <= file size, no overflow
   const uint64_t have = src.size() - h.data_offset;
   const auto need = checked_mul(count, static_cast<uint64_t>(type.bytes));
