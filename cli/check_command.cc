@@ -27,6 +27,7 @@ void apply_rotary(const std::string& budgets, reports::GateSubject& g) {
   if (g.table.empty()) return;
   RotaryOptions rotary;
   rotary.model_config = g.model_config_path;
+  rotary.layer_type = g.layer_type;
   if (g.rope_scaling) rotary.rope_scaling = g.rope_scaling->dump();
   try {
     apply_rotary_options(rotary, g.d_model, g.base, g.spec);

@@ -60,13 +60,14 @@ int run_verify(const VerifyCommandOptions& o) {
   q.schedule = o.schedule;
   q.layout = o.layout;
   q.start = o.start;
-  const TableSpec spec = resolve_read(q, t.rows(), t.width(), t.complex());
+  TableSpec spec = resolve_read(q, t.rows(), t.width(), t.complex());
   std::optional<RowPositions> positions;
   if (!o.positions.empty()) {
     if (o.start != 0) throw ConfigError("--start and --positions both say where the rows are");
     positions = read_position_ids(o.positions);
     if (auto err = validate_positions(*positions, spec, t.rows()))
       throw ConfigError(o.positions + ": " + *err);
+    set_sequence_length(spec, *positions);
   }
 
   reports::TableInput input{

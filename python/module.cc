@@ -148,6 +148,7 @@ reports::VerifyResult verify_array(const py::object& table, const Arguments& arg
     if (auto err = validate_positions(*args.positions, spec, t.rows()))
       throw ConfigError("positions: " + *err);
     options.positions = args.positions;
+    set_sequence_length(options.spec, *args.positions);
     options.positions_name = "positions";
   }
   options.source = rotary_source(table_request(args).rotary);

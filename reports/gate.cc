@@ -13,9 +13,11 @@
 #include "measure/sampling.h"
 #include "oracle/engine.h"
 #include "oracle/table.h"
+#include "reports/gate_positions.h"
 #include "reports/report_text.h"
 #include "reports/verify.h"
 #include "tables/atomic_file.h"
+#include "tables/position_ids.h"
 #include "tables/table_stream.h"
 
 namespace pev::reports {
@@ -112,8 +114,6 @@ namespace {
 
 // The element a regression of `figure` comes from: every element of the band scanned again (a
 // failure is rare, so the measuring pass keeps no positions), the largest by that figure.
-using BlockVisitor =
-    std::function<void(uint64_t first, uint64_t n, const double* got, const double* exact)>;
 measure::Finding largest_element(const std::function<void(const BlockVisitor&)>& for_each_block,
                                  const measure::Judge& judge,
                                  const std::function<double(uint64_t)>& steps,
@@ -167,6 +167,7 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
   for (const GateSubject& g : file.subjects) {
     const core::Implementation* impl = g.impl.empty() ? nullptr : core::find_implementation(g.impl);
     std::optional<TableStream> table;
+    std::optional<RowPositions> ids;  // a table subject's position ids, when given
     TableSpec spec = g.spec;
     if (impl) {
       spec = grid_spec(file.d_model, file.base);
@@ -184,9 +185,16 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
                         "needs {} columns",
                         printable(g.table, 160), table->width(), spec.d_model, name_of(spec.layout),
                         half ? spec.d_model / 2 : spec.d_model));
-      set_sequence_length(spec, table->rows());
-      if (auto err = validate_range(spec, table->rows()))
-        throw FileError(printable(g.table, 160) + ": " + *err);
+      if (!g.positions_path.empty()) {
+        ids = read_position_ids(g.positions_path);
+        if (auto err = validate_positions(*ids, spec, table->rows()))
+          throw FileError(printable(g.positions, 160) + ": " + *err);
+        set_sequence_length(spec, *ids);
+      } else {
+        set_sequence_length(spec, table->rows());
+        if (auto err = validate_range(spec, table->rows()))
+          throw FileError(printable(g.table, 160) + ": " + *err);
+      }
     }
     const std::string subject = impl ? g.impl : g.table;
     const Dtype output = impl ? impl->output : table->dtype();
@@ -201,8 +209,11 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
       o.band = band.name();
       o.ceilings = ceilings_of(spec, output);
       const auto t0 = std::chrono::steady_clock::now();
-      const uint64_t last_pos = impl ? impl->max_position : spec.start + table->rows() - 1;
-      if (band.first < spec.start || band.first > last_pos ||
+      const uint64_t last_pos = impl  ? impl->max_position
+                                : ids ? ids->max_position()
+                                      : spec.start + table->rows() - 1;
+      const PositionedBand at = ids ? rows_in_band(*ids, band.first, band.last) : PositionedBand{};
+      if ((!ids && band.first < spec.start) || band.first > last_pos || (ids && at.rows.empty()) ||
           (impl && impl->available && !impl->available())) {
         o.skipped = true;
         o.message = "outside the valid range";
@@ -214,6 +225,7 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
       // The band's blocks of (got, exact), for the measuring pass of implementations and for
       // naming the element of a regression.
       const auto for_each_block = [&](const BlockVisitor& visit) {
+        if (ids) return visit_rows(at, *table, spec, *engine, visit);
         if (impl) {
           for (const auto& [first, n] : band_blocks(clipped)) {
             TableSpec part = spec;
@@ -254,17 +266,24 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
       } else {
         // Every element, through verify's own pass and memory bound.
         const uint64_t row0 = clipped.first - spec.start;
+        const uint64_t width = table->width();
         TableInput input{g.table,
                          table->description(),
                          table->dtype(),
-                         band_rows,
+                         ids ? at.rows.size() : band_rows,
                          [&](uint64_t first, uint64_t n, double* out) {
-                           table->read_rows(row0 + first, n, out);
+                           if (!ids) return table->read_rows(row0 + first, n, out);
+                           for (uint64_t i = 0; i < n; ++i)
+                             table->read_rows(at.rows[first + i], 1, out + i * width);
                          },
                          {}};
         VerifyOptions options;
         options.spec = spec;
-        options.spec.start = clipped.first;
+        options.spec.start = ids ? 0 : clipped.first;
+        if (ids) {
+          options.positions = at.ids;
+          options.positions_name = g.positions;
+        }
         options.budget = claim;
         const VerifyResult r = verify_table(std::move(input), options);
         measured = r.oracle;

@@ -57,6 +57,10 @@ struct GateSubject {
   std::optional<nlohmann::json> rope_scaling;  // a recipe object, as written
   std::string dtype;                           // for table files: --dtype, if any
   std::string tensor;                          // for table files: --tensor, if any
+  std::string layer_type;                      // with model_config: whose rotary parameters
+  // For table files whose rows are not consecutive positions: a .npy of position ids (as
+  // written, and resolved); a band then holds the rows whose position falls in it.
+  std::string positions, positions_path;
   std::map<std::string, BandFigures> budgets;  // band name -> records
 };
 

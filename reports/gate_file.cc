@@ -77,9 +77,9 @@ std::string resolve(const std::string& budget_file, const std::string& path) {
 GateSubject read_subject(const json& s, const BudgetFile& f, const std::string& path, size_t i) {
   Place at{path, fmt::format("subject {}", i + 1)};
   if (!s.is_object()) at.fail("must be an object, not " + type_of(s));
-  static const std::set<std::string> known = {"impl",   "table",        "d_model",      "base",
-                                              "start",  "layout",       "schedule",     "dtype",
-                                              "tensor", "model_config", "rope_scaling", "budgets"};
+  static const std::set<std::string> known = {
+      "impl",  "table",  "d_model",      "base",       "start",        "layout",    "schedule",
+      "dtype", "tensor", "model_config", "layer_type", "rope_scaling", "positions", "budgets"};
   for (const auto& [key, value] : s.items())
     if (!known.count(key)) at.fail(fmt::format("unknown field \"{}\"", printable(key)));
   GateSubject g;
@@ -91,7 +91,7 @@ GateSubject read_subject(const json& s, const BudgetFile& f, const std::string& 
   if (!g.impl.empty()) {
     if (!core::find_implementation(g.impl)) at.fail("no registry entry of that name");
     for (const char* k : {"d_model", "base", "start", "layout", "schedule", "dtype", "tensor",
-                          "model_config", "rope_scaling"})
+                          "model_config", "layer_type", "rope_scaling", "positions"})
       if (member(s, k))
         at.fail(
             fmt::format("\"{}\" applies to table files: a registry entry is measured on the "
@@ -121,6 +121,12 @@ GateSubject read_subject(const json& s, const BudgetFile& f, const std::string& 
     if (const json* v = member(s, "model_config")) {
       g.model_config = text(*v, "model_config", at);
       g.model_config_path = resolve(path, g.model_config);
+    }
+    if (const json* v = member(s, "layer_type")) g.layer_type = text(*v, "layer_type", at);
+    if (const json* v = member(s, "positions")) {
+      g.positions = text(*v, "positions", at);
+      g.positions_path = resolve(path, g.positions);
+      if (member(s, "start")) at.fail("\"start\" and \"positions\" both say where the rows are");
     }
     if (const json* v = member(s, "rope_scaling")) {
       if (!v->is_object())
@@ -273,8 +279,12 @@ nlohmann::json to_json(const BudgetFile& f) {
       if (g.d_model) s["d_model"] = *g.d_model;
       if (g.base) s["base"] = *g.base;
       if (!g.model_config.empty()) s["model_config"] = g.model_config;
+      if (!g.layer_type.empty()) s["layer_type"] = g.layer_type;
       if (g.rope_scaling) s["rope_scaling"] = *g.rope_scaling;
-      s["start"] = g.spec.start;
+      if (!g.positions.empty())
+        s["positions"] = g.positions;
+      else
+        s["start"] = g.spec.start;
       s["layout"] = name_of(g.spec.layout);
       s["schedule"] = name_of(g.spec.schedule);
       if (!g.dtype.empty()) s["dtype"] = g.dtype;

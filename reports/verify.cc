@@ -202,7 +202,6 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
   if (options.positions) {
     if (auto err = validate_positions(*options.positions, spec, rows))
       throw std::invalid_argument(*err);
-    set_sequence_length(spec, *options.positions);
     r.spec = spec;
     r.positions = options.positions->describe(options.positions_name);
     positioned = std::make_unique<properties::PositionMap>(spec, *options.positions);

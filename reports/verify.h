@@ -32,8 +32,9 @@ struct TableInput {
 
 struct VerifyOptions {
   TableSpec spec;  // d_model, base, schedule, layout, start as the user declared them
-  // Row r at these position ids, not spec.start + r (`--positions`); the recipe's sequence
-  // length is then the largest id + 1.
+  // Row r at these position ids, not spec.start + r (`--positions`). The recipe's sequence length
+  // stays the spec's: the caller sets it from every id of the table (set_sequence_length), which
+  // a part of the table (a gate band) does not hold.
   std::optional<RowPositions> positions;
   std::string positions_name;  // how the verdict names them ("positions.npy")
   std::string source;          // where the rotary parameters came from (rotary_source), or empty

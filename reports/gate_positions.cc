@@ -1,0 +1,45 @@
+#include "reports/gate_positions.h"
+
+#include "oracle/positioned.h"
+
+namespace pev::reports {
+
+PositionedBand rows_in_band(const RowPositions& all, uint64_t first, uint64_t last) {
+  PositionedBand b;
+  b.ids.streams.resize(all.streams.size());
+  for (uint64_t r = 0; r < all.rows(); ++r) {
+    const uint64_t p = all.budget_position(r);
+    if (p < first || p > last) continue;
+    b.rows.push_back(r);
+    for (size_t s = 0; s < all.streams.size(); ++s) b.ids.streams[s].push_back(all.streams[s][r]);
+  }
+  return b;
+}
+
+void visit_rows(const PositionedBand& band, const TableStream& table, const TableSpec& spec,
+                const oracle::Engine& engine, const BlockVisitor& visit) {
+  constexpr uint64_t kChunk = 256;
+  const int pairs = spec.d_model / 2, width = table_width(spec);
+  std::vector<Column> columns(static_cast<size_t>(width));
+  for (int c = 0; c < width; ++c) columns[static_cast<size_t>(c)] = column_at(spec, c);
+  std::vector<double> got(static_cast<size_t>(width)), exact(static_cast<size_t>(width));
+  std::vector<uint64_t> indices;
+  oracle::TileValues values;
+  for (uint64_t first = 0; first < band.rows.size(); first += kChunk) {
+    const uint64_t n = std::min<uint64_t>(kChunk, band.rows.size() - first);
+    indices.resize(n);
+    for (uint64_t i = 0; i < n; ++i) indices[i] = first + i;
+    oracle::evaluate_rows(engine, spec, band.ids, indices.data(), n, values);
+    for (uint64_t i = 0; i < n; ++i) {
+      table.read_rows(band.rows[first + i], 1, got.data());
+      for (int c = 0; c < width; ++c) {
+        const Column col = columns[static_cast<size_t>(c)];
+        const size_t at = i * static_cast<size_t>(pairs) + static_cast<size_t>(col.pair);
+        exact[static_cast<size_t>(c)] = col.is_sin ? values.sin_exact[at] : values.cos_exact[at];
+      }
+      visit(band.ids.budget_position(first + i), 1, got.data(), exact.data());
+    }
+  }
+}
+
+}  // namespace pev::reports
