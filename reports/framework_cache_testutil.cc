@@ -53,13 +53,18 @@ std::string name_of(Bug b) {
       return "short LongRoPE factors past the original length (llama.cpp#24823)";
     case Bug::kBFloat16InvFreq:
       return "inv_freq in bfloat16 (transformers#29496)";
+    case Bug::kRotaryDimAsHeadDim:
+      return "rotary dimension taken as the head's (vllm#43676)";
+    case Bug::kMscaleAllDimIgnored:
+      return "yarn's mscale_all_dim ignored";
   }
   return "?";
 }
 
-std::vector<float> framework_inv_freq(const TableSpec& spec, Bug bug) {
+std::vector<float> framework_inv_freq(const TableSpec& spec, Bug bug, int head_dim) {
   const RopeScaling& r = spec.rope;
-  const int d = spec.d_model, half = d / 2;
+  // The buggy code computes a whole head's frequencies; the cache keeps the first d/2 of them.
+  const int d = bug == Bug::kRotaryDimAsHeadDim ? head_dim : spec.d_model, half = spec.d_model / 2;
   double base = spec.base;
   if (r.type == RopeType::kDynamic && bug != Bug::kDynamicNotRescaled)
     base = rope_double::dynamic_base(r, spec.base, d);  // Python float arithmetic
@@ -126,10 +131,14 @@ std::vector<float> framework_inv_freq(const TableSpec& spec, Bug bug) {
   return inv;
 }
 
-std::vector<double> framework_cache(const TableSpec& spec, uint64_t rows, Dtype output, Bug bug) {
-  const std::vector<float> inv = framework_inv_freq(spec, bug);
+std::vector<double> framework_cache(const TableSpec& spec, uint64_t rows, Dtype output, Bug bug,
+                                    int head_dim) {
+  const std::vector<float> inv = framework_inv_freq(spec, bug, head_dim);
+  RopeScaling attention_recipe = spec.rope;
+  // Without mscale_all_dim the recipe falls back to g(s, 1): DeepSeek-V3's 1 becomes 1.369.
+  if (bug == Bug::kMscaleAllDimIgnored) attention_recipe.mscale_all_dim.reset();
   const float att =
-      bug == Bug::kAttentionIgnored ? 1.0f : f32(rope_double::attention_factor(spec.rope));
+      bug == Bug::kAttentionIgnored ? 1.0f : f32(rope_double::attention_factor(attention_recipe));
   const int width = table_width(spec);
   std::vector<double> out(rows * static_cast<uint64_t>(width));
   for (uint64_t r = 0; r < rows; ++r) {

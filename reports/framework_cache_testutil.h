@@ -20,16 +20,21 @@ enum class Bug {
   kDynamicNotRescaled,     // vllm#41236: the dynamic base never rescaled
   kShortFactorsPastL0,     // llama.cpp#24823: LongRoPE's short factors past the original length
   kBFloat16InvFreq,        // transformers#29496, Modalities#462: inv_freq rounded to bfloat16
+  kRotaryDimAsHeadDim,     // vllm#43676: partial rotary's frequencies over the whole head
+  kMscaleAllDimIgnored,    // yarn's mscale_all_dim dropped: the attention factor is g(s, 1)
 };
 std::string name_of(Bug b);
 
-// inv_freq as Hugging Face computes it in float32 for spec's recipe (with `bug`).
-std::vector<float> framework_inv_freq(const TableSpec& spec, Bug bug = Bug::kNone);
+// inv_freq as Hugging Face computes it in float32 for spec's recipe (with `bug`). `head_dim` is
+// the head's width, which kRotaryDimAsHeadDim puts in the exponents (b^(-2j/head_dim)) and the
+// recipe's formulas in place of the rotary dimension; other bugs ignore it.
+std::vector<float> framework_inv_freq(const TableSpec& spec, Bug bug = Bug::kNone,
+                                      int head_dim = 0);
 
 // Rows spec.start .. spec.start + rows - 1 of the cache in spec.layout: angles pos * inv_freq in
 // float32, cos and sin in float32, times the attention factor rounded to float32, then rounded to
 // `output` (the stored values, widened to double).
 std::vector<double> framework_cache(const TableSpec& spec, uint64_t rows, Dtype output,
-                                    Bug bug = Bug::kNone);
+                                    Bug bug = Bug::kNone, int head_dim = 0);
 
 }  // namespace pev::reports::testutil
