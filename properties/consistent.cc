@@ -28,7 +28,13 @@ Verdict ConsistentCheck::verdict(const measure::ConsistencyFigures& f) const {
       rule.factor, window, window + rule.group_rows - 1,
       rule.resolution_ulps[static_cast<size_t>(output)]);
   if (f.judged == 0) {
-    v.summary = "not applicable: fewer than 3 rows hold no second largest error to compare with";
+    v.summary = map_ ? fmt::format(
+                           "not applicable: no run of consecutive positions longer than "
+                           "{} rows to give an element a window on both sides (the "
+                           "oracle judged every element)",
+                           2 * window)
+                     : "not applicable: fewer than 3 rows hold no second largest error to compare "
+                       "with";
   } else if (!v.holds) {
     v.summary = fmt::format("{} of {} elements stand out from their column ({}), the first at {}",
                             f.inconsistent, f.judged, rule_text,
@@ -43,10 +49,15 @@ Verdict ConsistentCheck::verdict(const measure::ConsistencyFigures& f) const {
                     f.judged, margin, rule.factor);
   }
   if (f.unjudged && f.judged)
-    v.notes.push_back(fmt::format(
-        "{} elements not compared: a table of fewer than 3 rows has no second largest error to "
-        "compare them with",
-        f.unjudged));
+    v.notes.push_back(
+        map_ ? fmt::format("{} elements not compared: within {} rows of either end of their run "
+                           "of consecutive positions (ids within 1 of the previous row's in "
+                           "position order), where no window reaches both sides; the oracle "
+                           "judged them",
+                           f.unjudged, window)
+             : fmt::format("{} elements not compared: a table of fewer than 3 rows has no second "
+                           "largest error to compare them with",
+                           f.unjudged));
   // The worst elements with their values: one row of the table and of the oracle each.
   const auto engine = oracle::make_fast_engine(spec_, Dtype::kFloat64);
   for (Finding x : f.worst) {

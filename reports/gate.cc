@@ -144,9 +144,10 @@ measure::Finding largest_element(const std::function<void(const BlockVisitor&)>&
 
 std::string describe_element(const measure::Finding& f) {
   return fmt::format(
-      "position {}, column {}: value {:.9g}, exact {:.9g}, error {:.3g} ({:.3g} ulp), allowed "
+      "{}position {}, column {}: value {:.9g}, exact {:.9g}, error {:.3g} ({:.3g} ulp), allowed "
       "{:.3g} ({})",
-      f.pos, f.column, f.got, f.expected, f.error, f.ulp, f.allowed, f.what);
+      f.row ? fmt::format("row {} at ", *f.row) : "", f.pos, f.column, f.got, f.expected, f.error,
+      f.ulp, f.allowed, f.what);
 }
 
 }  // namespace
@@ -327,6 +328,9 @@ std::vector<GateOutcome> run_gate(const BudgetFile& file,
                     return impl ? static_cast<double>(impl->steps_since_direct(pos)) : 0.0;
                   },
                   figure, (*o.recorded).*figure);
+              if (ids)
+                o.element->row =
+                    row_holding(at, *table, o.element->pos, o.element->column, o.element->got);
               break;
             }
         }

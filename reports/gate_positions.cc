@@ -1,5 +1,7 @@
 #include "reports/gate_positions.h"
 
+#include <cmath>
+
 #include "oracle/positioned.h"
 
 namespace pev::reports {
@@ -40,6 +42,18 @@ void visit_rows(const PositionedBand& band, const TableStream& table, const Tabl
       visit(band.ids.budget_position(first + i), 1, got.data(), exact.data());
     }
   }
+}
+
+std::optional<uint64_t> row_holding(const PositionedBand& band, const TableStream& table,
+                                    uint64_t position, int column, double value) {
+  std::vector<double> row(table.width());
+  for (uint64_t i = 0; i < band.rows.size(); ++i) {
+    if (band.ids.budget_position(i) != position) continue;
+    table.read_rows(band.rows[i], 1, row.data());
+    const double got = row[static_cast<size_t>(column)];
+    if (got == value || (std::isnan(got) && std::isnan(value))) return band.rows[i];
+  }
+  return std::nullopt;
 }
 
 }  // namespace pev::reports

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "encoding/positions.h"
@@ -27,5 +28,10 @@ PositionedBand rows_in_band(const RowPositions& all, uint64_t first, uint64_t la
 // row is the file's row at that position).
 void visit_rows(const PositionedBand& band, const TableStream& table, const TableSpec& spec,
                 const oracle::Engine& engine, const BlockVisitor& visit);
+
+// The band's file row that holds `value` at `position`, `column` (an element found by position
+// alone); nullopt when none does.
+std::optional<uint64_t> row_holding(const PositionedBand& band, const TableStream& table,
+                                    uint64_t position, int column, double value);
 
 }  // namespace pev::reports

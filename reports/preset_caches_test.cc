@@ -108,6 +108,7 @@ VerifyResult verify_sampled(const ModelRope& model, Layout layout, Dtype output,
   TableInput in{"cache", "Hugging Face style cache", output, rows, {}, std::move(values)};
   VerifyOptions o;
   o.spec = spec_of(model, layout, 0, rows);
+  set_sequence_length(o.spec, positions);  // the largest id + 1: L, as the cache was built
   o.positions = std::move(positions);
   o.positions_name = "sampled bands";
   o.budget = Claim::model(Dtype::kFloat32);

@@ -15,6 +15,7 @@
 #include "properties/accumulators.h"
 #include "properties/consistent.h"
 #include "properties/under_test.h"
+#include "reports/verify_positions.h"
 #include "support/parallel.h"
 
 namespace pev::reports {
@@ -131,53 +132,6 @@ properties::Verdict not_applicable(std::string property, const std::string& why)
   return v;
 }
 
-// Reads the rows of `map`'s position order: index i is file row map.row(i); runs of consecutive
-// file rows are read at once.
-properties::RowReader in_position_order(properties::RowReader read,
-                                        const properties::PositionMap& map, uint64_t width) {
-  return [read = std::move(read), &map, width](uint64_t first, uint64_t n, double* out) {
-    for (uint64_t i = 0; i < n;) {
-      uint64_t end = i + 1;
-      while (end < n && map.row(first + end) == map.row(first + end - 1) + 1) ++end;
-      read(map.row(first + i), end - i, out + i * width);
-      i = end;
-    }
-  };
-}
-
-// The longest run of consecutive positions among rows whose streams agree, as a table of its own
-// (positions spec.start .. spec.start + rows - 1).
-struct ConsecutiveRun {
-  TableSpec spec;
-  uint64_t rows = 0;
-  std::unique_ptr<properties::UnderTest> table;
-};
-
-ConsecutiveRun longest_run(const properties::PositionMap& map, const properties::RowReader& read,
-                           uint64_t width, const std::string& name, Dtype dtype,
-                           const Claim& budget, const TableSpec& spec) {
-  std::vector<uint64_t> best, current;  // indices into the position order
-  const auto single_at = [&](uint64_t i) { return map.positions().single(map.row(i)); };
-  for (uint64_t i = 0; i < map.rows(); ++i) {
-    if (!single_at(i) || map.repeats_previous(i)) continue;
-    if (!current.empty() && map.position(i) != map.position(current.back()) + 1) current.clear();
-    current.push_back(i);
-    if (current.size() > best.size()) best = current;
-  }
-  ConsecutiveRun run;
-  run.spec = spec;
-  run.rows = best.size();
-  run.spec.start = best.empty() ? 0 : map.position(best.front());
-  auto indices = std::make_shared<std::vector<uint64_t>>(std::move(best));
-  run.table =
-      properties::streamed_table(name, dtype, budget, run.spec, run.rows,
-                                 [indices, read, width](uint64_t first, uint64_t n, double* out) {
-                                   for (uint64_t i = 0; i < n; ++i)
-                                     read((*indices)[first + i], 1, out + i * width);
-                                 });
-  return run;
-}
-
 }  // namespace
 
 bool VerifyResult::holds() const {
@@ -271,7 +225,8 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
         consistent_s += seconds_since(t);
       }
     };
-    halo(stripe_first - std::min(stripe_first, stripes.halo), stripe_first);
+    // At position ids the consistency check goes along runs of smooth positions instead (below).
+    if (!map) halo(stripe_first - std::min(stripe_first, stripes.halo), stripe_first);
     for (uint64_t b = first_block; b < end_block; ++b) {
       BlockParts& p = parts[b];
       const uint64_t first = b * block_rows, n = std::min(block_rows, rows - first);
@@ -289,10 +244,10 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
       unique.add(p.unique, first, n, block, before ? got.data() : nullptr);
       p.unique_s = seconds_since(t);
       t = Clock::now();
-      run.add(block, exact.exact.data(), n, true);
+      if (!map) run.add(block, exact.exact.data(), n, true);
       p.consistent_s = seconds_since(t);
     }
-    halo(stripe_end, std::min(rows, stripe_end + stripes.halo));
+    if (!map) halo(stripe_end, std::min(rows, stripe_end + stripes.halo));
     const auto t = Clock::now();
     run.finish();
     consistency[s] = run.figures();
@@ -318,6 +273,45 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
     consistent_s += p.consistent_s;
   }
   for (const measure::ConsistencyFigures& c : consistency) consistency_all.merge(c);
+  if (map) {  // each run of smooth positions on its own, with its own windows
+    const auto runs = smooth_runs(*map);
+    std::vector<measure::ConsistencyFigures> per_run(runs.size());
+    std::vector<double> run_s(runs.size());
+    parallel_for(runs.size(), options.threads, [&](uint64_t k) {
+      thread_local std::vector<double> got;
+      thread_local ExactRows exact;
+      double read_s = 0, exact_s = 0;
+      const auto t = Clock::now();
+      // Only elements with a whole window on both sides are judged: at a run's end the window
+      // would be one-sided, and a gap in the positions can fall where the angle's rounding steps
+      // up (its ulp doubles), which a one-sided window never saw. The 32 rows at each end shape
+      // the envelope; a run too short for that is the oracle's alone.
+      const uint64_t first = runs[k].first, end = runs[k].second, edge = stripes.halo;
+      if (end - first <= 2 * edge) {
+        per_run[k].unjudged = (end - first) * width;
+        return;
+      }
+      measure::ConsistencyRun run(table.dtype, static_cast<int>(width), 0, first);
+      const auto feed = [&](uint64_t from, uint64_t to, bool judged) {
+        for (; from < to; from += block_rows) {
+          const uint64_t n = std::min(block_rows, to - from);
+          load(from, n, 0, got, exact, read_s, exact_s);
+          run.add(got.data(), exact.exact.data(), n, judged);
+        }
+      };
+      feed(first, first + edge, false);
+      feed(first + edge, end - edge, true);
+      feed(end - edge, end, false);
+      run.finish();
+      per_run[k] = run.figures();
+      per_run[k].unjudged += 2 * edge * width;
+      run_s[k] = seconds_since(t);
+    });
+    for (size_t k = 0; k < runs.size(); ++k) {
+      consistency_all.merge(per_run[k]);
+      consistent_s += run_s[k];
+    }
+  }
   parts.clear();
   parts.shrink_to_fit();
 
