@@ -215,6 +215,37 @@ expect_no_file "$out" "bad --threads"
 [ -e "$dir/w-threads" ] && { echo "FAIL: sweep with bad --threads left $dir/w-threads"; failures=$((failures + 1)); }
 expect_exit 0 "oracle --threads 2" oracle --d-model 4 --positions 2 --threads 2 -o "$out"
 
+# --positions FILE: position ids, one per row ([3, N] for M-RoPE), as hostile input.
+ids_npy() {  # ids_npy PATH DESCR SHAPE VALUES...: a .npy of 8-byte integers or doubles
+  local path=$1 descr=$2 shape=$3
+  shift 3
+  python3 - "$path" "$descr" "$shape" "$@" <<'PY'
+import struct, sys
+path, descr, shape, values = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+header += " " * (63 - (10 + len(header)) % 64) + "\n"
+fmt = "<d" if descr == "<f8" else "<q"
+data = b"".join(struct.pack(fmt, (float if fmt == "<d" else int)(v)) for v in values)
+open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data)
+PY
+}
+ids_npy "$dir/ids4.npy" '<i8' '(4,)' 0 7 7 3
+ids_npy "$dir/float_ids.npy" '<f8' '(4,)' 0 1 2 3
+ids_npy "$dir/negative_ids.npy" '<i8' '(4,)' 0 -1 2 3
+ids_npy "$dir/wide_ids.npy" '<i8' '(2, 2)' 0 1 2 3
+ids_npy "$dir/three_ids.npy" '<i8' '(3, 4)' 0 1 2 3 0 1 2 3 0 1 2 3
+expect_exit 0 "oracle at ids" oracle --d-model 4 --positions "$dir/ids4.npy" -o "$out"
+expect_exit 0 "verify at ids" verify "$out" --positions "$dir/ids4.npy"
+expect_message "must be integers" "float ids" oracle --d-model 4 --positions "$dir/float_ids.npy" -o "$dir/x.npy"
+expect_message "is negative" "negative ids" verify "$out" --positions "$dir/negative_ids.npy"
+expect_message "shape [N] or [3, N]" "ids of shape [2, 2]" verify "$out" --positions "$dir/wide_ids.npy"
+expect_message "need an M-RoPE recipe" "three streams without M-RoPE" verify "$out" --positions "$dir/three_ids.npy"
+expect_message "one id per row" "ids for another table" verify "$honest" --positions "$dir/ids4.npy"
+expect_message "both say where" "--start and ids" verify "$out" --start 3 --positions "$dir/ids4.npy"
+expect_message "No such file" "missing ids" verify "$out" --positions "$dir/none.npy"
+expect_message "is out of range" "a count past int64" oracle --d-model 4 --positions 99999999999999999999999 -o "$dir/x.npy"
+expect_no_file "$dir/x.npy" "bad ids"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures contract failure(s)"
   exit 1

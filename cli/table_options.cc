@@ -45,12 +45,15 @@ namespace {
 // "4096", "-1": a count (resolve_computed says what is wrong with a bad one); anything else
 // names a file.
 std::optional<int64_t> count_of(const std::string& text) {
-  if (text.empty() || text.size() > 19) return std::nullopt;
-  const size_t digits = text[0] == '-' ? 1 : 0;
-  if (digits == text.size()) return std::nullopt;
-  for (size_t i = digits; i < text.size(); ++i)
+  const size_t sign = !text.empty() && text[0] == '-' ? 1 : 0;
+  if (text.size() == sign) return std::nullopt;
+  for (size_t i = sign; i < text.size(); ++i)
     if (text[i] < '0' || text[i] > '9') return std::nullopt;
-  return std::stoll(text);
+  try {
+    return std::stoll(text);
+  } catch (const std::out_of_range&) {
+    throw ConfigError("--positions " + text + " is out of range");
+  }
 }
 
 }  // namespace

@@ -76,6 +76,24 @@ TEST(Positioned, MropePairsTakeTheirStreamsPositionAndTextRowsAreTheDefaultRecip
   }
 }
 
+TEST(Positioned, BothEnginesGiveTheSameBitsAtMropePositions) {
+  TableSpec spec = rope_spec(64);
+  spec.rope.mrope_section = {8, 12, 12};
+  RowPositions p;
+  p.streams = {
+      {0, 9, 9, 9, 9, 20, 100000}, {0, 9, 9, 10, 10, 20, 100000}, {0, 9, 10, 9, 10, 20, 100007}};
+  std::vector<uint64_t> rows = {6, 0, 1, 2, 3, 4, 5, 3};
+  for (const Dtype target : {Dtype::kFloat32, Dtype::kBFloat16}) {
+    TileValues fast, mpfr;
+    evaluate_rows(*make_fast_engine(spec, target), spec, p, rows.data(), rows.size(), fast);
+    evaluate_rows(*make_mpfr_engine(spec, target), spec, p, rows.data(), rows.size(), mpfr);
+    EXPECT_EQ(fast.sin_rounded, mpfr.sin_rounded);
+    EXPECT_EQ(fast.cos_rounded, mpfr.cos_rounded);
+    EXPECT_EQ(fast.sin_exact, mpfr.sin_exact);
+    EXPECT_EQ(fast.cos_exact, mpfr.cos_exact);
+  }
+}
+
 TEST(Positioned, EncodingsInTheFilesOrderEqualTheConsecutiveTables) {
   TableSpec spec = rope_spec(16);
   spec.layout = Layout::kInterleaved;

@@ -39,9 +39,10 @@ RowPositions read_position_ids(const ByteSource& src) {
     src.fail("position ids must have shape [N] or [3, N] (dimensions of size 1 allowed), found " +
              shape_string(h.shape));
   const uint64_t rows = shape->rows, streams = shape->streams;
-  const uint64_t count = rows * streams;  // rows <= file size, no overflow
+  const auto elements = checked_mul(rows, streams);  // the header's shape: any number at all
+  const uint64_t count = elements.value_or(0);
   const uint64_t have = src.size() - h.data_offset;
-  const auto need = checked_mul(count, static_cast<uint64_t>(type.bytes));
+  const auto need = elements ? checked_mul(count, static_cast<uint64_t>(type.bytes)) : std::nullopt;
   if (!need || *need > have)
     src.fail("truncated: shape " + shape_string(h.shape) + " of '" + h.descr + "' needs " +
              (need ? std::to_string(*need) : "over 2^64") + " bytes of data, the file holds " +
