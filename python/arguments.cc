@@ -160,7 +160,11 @@ Arguments arguments(const py::kwargs& kwargs, const std::vector<std::string>& al
       a.threads = resolve_threads(t == 0 ? std::nullopt : std::optional<int64_t>(t));
     }
   }
-  if (model) a.model = model_of(model, layer_type);
+  if (model) {
+    a.model = model_of(model, layer_type);
+    // A path or a preset names itself, as on the command line; a dict is "model_config".
+    if (py::isinstance<py::str>(model)) a.model_name = model.cast<std::string>();
+  }
   if (!model && !layer_type.empty()) fail("layer_type needs model_config (a config's layer types)");
   // After model_config: a recipe alone may take the model's max_position_embeddings.
   if (rope_scaling)
@@ -203,7 +207,7 @@ TableRequest table_request(const Arguments& a) {
   q.rotary.d_model = a.d_model;
   q.rotary.base = a.base;
   q.rotary.model = a.model;
-  q.rotary.model_name = "model_config";
+  q.rotary.model_name = a.model_name;
   q.rotary.recipe = a.recipe;
   q.schedule = a.schedule;
   q.layout = a.layout;

@@ -52,6 +52,13 @@ void bind_results(py::module_& m) {
       "is not finite) the attribute is that float. Deprecated aliases: position (pos), column "
       "(dim), exact (expected), error (abs_error), ulp (ulp_error), cause (what).");
   element.def_readonly("pos", &measure::Finding::pos, "the position (the table's row + start)")
+      .def_property_readonly(
+          "row",
+          [](const measure::Finding& f) -> py::object {
+            if (f.row) return py::int_(*f.row);
+            return py::none();
+          },
+          "the table's row, for a table at position ids (positions=); None otherwise")
       .def_readonly("dim", &measure::Finding::column, "the column")
       .def_readonly("got", &measure::Finding::got, "the table's value")
       .def_readonly("expected", &measure::Finding::expected,
@@ -103,6 +110,9 @@ void bind_results(py::module_& m) {
       .def_readonly("properties", &reports::VerifyResult::verdicts,
                     "one PropertyResult per property: bounded, unique, shift, growth, oracle")
       .def_readonly("oracle_coverage", &reports::VerifyResult::oracle_coverage)
+      .def_readonly("source", &reports::VerifyResult::source,
+                    "where the rotary parameters came from: the model config and the part of it "
+                    "read (empty without one)")
       .def(
           "result",
           [](const reports::VerifyResult& r, const std::string& name) {

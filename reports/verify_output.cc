@@ -142,14 +142,14 @@ nlohmann::json to_json(const VerifyResult& r) {
   j["table"] = r.table;
   j["description"] = r.description;
   j["dtype"] = name_of(r.dtype);
-  j["spec"] = {
-      {"d_model", r.spec.d_model},
-      {"base", r.spec.base},
-      {"schedule", name_of(r.spec.schedule)},
-      {"layout", name_of(r.spec.layout)},
-      {"start", r.spec.start},
-      {"positions", r.positions.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.positions)},
-      {"rope", rope_json(r.spec)}};
+  j["spec"] = {{"d_model", r.spec.d_model},
+               {"base", r.spec.base},
+               {"schedule", name_of(r.spec.schedule)},
+               {"layout", name_of(r.spec.layout)},
+               {"start", r.spec.start},
+               {"rope", rope_json(r.spec)}};
+  // Only for a table at position ids (a null would read as a float that is not finite).
+  if (!r.positions.empty()) j["spec"]["positions"] = r.positions;
   j["source"] = r.source;
   j["budget"] = r.budget.describe();
   j["claim"] = claim_json(r.budget);
@@ -169,9 +169,8 @@ nlohmann::json to_json(const VerifyResult& r) {
   j["properties"] = nlohmann::json::array();
   for (const properties::Verdict& v : r.verdicts) {
     nlohmann::json worst = nlohmann::json::array();
-    for (const properties::Finding& x : v.worst)
+    for (const properties::Finding& x : v.worst) {
       worst.push_back({{"pos", x.pos},
-                       {"row", x.row ? nlohmann::json(*x.row) : nlohmann::json(nullptr)},
                        {"dim", x.column},
                        {"got", finite_or_null(x.got)},
                        {"expected", finite_or_null(x.expected)},
@@ -179,6 +178,8 @@ nlohmann::json to_json(const VerifyResult& r) {
                        {"ulp_error", finite_or_null(x.ulp)},  // floored (docs/design.md §4)
                        {"budget", x.allowed},
                        {"what", x.what}});
+      if (x.row) worst.back()["row"] = *x.row;  // a table at position ids: the file's row
+    }
     nlohmann::json figures = nlohmann::json::object();
     for (const auto& [k, x] : v.figures) figures[k] = finite_or_null(x);
     j["properties"].push_back({{"property", v.property},

@@ -1,0 +1,31 @@
+#include "encoding/rotation.h"
+
+#include <fmt/format.h>
+
+namespace pev {
+
+std::pair<int, int> rotated_dims(const RotationSpec& spec, int pair) {
+  const int d = spec.table.d_model;
+  if (spec.pairs == PairConvention::kHalves) return {pair, pair + d / 2};
+  return {2 * pair, 2 * pair + 1};
+}
+
+std::optional<std::string> validate(const RotationSpec& spec) {
+  if (auto err = validate(spec.table)) return err;
+  if (spec.head_dim < spec.table.d_model)
+    return fmt::format("head_dim {} is smaller than the rotary dimension {}", spec.head_dim,
+                       spec.table.d_model);
+  return std::nullopt;
+}
+
+std::string_view name_of(PairConvention c) {
+  return c == PairConvention::kHalves ? "halves" : "interleaved";
+}
+
+std::optional<PairConvention> parse_pair_convention(std::string_view name) {
+  if (name == "halves" || name == "rotate-half" || name == "neox") return PairConvention::kHalves;
+  if (name == "interleaved" || name == "gptj") return PairConvention::kInterleaved;
+  return std::nullopt;
+}
+
+}  // namespace pev

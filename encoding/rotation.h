@@ -1,0 +1,39 @@
+// The rotation a RoPE kernel applies to q and k (docs/design.md §15): what peverify verify-rotary
+// judges. Given a head vector x at position p, each frequency pair j rotates two of its
+// dimensions (a, b) by the angle p w_j of the table spec's recipe, times its attention factor A:
+//   out_a = A (x_a cos(p w_j) - x_b sin(p w_j)),   out_b = A (x_b cos(p w_j) + x_a sin(p w_j)).
+// Dimensions at or past the rotary dimension pass through unchanged (partial rotary).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "encoding/spec.h"
+
+namespace pev {
+
+// Which two dimensions of a head pair j rotates.
+enum class PairConvention {
+  kHalves,       // rotate-half (GPT-NeoX, Llama in Hugging Face): (j, j + d/2)
+  kInterleaved,  // GPT-J, Meta's complex form: (2j, 2j + 1)
+};
+
+struct RotationSpec {
+  TableSpec table;  // d_model is the rotary dimension d; base, schedule and recipe give w_j and A
+  int head_dim = 0;  // >= d: dimensions d .. head_dim - 1 pass through
+  PairConvention pairs = PairConvention::kHalves;
+};
+
+// (a, b) of pair j: out_a takes -sin, out_b +sin.
+std::pair<int, int> rotated_dims(const RotationSpec& spec, int pair);
+
+// Empty when valid, else one line ("head_dim 64 is smaller than the rotary dimension 128").
+std::optional<std::string> validate(const RotationSpec& spec);
+
+std::string_view name_of(PairConvention c);
+// "halves" (also "rotate-half", "neox") and "interleaved" (also "gptj").
+std::optional<PairConvention> parse_pair_convention(std::string_view name);
+
+}  // namespace pev
