@@ -137,6 +137,7 @@ ArrayTable array_table(const py::object& table, const std::optional<std::string>
   header.layout.rows = rows;
   header.layout.width = t.complex ? 2 * width : width;
   header.complex = t.complex;
+  header.shape = shape;
   header.description = fmt::format("array {} {}", t.descr, shape_string(shape));
   const std::string_view bytes(static_cast<const char*>(a.buffer.ptr),
                                static_cast<size_t>(rows * width * static_cast<uint64_t>(item)));

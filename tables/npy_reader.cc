@@ -289,9 +289,11 @@ TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
 
   const ElementType type = resolve_type(src, h.descr, opts);
   const std::vector<uint64_t>& s = h.shape;
-  const auto shape = table_shape(s);
+  const auto shape = rows_and_width(s, opts.any_rank);
   if (!shape)
-    src.fail("expected shape [N, d] (extra dimensions of size 1 allowed), found " +
+    src.fail((opts.any_rank
+                  ? "expected a tensor of rank >= 1, found "
+                  : "expected shape [N, d] (extra dimensions of size 1 allowed), found ") +
              shape_string(s));
   const auto [rows, width] = *shape;
   if (type.complex && h.fortran_order)
@@ -320,7 +322,7 @@ TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
   layout.column_major = h.fortran_order;
   layout.rows = rows;
   layout.width = type.complex ? 2 * width : width;  // real and imaginary parts, side by side
-  return {layout, std::move(description), type.complex};
+  return {layout, s, std::move(description), type.complex};
 }
 
 LoadedTable read_npy(const ByteSource& src, const ReadOptions& opts) {

@@ -206,10 +206,12 @@ TableHeader safetensors_header(const ByteSource& src, const ReadOptions& opts) {
   }
 
   const std::vector<uint64_t> s = shape_of(src, name, t);
-  const auto shape = table_shape(s);
+  const auto shape = rows_and_width(s, opts.any_rank);
   if (!shape)
     src.fail("tensor " + quoted(name) +
-             ": expected shape [N, d] (extra dimensions of size 1 allowed), found " +
+             (opts.any_rank
+                  ? ": expected a tensor of rank >= 1, found "
+                  : ": expected shape [N, d] (extra dimensions of size 1 allowed), found ") +
              shape_string(s));
   const auto [rows, width] = *shape;
   if (rows == 0 || width == 0)
@@ -232,7 +234,7 @@ TableHeader safetensors_header(const ByteSource& src, const ReadOptions& opts) {
   layout.dtype = dtype;
   layout.rows = rows;
   layout.width = complex ? 2 * width : width;
-  return {layout, std::move(description), complex};
+  return {layout, s, std::move(description), complex};
 }
 
 LoadedTable read_safetensors(const ByteSource& src, const ReadOptions& opts) {

@@ -171,6 +171,19 @@ std::optional<std::pair<uint64_t, uint64_t>> table_shape(const std::vector<uint6
   return std::pair{rows, shape.back()};
 }
 
+std::optional<std::pair<uint64_t, uint64_t>> rows_and_width(const std::vector<uint64_t>& shape,
+                                                            bool any_rank) {
+  if (!any_rank) return table_shape(shape);
+  if (shape.empty()) return std::nullopt;
+  uint64_t rows = 1;
+  for (size_t i = 0; i + 1 < shape.size(); ++i) {
+    const auto r = checked_mul(rows, shape[i]);
+    if (!r) return std::nullopt;
+    rows = *r;
+  }
+  return std::pair{rows, shape.back()};
+}
+
 std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b) {
   uint64_t r;
   if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;

@@ -22,6 +22,9 @@ struct ReadOptions {
   std::optional<Dtype> dtype = std::nullopt;
   // `--tensor NAME` (.safetensors only); without it the file must hold exactly one tensor.
   std::optional<std::string> tensor = std::nullopt;
+  // A tensor of any rank (verify-rotary's q and k: [tokens, heads, head_dim], ...), read as rows
+  // of its last dimension; a table otherwise ([N, d], extra dimensions of size 1 allowed).
+  bool any_rank = false;
 };
 
 // A table as read: `rows` positions of `width` values each, row-major.
@@ -104,6 +107,7 @@ TableKind sniff_table_kind(const ByteSource& src, const std::string& path);
 // What a reader finds in a header: the elements' layout, the description, complex or not.
 struct TableHeader {
   ElementLayout layout;
+  std::vector<uint64_t> shape;  // as the file gives it
   std::string description;
   bool complex = false;
 };
@@ -121,6 +125,11 @@ void widen_elements(const unsigned char* bytes, uint64_t n, Dtype dtype, bool bi
 // [1, 1, N, d], [N, 1, 1, d], as frameworks save caches); the last dimension is d. nullopt when
 // more than two dimensions exceed 1 (or there are fewer than two).
 std::optional<std::pair<uint64_t, uint64_t>> table_shape(const std::vector<uint64_t>& shape);
+
+// The rows and width a reader gives a file's shape: table_shape's, or with `any_rank` the product
+// of every dimension but the last, and the last (nullopt for a scalar or an overflow).
+std::optional<std::pair<uint64_t, uint64_t>> rows_and_width(const std::vector<uint64_t>& shape,
+                                                            bool any_rank);
 
 // a * b, or nullopt when it does not fit in 64 bits.
 std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b);

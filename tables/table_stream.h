@@ -20,6 +20,7 @@ class TableStream {
   Dtype dtype() const { return header_.layout.dtype; }
   bool complex() const { return header_.complex; }
   const std::string& description() const { return header_.description; }
+  const std::vector<uint64_t>& shape() const { return header_.shape; }  // as the file gives it
 
   // Rows [first, first + n) widened exactly to double, row-major (n * width() values); Fortran
   // order is transposed on the way. Safe to call from several threads at once.
