@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "encoding/spec.h"
+#include "reports/verify.h"
 
 namespace pev::reports::testutil {
 
@@ -36,5 +37,8 @@ std::vector<float> framework_inv_freq(const TableSpec& spec, Bug bug = Bug::kNon
 // `output` (the stored values, widened to double).
 std::vector<double> framework_cache(const TableSpec& spec, uint64_t rows, Dtype output,
                                     Bug bug = Bug::kNone, int head_dim = 0);
+
+// The failing verdict's worst element, described; empty when nothing failed or nothing is named.
+std::string named_failure(const VerifyResult& r);
 
 }  // namespace pev::reports::testutil

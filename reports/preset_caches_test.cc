@@ -152,15 +152,6 @@ std::string test_name(const ::testing::TestParamInfo<Preset>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Presets, PresetCache, ::testing::ValuesIn(kPresets), test_name);
 
-// The failing verdict's worst element, described; empty when nothing failed or nothing is named.
-std::string named_failure(const VerifyResult& r) {
-  for (const properties::Verdict& v : r.verdicts)
-    if (!v.holds && !v.worst.empty())
-      return v.property + " at position " + std::to_string(v.worst.front().pos) + ", column " +
-             std::to_string(v.worst.front().column);
-  return "";
-}
-
 struct BugCase {
   Preset preset;
   const char* id;    // the bug in the test's name

@@ -85,15 +85,6 @@ VerifyResult verify_cache(const TableSpec& built, const TableSpec& declared, Dty
   return verify_table(std::move(in), o);
 }
 
-// The failing verdict's worst element, described; empty when nothing failed or nothing is named.
-std::string named_failure(const VerifyResult& r) {
-  for (const properties::Verdict& v : r.verdicts)
-    if (!v.holds && !v.worst.empty())
-      return v.property + " at position " + std::to_string(v.worst.front().pos) + ", column " +
-             std::to_string(v.worst.front().column);
-  return "";
-}
-
 TEST(RotaryVerify, HonestFrameworkCachesPassForEveryRecipeDtypeAndPlace) {
   const Layout layouts[] = {Layout::kRopeCosDup, Layout::kRopeSinDup, Layout::kRopeCosSin,
                             Layout::kRopeCosPairs, Layout::kPolar};
