@@ -7,6 +7,8 @@ find_package(CLI11 REQUIRED)
 find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(hwy REQUIRED)
+# Boost.Multiprecision's mpfr_float (header-only): the oracle's reference rotation.
+find_package(Boost 1.74 REQUIRED)
 pkg_check_modules(SLEEF REQUIRED IMPORTED_TARGET GLOBAL sleef)
 
 # The property suite is a library for other projects too: it always needs these.

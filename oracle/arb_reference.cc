@@ -117,6 +117,39 @@ ArbReference arb_reference(const TableSpec& spec, uint64_t pos, int pair, Dtype 
                            ", pair " + std::to_string(pair));
 }
 
+ArbRotated arb_rotation(const TableSpec& spec, uint64_t pos, int pair, double x, double y,
+                        Dtype target) {
+  if (x == 0 && (y == 0 || pos == 0)) return {};  // the exact zeros: +0
+  const FormatTraits f = traits_of(target), f64 = traits_of(Dtype::kFloat64);
+  Fmpz position;
+  fmpz_set_ui(position.v, static_cast<ulong>(pos));
+  Arb w, angle, s, c, attention, t, xb, yb;
+  arb_set_d(xb.v, x);
+  arb_set_d(yb.v, y);
+  constexpr slong kMaxPrecision = slong{1} << 16;
+  for (slong prec = 64 + 2 * static_cast<slong>(std::bit_width(pos)); prec <= kMaxPrecision;
+       prec *= 2) {
+    arb_attention(spec, prec + 16, attention.v);
+    if (pos == 0) {  // sin 0 = 0 and cos 0 = 1 exactly
+      arb_zero(s.v);
+      arb_one(c.v);
+    } else {
+      if (!arb_frequency(spec, pair, prec + 16, w.v)) continue;
+      arb_mul_fmpz(angle.v, w.v, position.v, prec + 16);
+      arb_sin_cos(s.v, c.v, angle.v, prec);
+    }
+    // A (x cos a - y sin a): the same real as x (A cos a) - y (A sin a).
+    arb_mul(c.v, c.v, xb.v, prec);
+    arb_mul(s.v, s.v, yb.v, prec);
+    arb_sub(t.v, c.v, s.v, prec);
+    arb_mul(t.v, t.v, attention.v, prec);
+    const auto exact = round_ball(t.v, f64), rounded = round_ball(t.v, f);
+    if (exact && rounded) return {*exact, *rounded, static_cast<long>(prec)};
+  }
+  throw std::runtime_error("arb_rotation: undecided at 2^16 bits for pos " + std::to_string(pos) +
+                           ", pair " + std::to_string(pair));
+}
+
 uint64_t arb_reference_bits(const TableSpec& spec, uint64_t pos, int pair, bool is_sin,
                             Dtype target) {
   const ArbReference r = arb_reference(spec, pos, pair, target);

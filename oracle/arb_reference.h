@@ -36,4 +36,13 @@ uint64_t arb_reference_bits(const TableSpec& spec, uint64_t pos, int pair, bool 
 // The exact value rounded to float64.
 double arb_reference_value(const TableSpec& spec, uint64_t pos, int pair, bool is_sin);
 
+// The rotation's element x C - y S (C = A cos a, S = A sin a at (pos, pair); oracle/rotation.h) in
+// balls from the same formulas, rounded once to float64 and to the target; x = y = 0 gives +0.
+struct ArbRotated {
+  double exact = 0, rounded = 0;
+  long precision = 0;
+};
+ArbRotated arb_rotation(const TableSpec& spec, uint64_t pos, int pair, double x, double y,
+                        Dtype target);
+
 }  // namespace pev::oracle

@@ -48,64 +48,75 @@ const double* sincos_table() {
   return table.data();
 }
 
-}  // namespace fast
-
 namespace {
 
 // Below this many quarter turns per position the lowest of the three words would leave the normal
 // range of double; such pairs (bases beyond ~2^800) are always handed off.
-constexpr double kSmallestFastT = 0x1p-800;
+constexpr double kSmallestT = 0x1p-800;
 // Attention factors the kernel scales by (fast_engine.md, A): beyond, values could underflow out
 // of the bound's reach or overflow float16; such tables are handed off whole.
-constexpr double kSmallestFastAttention = 0x1p-64, kLargestFastAttention = 0x1p8;
+constexpr double kSmallestAttention = 0x1p-64, kLargestAttention = 0x1p8;
+
+}  // namespace
+
+TableWords table_words(const TableSpec& spec) {
+  free_mpfr_caches_at_thread_exit();
+  TableWords words;
+  const int pairs = spec.d_model / 2;
+  for (auto* v : {&words.t0, &words.t1, &words.t2}) v->assign(pairs + kPad, 0.0);
+  std::fill(words.t0.begin() + pairs, words.t0.end(), 0.25);  // the pad: any finite value
+  const Frequencies frequencies(spec);
+  const Attention attention(spec);
+  if (!attention.is_one()) {
+    // A as a double-double from 384 bits: |A - hi - lo| <= 2^-105.9 |A| (fast_engine.md, A).
+    MpfrVar rest(mpfr_get_prec(attention.cached()));
+    words.attention_hi = mpfr_get_d(attention.cached(), MPFR_RNDN);
+    mpfr_sub_d(rest, attention.cached(), words.attention_hi, MPFR_RNDN);  // exact: A~'s own bits
+    words.attention_lo = mpfr_get_d(rest, MPFR_RNDN);
+    const double a = std::fabs(words.attention_hi);
+    words.attention_in_range = a >= kSmallestAttention && a <= kLargestAttention;
+  }
+  // t = w 2/pi at 448 bits: relative error <= 2^-319 (w's is 2^(c_w - 384) <= 2^-320 from the
+  // cache, or 2^-384 recomputed for a recipe with c_w > 64; fast_engine.md, R0).
+  const int c_w = frequencies.log2_error_factor();
+  MpfrVar w(Frequencies::kCachedPrecision + c_w);
+  mpfr_t t, two_over_pi;
+  mpfr_inits2(448, t, two_over_pi, static_cast<mpfr_ptr>(nullptr));
+  mpfr_const_pi(two_over_pi, MPFR_RNDN);
+  mpfr_ui_div(two_over_pi, 2, two_over_pi, MPFR_RNDN);
+  for (int k = 0; k < pairs; ++k) {
+    mpfr_srcptr wk = frequencies.cached(k);
+    if (c_w > 64) {
+      frequencies.compute(k, Frequencies::kCachedPrecision + c_w, w);
+      wk = w;
+    }
+    mpfr_mul(t, wk, two_over_pi, MPFR_RNDN);
+    if (mpfr_cmp_d(t, kSmallestT) < 0) {
+      words.t0[k] = std::numeric_limits<double>::quiet_NaN();
+      continue;
+    }
+    // Each word is the nearest double to what the previous ones leave; the subtractions are
+    // exact at 448 bits, so |t - t0 - t1 - t2| <= u^3 t0 (fast_engine.md, R0).
+    for (auto* word : {&words.t0, &words.t1, &words.t2}) {
+      (*word)[k] = mpfr_get_d(t, MPFR_RNDN);
+      mpfr_sub_d(t, t, (*word)[k], MPFR_RNDN);
+    }
+  }
+  mpfr_clears(t, two_over_pi, static_cast<mpfr_ptr>(nullptr));
+  return words;
+}
+
+}  // namespace fast
+
+namespace {
 
 class FastEngine final : public Engine {
  public:
-  FastEngine(const TableSpec& spec, Dtype target) : spec_(spec), target_(target) {
-    free_mpfr_caches_at_thread_exit();
-    const int pairs = spec.d_model / 2;
-    for (auto* v : {&t0_, &t1_, &t2_}) v->assign(pairs + fast::kPad, 0.0);
-    std::fill(t0_.begin() + pairs, t0_.end(), 0.25);  // the pad: any finite value
-    const Frequencies frequencies(spec);
+  FastEngine(const TableSpec& spec, Dtype target)
+      : spec_(spec), target_(target), words_(fast::table_words(spec)) {
     const Attention attention(spec);
     cos0_rounded_ = attention.rounded(target);
     cos0_exact_ = attention.rounded(Dtype::kFloat64);
-    if (!attention.is_one()) {
-      // A as a double-double from 384 bits: |A - hi - lo| <= 2^-105.9 |A| (fast_engine.md, A).
-      MpfrVar rest(mpfr_get_prec(attention.cached()));
-      attention_hi_ = mpfr_get_d(attention.cached(), MPFR_RNDN);
-      mpfr_sub_d(rest, attention.cached(), attention_hi_, MPFR_RNDN);  // exact: A~'s own bits
-      attention_lo_ = mpfr_get_d(rest, MPFR_RNDN);
-      const double a = std::fabs(attention_hi_);
-      all_to_mpfr_ = !(a >= kSmallestFastAttention && a <= kLargestFastAttention);
-    }
-    // t = w 2/pi at 448 bits: relative error <= 2^-319 (w's is 2^(c_w - 384) <= 2^-320 from the
-    // cache, or 2^-384 recomputed for a recipe with c_w > 64; fast_engine.md, R0).
-    const int c_w = frequencies.log2_error_factor();
-    MpfrVar w(Frequencies::kCachedPrecision + c_w);
-    mpfr_t t, two_over_pi;
-    mpfr_inits2(448, t, two_over_pi, static_cast<mpfr_ptr>(nullptr));
-    mpfr_const_pi(two_over_pi, MPFR_RNDN);
-    mpfr_ui_div(two_over_pi, 2, two_over_pi, MPFR_RNDN);
-    for (int k = 0; k < pairs; ++k) {
-      mpfr_srcptr wk = frequencies.cached(k);
-      if (c_w > 64) {
-        frequencies.compute(k, Frequencies::kCachedPrecision + c_w, w);
-        wk = w;
-      }
-      mpfr_mul(t, wk, two_over_pi, MPFR_RNDN);
-      if (mpfr_cmp_d(t, kSmallestFastT) < 0) {
-        t0_[k] = std::numeric_limits<double>::quiet_NaN();
-        continue;
-      }
-      // Each word is the nearest double to what the previous ones leave; the subtractions are
-      // exact at 448 bits, so |t - t0 - t1 - t2| <= u^3 t0 (fast_engine.md, R0).
-      for (auto* word : {&t0_, &t1_, &t2_}) {
-        (*word)[k] = mpfr_get_d(t, MPFR_RNDN);
-        mpfr_sub_d(t, t, (*word)[k], MPFR_RNDN);
-      }
-    }
-    mpfr_clears(t, two_over_pi, static_cast<mpfr_ptr>(nullptr));
   }
 
   std::string_view name() const override { return "fast"; }
@@ -114,8 +125,9 @@ class FastEngine final : public Engine {
     const auto pairs = static_cast<size_t>(tile.pair_count);
     out.resize(static_cast<size_t>(tile.position_count) * pairs);
     std::vector<uint32_t> undecided(pairs);
-    const fast::PairArrays at{t0_.data() + tile.first_pair, t1_.data() + tile.first_pair,
-                              t2_.data() + tile.first_pair};
+    const fast::PairArrays at{words_.t0.data() + tile.first_pair,
+                              words_.t1.data() + tile.first_pair,
+                              words_.t2.data() + tile.first_pair};
     uint64_t decided = 0, handed = 0;
     for (int r = 0; r < tile.position_count; ++r) {
       const uint64_t pos = tile.first_position + static_cast<uint64_t>(r);
@@ -129,11 +141,11 @@ class FastEngine final : public Engine {
         continue;
       }
       size_t n = pairs;  // a position the kernel cannot hold exactly goes to MPFR whole
-      if (pos <= kMaxPosition && !all_to_mpfr_) {
+      if (pos <= kMaxPosition && words_.attention_in_range) {
         const fast::Row row{.position = static_cast<double>(pos),
                             .pairs = at,
-                            .attention_hi = attention_hi_,
-                            .attention_lo = attention_lo_,
+                            .attention_hi = words_.attention_hi,
+                            .attention_lo = words_.attention_lo,
                             .count = pairs,
                             .sin_rounded = out.sin_rounded.data() + first,
                             .cos_rounded = out.cos_rounded.data() + first,
@@ -168,10 +180,8 @@ class FastEngine final : public Engine {
 
   TableSpec spec_;
   Dtype target_;
-  std::vector<double> t0_, t1_, t2_;            // d/2 pairs, then kPad
-  double attention_hi_ = 1, attention_lo_ = 0;  // A as a double-double; exactly 1 for plain tables
-  bool all_to_mpfr_ = false;                    // A out of the kernel's range
-  double cos0_rounded_ = 1, cos0_exact_ = 1;    // A rounded: every cos at position 0
+  fast::TableWords words_;
+  double cos0_rounded_ = 1, cos0_exact_ = 1;  // A rounded: every cos at position 0
   // Built on the first hand-off: most tables never need it.
   mutable std::once_flag fallback_once_;
   mutable std::unique_ptr<Engine> fallback_;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "encoding/spec.h"
 
@@ -34,6 +35,15 @@ struct PairArrays {
   const double* t1;
   const double* t2;
 };
+
+// A table's constants, from MPFR (fast_engine.md, R0 and A1): every pair's words and A.
+struct TableWords {
+  std::vector<double> t0, t1, t2;  // d/2 pairs, then kPad
+  // A as a double-double, |A - hi - lo| <= 2^-105.9 |A|; exactly 1 + 0 for plain tables.
+  double attention_hi = 1, attention_lo = 0;
+  bool attention_in_range = true;  // 2^-64 <= |A| <= 2^8; else every element goes to MPFR
+};
+TableWords table_words(const TableSpec& spec);
 
 struct Row {
   double position;   // an integer in [1, 2^53], exact
