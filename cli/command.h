@@ -29,6 +29,7 @@ void add_generate_command(CLI::App& root, std::vector<Command>& commands);
 void add_list_command(CLI::App& root, std::vector<Command>& commands);
 void add_bench_command(CLI::App& root, std::vector<Command>& commands);
 void add_verify_command(CLI::App& root, std::vector<Command>& commands);
+void add_verify_rotary_command(CLI::App& root, std::vector<Command>& commands);
 void add_check_command(CLI::App& root, std::vector<Command>& commands);
 void add_report_command(CLI::App& root, std::vector<Command>& commands);
 void add_recommend_command(CLI::App& root, std::vector<Command>& commands);

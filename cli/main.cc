@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   add_oracle_command(app, commands);
   add_generate_command(app, commands);
   add_verify_command(app, commands);
+  add_verify_rotary_command(app, commands);
   add_check_command(app, commands);
   add_bench_command(app, commands);
   add_recommend_command(app, commands);

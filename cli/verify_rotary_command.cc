@@ -1,0 +1,160 @@
+// peverify verify-rotary --input X --output Y: q (or k) before and after a RoPE kernel, every
+// element against the exact rotation (docs/design.md §15).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/command.h"
+#include "cli/enum_option.h"
+#include "cli/rotary_options.h"
+#include "cli/table_options.h"
+#include "encoding/request.h"
+#include "reports/verify_rotary.h"
+#include "tables/atomic_file.h"
+#include "tables/position_ids.h"
+#include "tables/table_stream.h"
+
+namespace pev::cli {
+namespace {
+
+struct VerifyRotaryCommandOptions {
+  std::string input, output, input_tensor, output_tensor;
+  std::string axes;  // empty: from the rank
+  std::string pairs = "halves";
+  int rotary_dim = 0;  // 0: the model config's, else the head dimension
+  double base = 10000.0;
+  int64_t start = 0;
+  std::string positions;
+  std::optional<Dtype> dtype;
+  Claim::Kind budget = Claim::Kind::kModel;
+  std::string compute = "float32";
+  std::optional<int64_t> threads;
+  std::string json;
+  RotaryOptions rotary;
+  CLI::Option* rotary_dim_option = nullptr;
+  CLI::Option* base_option = nullptr;
+};
+
+TableStream open_tensor(const std::string& path, const std::string& tensor,
+                        std::optional<Dtype> dtype) {
+  ReadOptions read;
+  read.dtype = dtype;
+  read.any_rank = true;
+  if (!tensor.empty()) read.tensor = tensor;
+  return open_table(path, read);
+}
+
+int run_verify_rotary(const VerifyRotaryCommandOptions& o) {
+  const int threads = resolve_threads(o.threads);
+  if (!o.json.empty()) check_writable(o.json);
+  const TableStream x = open_tensor(o.input, o.input_tensor, o.dtype);
+  const TableStream y =
+      open_tensor(o.output, o.output_tensor.empty() ? o.input_tensor : o.output_tensor, o.dtype);
+  if (x.shape() != y.shape())
+    throw ConfigError(fmt::format("the input is {} and the output {}: the same shape is needed",
+                                  x.description(), y.description()));
+  if (x.complex() || y.complex())
+    throw ConfigError("complex tensors are not q or k: save them real");
+
+  reports::VerifyRotaryOptions options;
+  const size_t rank = x.shape().size();
+  options.axes_assumed = o.axes.empty();
+  const auto axes = o.axes.empty()
+                        ? std::optional(rank == 4 ? reports::RotaryAxes::kBatchHeadsSeqDim
+                                                  : reports::RotaryAxes::kTokensHeadsDim)
+                        : reports::parse_rotary_axes(o.axes);
+  if (!axes)
+    throw ConfigError(
+        "--axes must be tokens,heads,dim, batch,seq,heads,dim or batch,heads,seq,dim");
+  options.geometry = reports::geometry_of(x.shape(), *axes);
+
+  RotaryRequest request = rotary_request(
+      o.rotary, o.rotary_dim_option->count() ? std::optional<int>(o.rotary_dim) : std::nullopt,
+      o.base_option->count() ? std::optional<double>(o.base) : std::nullopt);
+  RotationSpec& spec = options.spec;
+  spec.head_dim = options.geometry.head_dim;
+  spec.table.layout = Layout::kRopeCosSin;
+  spec.table.d_model = spec.head_dim;  // the whole head rotates unless a config or flag says less
+  apply_rotary(request, spec.table);
+  if (request.model && request.model->head_dim != spec.head_dim)
+    throw ConfigError(fmt::format("{} has head_dim {}, the tensors' last axis is {}",
+                                  o.rotary.model_config, request.model->head_dim, spec.head_dim));
+  const auto pairs = parse_pair_convention(o.pairs);
+  if (!pairs)
+    throw ConfigError("--pairs must be halves (rotate-half, NeoX) or interleaved (GPT-J)");
+  spec.pairs = *pairs;
+  options.start = static_cast<uint64_t>(non_negative(o.start, "--start"));
+  if (!o.positions.empty()) {
+    if (o.start != 0) throw ConfigError("--start and --positions both say where the tokens are");
+    options.positions = read_position_ids(o.positions);
+    options.positions_name = o.positions;
+    set_sequence_length(spec.table, *options.positions);
+  } else {
+    set_sequence_length(spec.table, options.start + options.geometry.seq);
+  }
+  if (auto err = validate(spec)) throw ConfigError(*err);
+  options.budget = o.budget;
+  const auto compute = measure::parse_rotation_compute(o.compute);
+  if (!compute) throw ConfigError("--compute must be float32, float32-fma, bfloat16 or float64");
+  options.compute = *compute;
+  options.source = rotary_source(request);
+  options.threads = threads;
+
+  const auto reader = [](const TableStream& t) {
+    return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };
+  };
+  const reports::RotaryTensor in{o.input, x.description(), x.dtype(), reader(x)};
+  const reports::RotaryTensor out{o.output, y.description(), y.dtype(), reader(y)};
+  const reports::VerifyRotaryResult r = reports::verify_rotary(in, out, options);
+  std::fputs(reports::to_text(r).c_str(), stdout);
+  if (!o.json.empty())
+    write_file_atomically(o.json,
+                          [&](std::ostream& os) { os << reports::to_json(r).dump(2) << "\n"; });
+  return r.holds() ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace
+
+void add_verify_rotary_command(CLI::App& root, std::vector<Command>& commands) {
+  auto o = std::make_shared<VerifyRotaryCommandOptions>();
+  CLI::App* app = root.add_subcommand(
+      "verify-rotary",
+      "Check a RoPE kernel: q or k before (--input) and after (--output), every element against "
+      "the exact rotation");
+  app->add_option("--input", o->input, "the tensor before the rotation (.npy or .safetensors)")
+      ->required();
+  app->add_option("--output", o->output, "the tensor after it, the same shape")->required();
+  app->add_option("--tensor", o->input_tensor, "the tensor to read from .safetensors files");
+  app->add_option("--output-tensor", o->output_tensor,
+                  "the output's tensor, when its name differs from --tensor");
+  app->add_option("--axes", o->axes,
+                  "tokens,heads,dim (rank 2 or 3: the default), batch,seq,heads,dim, or "
+                  "batch,heads,seq,dim (the default for rank 4, Hugging Face's)");
+  app->add_option("--pairs", o->pairs,
+                  "halves: rotate-half, GPT-NeoX, Llama (default); interleaved: GPT-J, Meta");
+  o->rotary_dim_option = app->add_option(
+      "--rotary-dim", o->rotary_dim,
+      "the dimensions that rotate (default: the model config's, else the whole head); the rest "
+      "must pass through bit for bit");
+  o->base_option = app->add_option("--base", o->base, "frequency base b (default 10000)");
+  add_rotary_options(*app, o->rotary);
+  app->add_option("--start", o->start, "position of each sequence's first token (default 0)");
+  app->add_option("--positions", o->positions,
+                  "a .npy of integer position ids: one per token, or one per sequence index "
+                  "([3, N] for M-RoPE)");
+  app->add_option("--dtype", o->dtype, "how to read 16-bit data: bfloat16 (uint16 .npy) or float16")
+      ->transform(one_of(kDtypes));
+  app->add_option("--budget", o->budget, "the error budget (default model)")
+      ->transform(one_of(kBudgets));
+  app->add_option("--compute", o->compute,
+                  "how the kernel computes, for the model budget: float32 (default), "
+                  "float32-fma, bfloat16 (Hugging Face with a bfloat16 model), float64");
+  app->add_option("--threads", o->threads, "worker threads (default: all cores)");
+  app->add_option("--json", o->json, "also write the results as JSON here");
+  commands.push_back({app, [o] { return run_verify_rotary(*o); }});
+}
+
+}  // namespace pev::cli

@@ -1,0 +1,251 @@
+#include "reports/verify_rotary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "encoding/format.h"
+#include "encoding/model_config.h"
+#include "oracle/engine.h"
+#include "oracle/positioned.h"
+#include "oracle/rotation.h"
+#include "support/parallel.h"
+
+namespace pev::reports {
+
+std::string_view name_of(RotaryAxes a) {
+  switch (a) {
+    case RotaryAxes::kTokensHeadsDim:
+      return "tokens,heads,dim";
+    case RotaryAxes::kBatchSeqHeadsDim:
+      return "batch,seq,heads,dim";
+    case RotaryAxes::kBatchHeadsSeqDim:
+      return "batch,heads,seq,dim";
+  }
+  return "?";
+}
+
+std::optional<RotaryAxes> parse_rotary_axes(std::string_view name) {
+  for (RotaryAxes a :
+       {RotaryAxes::kTokensHeadsDim, RotaryAxes::kBatchSeqHeadsDim, RotaryAxes::kBatchHeadsSeqDim})
+    if (name == name_of(a)) return a;
+  return std::nullopt;
+}
+
+TensorGeometry::Place TensorGeometry::place(uint64_t row) const {
+  switch (axes) {
+    case RotaryAxes::kTokensHeadsDim:
+    case RotaryAxes::kBatchSeqHeadsDim:
+      return {row / heads / seq, row / heads % seq, row % heads};
+    case RotaryAxes::kBatchHeadsSeqDim:
+      return {row / (heads * seq), row % seq, row / seq % heads};
+  }
+  return {0, 0, 0};
+}
+
+TensorGeometry geometry_of(const std::vector<uint64_t>& shape, RotaryAxes axes) {
+  TensorGeometry g;
+  g.axes = axes;
+  const auto bad = [&](const std::string& why) {
+    return ConfigError(fmt::format("a tensor of shape [{}] {}", fmt::join(shape, ", "), why));
+  };
+  const size_t rank = shape.size();
+  if (rank < 2 || rank > 4) throw bad("is not [tokens, head_dim] or of rank 3 or 4");
+  if (rank == 4 && axes == RotaryAxes::kTokensHeadsDim)
+    throw bad("has 4 axes: say --axes batch,seq,heads,dim or batch,heads,seq,dim");
+  if (rank < 4 && axes != RotaryAxes::kTokensHeadsDim)
+    throw bad(fmt::format("has {} axes, not the 4 of {}", rank, name_of(axes)));
+  g.head_dim = static_cast<int>(std::min<uint64_t>(shape.back(), uint64_t{1} << 20));
+  if (rank == 2) {
+    g.seq = shape[0];
+  } else if (rank == 3) {
+    g.seq = shape[0];
+    g.heads = shape[1];
+  } else if (axes == RotaryAxes::kBatchSeqHeadsDim) {
+    g.batch = shape[0], g.seq = shape[1], g.heads = shape[2];
+  } else {
+    g.batch = shape[0], g.heads = shape[1], g.seq = shape[2];
+  }
+  if (g.rows() == 0 || g.head_dim == 0) throw bad("is empty");
+  return g;
+}
+
+bool VerifyRotaryResult::holds() const {
+  return std::all_of(verdicts.begin(), verdicts.end(),
+                     [](const properties::Verdict& v) { return v.holds; });
+}
+
+namespace {
+
+// Every token's positions: the ids (one per token, or one per sequence index shared by every
+// batch row), else start + the sequence index.
+RowPositions token_positions(const VerifyRotaryOptions& o) {
+  const TensorGeometry& g = o.geometry;
+  const uint64_t tokens = g.batch * g.seq;
+  RowPositions p;
+  if (!o.positions) {
+    p.streams.assign(1, std::vector<uint64_t>(tokens));
+    for (uint64_t t = 0; t < tokens; ++t) p.streams[0][t] = o.start + t % g.seq;
+    return p;
+  }
+  const uint64_t n = o.positions->rows();
+  if (n != tokens && n != g.seq)
+    throw ConfigError(fmt::format(
+        "{}: {} position ids for {} tokens ({} sequences of {}): give one per token or one per "
+        "sequence index",
+        o.positions_name, n, tokens, g.batch, g.seq));
+  p.streams.assign(o.positions->streams.size(), std::vector<uint64_t>(tokens));
+  for (size_t s = 0; s < p.streams.size(); ++s)
+    for (uint64_t t = 0; t < tokens; ++t)
+      p.streams[s][t] = o.positions->streams[s][n == tokens ? t : t % g.seq];
+  return p;
+}
+
+struct Part {
+  uint64_t rotated = 0, over = 0, not_finite = 0, passthrough = 0, touched = 0;
+  double max_abs = 0, worst_ratio = 0;
+  std::vector<Finding> worst, touched_worst;
+  void merge(const Part& o) {
+    rotated += o.rotated, over += o.over, not_finite += o.not_finite;
+    passthrough += o.passthrough, touched += o.touched;
+    max_abs = std::max(max_abs, o.max_abs);
+    worst_ratio = std::max(worst_ratio, o.worst_ratio);
+    for (const Finding& f : o.worst) measure::keep_worst(worst, f);
+    for (const Finding& f : o.touched_worst) measure::keep_worst(touched_worst, f);
+  }
+};
+
+bool same_value(double a, double b) {
+  return (a == b && std::signbit(a) == std::signbit(b)) || (std::isnan(a) && std::isnan(b));
+}
+
+}  // namespace
+
+VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& output,
+                                 const VerifyRotaryOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  VerifyRotaryResult r;
+  r.input = input.name;
+  r.output = output.name;
+  r.description = input.description + " -> " + output.description;
+  r.options = o;
+  r.output_dtype = output.dtype;
+  const RotationSpec& spec = o.spec;
+  if (auto err = validate(spec)) throw ConfigError(*err);
+  const TensorGeometry& g = o.geometry;
+  if (spec.head_dim != g.head_dim)
+    throw ConfigError(fmt::format("the tensors' last axis is {}, but the head dimension is {}",
+                                  g.head_dim, spec.head_dim));
+  const RowPositions tokens = token_positions(o);
+  if (auto err = validate_positions(tokens, spec.table, tokens.rows())) throw ConfigError(*err);
+
+  const int d = spec.table.d_model, hd = spec.head_dim, pairs = d / 2;
+  const oracle::RotationOracle exact_rotation(spec, output.dtype);
+  const auto cache = oracle::make_fast_engine(spec.table, Dtype::kFloat64);
+  const measure::RotationBudget budget(spec, o.compute, output.dtype);
+  const uint64_t rows = g.rows(), block = std::max<uint64_t>(1, o.block_rows);
+  const uint64_t blocks = (rows + block - 1) / block;
+  std::vector<Part> parts(blocks);
+  parallel_for(blocks, o.threads, [&](uint64_t b) {
+    const uint64_t first = b * block, n = std::min(block, rows - first);
+    thread_local std::vector<double> x, y, exact, rounded;
+    thread_local std::vector<uint64_t> token;
+    thread_local oracle::TileValues cs;
+    x.resize(n * hd), y.resize(n * hd), exact.resize(n * hd), rounded.resize(n * hd);
+    token.resize(n);
+    input.read(first, n, x.data());
+    output.read(first, n, y.data());
+    for (uint64_t i = 0; i < n; ++i) token[i] = g.token(first + i);
+    exact_rotation.rotate(tokens, token.data(), n, 1, x.data(), exact.data(), rounded.data());
+    oracle::evaluate_rows(*cache, spec.table, tokens, token.data(), n, cs);
+    Part& p = parts[b];
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t row = first + i;
+      const double* xi = &x[i * hd];
+      const double* yi = &y[i * hd];
+      for (int k = d; k < hd; ++k) {  // pass-through: the input itself, bit for bit
+        ++p.passthrough;
+        if (same_value(yi[k], xi[k])) continue;
+        ++p.touched;
+        measure::keep_worst(p.touched_worst,
+                            Finding(tokens.budget_position(token[i]), k, yi[k], xi[k],
+                                    std::fabs(yi[k] - xi[k]), 0, 0, "pass-through changed", row));
+      }
+      for (int j = 0; j < pairs; ++j) {
+        const auto [a, bdim] = rotated_dims(spec, j);
+        const double c = cs.cos_exact[i * pairs + j], s = cs.sin_exact[i * pairs + j];
+        const uint64_t pos = tokens.of_pair(spec.table, token[i], j);
+        for (const auto [k, own, other] :
+             {std::tuple{a, xi[a], -xi[bdim]}, std::tuple{bdim, xi[bdim], xi[a]}}) {
+          ++p.rotated;
+          const double got = yi[k], want = exact[i * hd + k];
+          const double allowed = budget.allowed(pos, j, own, other, c, s, want);
+          const double err = std::fabs(got - want);
+          bool ok;
+          if (o.budget == Claim::Kind::kStrict)
+            ok = same_value(got, rounded[i * hd + k]);
+          else if (o.budget == Claim::Kind::kFaithful)
+            ok = std::isfinite(got) &&
+                 (same_value(got, rounded[i * hd + k]) || err < ulp_of(want, output.dtype));
+          else
+            ok = err <= allowed;
+          if (std::isfinite(got))
+            p.max_abs = std::max(p.max_abs, err);
+          else
+            ++p.not_finite;
+          if (allowed > 0) p.worst_ratio = std::max(p.worst_ratio, err / allowed);
+          if (ok) continue;
+          ++p.over;
+          const double shown =
+              o.budget == Claim::Kind::kModel ? allowed : ulp_of(want, output.dtype);
+          if (measure::would_keep(p.worst, err, shown))
+            measure::keep_worst(p.worst,
+                                Finding(pos, k, got, want, err, shown,
+                                        measure::floored_ulps(err, want, output.dtype),
+                                        std::isfinite(got) ? "number" : "not finite", row));
+        }
+      }
+    }
+  });
+  Part all;
+  for (const Part& p : parts) all.merge(p);
+  r.elements = all.rotated + all.passthrough;
+
+  properties::Verdict rot;
+  rot.property = "rotation";
+  rot.checked = all.rotated;
+  rot.holds = all.over == 0;
+  rot.worst = all.worst;
+  rot.figures = {{"max_abs_error", all.max_abs},
+                 {"worst_error_over_budget", all.worst_ratio},
+                 {"outside_budget", static_cast<double>(all.over)},
+                 {"not_finite", static_cast<double>(all.not_finite)}};
+  const std::string held =
+      o.budget == Claim::Kind::kStrict     ? "strict: the correctly rounded output, by encoding"
+      : o.budget == Claim::Kind::kFaithful ? "faithful: within one ulp of the exact output"
+                                           : "model: " + o.compute.describe();
+  rot.summary = fmt::format(
+      "{} of {} rotated elements outside the budget ({}); max abs error {:.3g}, worst error / "
+      "model budget {:.3g}",
+      all.over, all.rotated, held, all.max_abs, all.worst_ratio);
+  r.verdicts.push_back(rot);
+  properties::Verdict pass;
+  pass.property = "pass-through";
+  pass.checked = all.passthrough;
+  pass.holds = all.touched == 0;
+  pass.worst = all.touched_worst;
+  pass.summary =
+      all.passthrough == 0
+          ? std::string("not applicable: every dimension rotates (rotary dimension = head_dim)")
+          : fmt::format(
+                "{} of {} elements past the rotary dimension {} changed (they must pass "
+                "through bit for bit)",
+                all.touched, all.passthrough, d);
+  r.verdicts.push_back(pass);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace pev::reports
