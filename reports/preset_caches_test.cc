@@ -30,6 +30,7 @@ namespace pev::reports {
 namespace {
 
 using testutil::Bug;
+using testutil::named_failure;
 
 // Rows per band: three bands of 512, four output and layout pairs, 24 tests: about a second.
 constexpr uint64_t kBand = 512;

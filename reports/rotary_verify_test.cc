@@ -16,6 +16,7 @@ namespace pev::reports {
 namespace {
 
 using testutil::Bug;
+using testutil::named_failure;
 
 struct Recipe {
   std::string name;

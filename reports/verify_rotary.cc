@@ -106,14 +106,14 @@ RowPositions token_positions(const VerifyRotaryOptions& o) {
 struct Part {
   uint64_t rotated = 0, over = 0, not_finite = 0, passthrough = 0, touched = 0;
   double max_abs = 0, worst_ratio = 0;
-  std::vector<Finding> worst, touched_worst;
+  std::vector<properties::Finding> worst, touched_worst;
   void merge(const Part& o) {
     rotated += o.rotated, over += o.over, not_finite += o.not_finite;
     passthrough += o.passthrough, touched += o.touched;
     max_abs = std::max(max_abs, o.max_abs);
     worst_ratio = std::max(worst_ratio, o.worst_ratio);
-    for (const Finding& f : o.worst) measure::keep_worst(worst, f);
-    for (const Finding& f : o.touched_worst) measure::keep_worst(touched_worst, f);
+    for (const properties::Finding& f : o.worst) measure::keep_worst(worst, f);
+    for (const properties::Finding& f : o.touched_worst) measure::keep_worst(touched_worst, f);
   }
 };
 
@@ -142,7 +142,7 @@ VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& 
   if (auto err = validate_positions(tokens, spec.table, tokens.rows())) throw ConfigError(*err);
 
   const int d = spec.table.d_model, hd = spec.head_dim, pairs = d / 2;
-  const oracle::RotationOracle exact_rotation(spec, output.dtype);
+  const oracle::RotationOracle exact_rotation(spec, output.dtype, oracle::EngineKind::kFast);
   const auto cache = oracle::make_fast_engine(spec.table, Dtype::kFloat64);
   const measure::RotationBudget budget(spec, o.compute, output.dtype);
   const uint64_t rows = g.rows(), block = std::max<uint64_t>(1, o.block_rows);
@@ -150,15 +150,23 @@ VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& 
   std::vector<Part> parts(blocks);
   parallel_for(blocks, o.threads, [&](uint64_t b) {
     const uint64_t first = b * block, n = std::min(block, rows - first);
-    thread_local std::vector<double> x, y, exact, rounded;
+    thread_local std::vector<double> x, y;
     thread_local std::vector<uint64_t> token;
     thread_local oracle::TileValues cs;
-    x.resize(n * hd), y.resize(n * hd), exact.resize(n * hd), rounded.resize(n * hd);
+    thread_local oracle::RotatedValues rotated;
+    x.resize(n * hd), y.resize(n * hd);
     token.resize(n);
     input.read(first, n, x.data());
     output.read(first, n, y.data());
     for (uint64_t i = 0; i < n; ++i) token[i] = g.token(first + i);
-    exact_rotation.rotate(tokens, token.data(), n, 1, x.data(), exact.data(), rounded.data());
+    // An input that is not a number has no exact rotation: the oracle names it (bad input).
+    try {
+      exact_rotation.rotate(tokens, token.data(), n, 1, x.data(), rotated);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(fmt::format("{}: {} (file rows from {})", input.name, e.what(), first));
+    }
+    const std::vector<double>& exact = rotated.exact;
+    const std::vector<double>& rounded = rotated.rounded;
     oracle::evaluate_rows(*cache, spec.table, tokens, token.data(), n, cs);
     Part& p = parts[b];
     for (uint64_t i = 0; i < n; ++i) {
@@ -170,7 +178,7 @@ VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& 
         if (same_value(yi[k], xi[k])) continue;
         ++p.touched;
         measure::keep_worst(p.touched_worst,
-                            Finding(tokens.budget_position(token[i]), k, yi[k], xi[k],
+                            properties::Finding(tokens.budget_position(token[i]), k, yi[k], xi[k],
                                     std::fabs(yi[k] - xi[k]), 0, 0, "pass-through changed", row));
       }
       for (int j = 0; j < pairs; ++j) {
@@ -202,7 +210,7 @@ VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& 
               o.budget == Claim::Kind::kModel ? allowed : ulp_of(want, output.dtype);
           if (measure::would_keep(p.worst, err, shown))
             measure::keep_worst(p.worst,
-                                Finding(pos, k, got, want, err, shown,
+                                properties::Finding(pos, k, got, want, err, shown,
                                         measure::floored_ulps(err, want, output.dtype),
                                         std::isfinite(got) ? "number" : "not finite", row));
         }

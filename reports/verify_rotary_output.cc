@@ -8,7 +8,7 @@
 namespace pev::reports {
 namespace {
 
-std::string where(const VerifyRotaryResult& r, const Finding& f) {
+std::string where(const VerifyRotaryResult& r, const properties::Finding& f) {
   const TensorGeometry& g = r.options.geometry;
   const uint64_t row = f.row.value_or(0);
   const TensorGeometry::Place p = g.place(row);
@@ -48,7 +48,7 @@ std::string to_text(const VerifyRotaryResult& r) {
     if (v.holds) continue;
     if (!header) out += "worst elements:\n";
     header = true;
-    for (const Finding& f : v.worst)
+    for (const properties::Finding& f : v.worst)
       out += fmt::format(
           "  {}: got {:.9g} ({:a}), {} {:.9g}, abs error {:.3g}; {} allows {:.3g} ({})\n",
           where(r, f), f.got, f.got, v.property == "rotation" ? "exact" : "input", f.expected,
@@ -90,7 +90,7 @@ nlohmann::json to_json(const VerifyRotaryResult& r) {
   j["properties"] = nlohmann::json::array();
   for (const properties::Verdict& v : r.verdicts) {
     nlohmann::json worst = nlohmann::json::array();
-    for (const Finding& f : v.worst) {
+    for (const properties::Finding& f : v.worst) {
       const TensorGeometry::Place p = o.geometry.place(f.row.value_or(0));
       worst.push_back(
           {{"row", f.row.value_or(0)},
