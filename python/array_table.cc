@@ -146,4 +146,16 @@ ArrayTable array_table(const py::object& table, const std::optional<std::string>
   return a;
 }
 
+std::pair<py::object, std::optional<std::string>> host_array(
+    const py::object& v, const std::optional<std::string>& dtype) {
+  if (!(py::hasattr(v, "detach") && py::hasattr(v, "cpu") && py::hasattr(v, "dtype")))
+    return {v, dtype};
+  py::object a = v.attr("detach")().attr("cpu")();  // a device tensor: one copy to the host
+  if (py::str(a.attr("dtype")).cast<std::string>() != "torch.bfloat16") return {a, dtype};
+  if (dtype && *dtype != "bfloat16")
+    throw ConfigError("a bfloat16 tensor, read with dtype='" + *dtype + "'");
+  return {a.attr("contiguous")().attr("view")(py::module_::import("torch").attr("int16")),
+          std::string("bfloat16")};
+}
+
 }  // namespace pev::python

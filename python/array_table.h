@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "tables/table_stream.h"
 
@@ -23,5 +24,11 @@ struct ArrayTable {
 // its uint16 view), and must agree with a float array's own type. Throws ConfigError with a
 // one-line reason for any other dtype or shape.
 ArrayTable array_table(const pybind11::object& table, const std::optional<std::string>& dtype);
+
+// A PyTorch tensor as a NumPy array over host memory: a CUDA tensor is copied to the host once, a
+// bfloat16 one viewed as int16 with dtype "bfloat16" (NumPy has no bfloat16). Anything else is
+// returned as it is, with `dtype`.
+std::pair<pybind11::object, std::optional<std::string>> host_array(
+    const pybind11::object& v, const std::optional<std::string>& dtype);
 
 }  // namespace pev::python

@@ -21,6 +21,7 @@
 #include "python/arguments.h"
 #include "python/array_table.h"
 #include "python/results.h"
+#include "python/rotary.h"
 #include "reports/registry_json.h"
 #include "reports/verify.h"
 #include "tables/atomic_file.h"
@@ -138,7 +139,8 @@ py::array generate_table(const std::string& name, const Rows& rows, int threads)
 
 reports::VerifyResult verify_array(const py::object& table, const Arguments& args,
                                    const std::optional<std::string>& dtype, int threads) {
-  ArrayTable a = array_table(table, dtype);
+  const auto [host, host_dtype] = host_array(table, dtype);
+  ArrayTable a = array_table(host, host_dtype);
   const TableStream& t = *a.stream;
   const TableSpec spec = resolve_read(table_request(args), t.rows(), t.width(), t.complex());
   reports::VerifyOptions options;
@@ -186,6 +188,7 @@ PYBIND11_MODULE(peverify, m) {
     }
   });
   bind_results(m);
+  bind_rotary(m);
 
   m.def(
       "verify",

@@ -1,0 +1,140 @@
+// peverify.verify_rotary (internal to the Python module): q or k before and after a RoPE kernel,
+// as `peverify verify-rotary` judges them, from NumPy arrays or PyTorch tensors.
+#include "python/rotary.h"
+
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+
+#include "encoding/request.h"
+#include "python/arguments.h"
+#include "python/array_table.h"
+#include "reports/verify_rotary.h"
+
+namespace py = pybind11;
+
+namespace pev::python {
+namespace {
+
+// The keywords verify_rotary reads itself; the rest are verify's (arguments.h).
+const std::vector<std::string> kRotaryOwn = {"pairs", "axes", "rotary_dim", "compute"};
+const std::vector<std::string> kRotaryShared = {"base",       "start",        "positions",
+                                                "budget",     "dtype",        "model_config",
+                                                "layer_type", "rope_scaling", "threads"};
+
+struct HostTensor {
+  py::object array;  // [rows, head_dim] over host memory (kept alive while read)
+  std::vector<uint64_t> shape;
+  std::optional<std::string> dtype;
+};
+
+HostTensor host_tensor(const py::object& v, const std::optional<std::string>& dtype,
+                       const char* what) {
+  HostTensor h;
+  auto [a, d] = host_array(v, dtype);
+  h.dtype = d;
+  a = py::module_::import("numpy").attr("ascontiguousarray")(a);
+  for (const py::handle n : a.attr("shape")) h.shape.push_back(n.cast<uint64_t>());
+  if (h.shape.size() < 2) throw ConfigError(fmt::format("{}: a tensor of rank >= 2", what));
+  h.array = a.attr("reshape")(-1, py::int_(h.shape.back()));
+  return h;
+}
+
+}  // namespace
+
+void bind_rotary(py::module_& m) {
+  py::class_<reports::VerifyRotaryResult>(
+      m, "RotaryVerdict",
+      "What peverify.verify_rotary found: holds, properties (rotation, pass-through), to_json() "
+      "(as `peverify verify-rotary --json`), str() its text.")
+      .def_property_readonly("holds", &reports::VerifyRotaryResult::holds)
+      .def_readonly("properties", &reports::VerifyRotaryResult::verdicts)
+      .def("to_json",
+           [](const reports::VerifyRotaryResult& r) { return reports::to_json(r).dump(2); })
+      .def("__bool__", &reports::VerifyRotaryResult::holds)
+      .def("__str__", [](const reports::VerifyRotaryResult& r) { return reports::to_text(r); })
+      .def("__repr__", [](const reports::VerifyRotaryResult& r) {
+        return fmt::format("<peverify.RotaryVerdict {}>", r.holds() ? "PASS" : "FAIL");
+      });
+  m.def(
+      "verify_rotary",
+      [](const py::object& x, const py::object& y, const py::kwargs& kwargs) {
+        py::kwargs shared;
+        std::string pairs = "halves", compute = "float32", axes;
+        std::optional<int> rotary_dim;
+        for (const auto& [k, v] : kwargs) {
+          const std::string key = k.cast<std::string>();
+          if (key == "pairs")
+            pairs = v.cast<std::string>();
+          else if (key == "compute")
+            compute = v.cast<std::string>();
+          else if (key == "axes")
+            axes = v.cast<std::string>();
+          else if (key == "rotary_dim")
+            rotary_dim = v.cast<int>();
+          else
+            shared[k] = v;
+        }
+        const Arguments args = arguments(shared, kRotaryShared);
+        const HostTensor hx = host_tensor(x, args.dtype, "x"), hy = host_tensor(y, args.dtype, "y");
+        if (hx.shape != hy.shape) throw ConfigError("x and y must have the same shape");
+        reports::VerifyRotaryOptions o;
+        o.axes_assumed = axes.empty();
+        const auto parsed =
+            axes.empty()
+                ? std::optional(hx.shape.size() == 4 ? reports::RotaryAxes::kBatchHeadsSeqDim
+                                                     : reports::RotaryAxes::kTokensHeadsDim)
+                : reports::parse_rotary_axes(axes);
+        if (!parsed)
+          throw ConfigError(
+              "axes must be tokens,heads,dim, batch,seq,heads,dim or batch,heads,seq,dim");
+        o.geometry = reports::geometry_of(hx.shape, *parsed);
+        TableRequest q = table_request(args);
+        if (rotary_dim) q.rotary.d_model = *rotary_dim;
+        o.spec.head_dim = o.geometry.head_dim;
+        o.spec.table.layout = Layout::kRopeCosSin;
+        o.spec.table.d_model = o.spec.head_dim;
+        apply_rotary(q.rotary, o.spec.table);
+        const auto convention = parse_pair_convention(pairs);
+        if (!convention) throw ConfigError("pairs must be 'halves' or 'interleaved'");
+        o.spec.pairs = *convention;
+        o.start = non_negative(args.start, "start");
+        if (args.positions) {
+          if (args.start != 0)
+            throw ConfigError("start and positions both say where the tokens are");
+          o.positions = args.positions;
+          o.positions_name = "positions";
+          set_sequence_length(o.spec.table, *args.positions);
+        } else {
+          set_sequence_length(o.spec.table, o.start + o.geometry.seq);
+        }
+        const auto c = measure::parse_rotation_compute(compute);
+        if (!c) throw ConfigError("compute must be float32, float32-fma, bfloat16 or float64");
+        o.compute = *c;
+        o.budget = args.budget;
+        o.source = rotary_source(q.rotary);
+        o.threads = args.threads;
+        const ArrayTable ax = array_table(hx.array, hx.dtype), ay = array_table(hy.array, hy.dtype);
+        const auto reader = [](const TableStream& t) {
+          return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };
+        };
+        const reports::RotaryTensor in{"x", ax.stream->description(), ax.stream->dtype(),
+                                       reader(*ax.stream)};
+        const reports::RotaryTensor out{"y", ay.stream->description(), ay.stream->dtype(),
+                                        reader(*ay.stream)};
+        py::gil_scoped_release release;
+        return reports::verify_rotary(in, out, o);
+      },
+      py::arg("x"), py::arg("y"),
+      "verify_rotary(x, y, *, positions=None, start=0, model_config=None, layer_type=None, "
+      "rope_scaling=None, base=10000, rotary_dim=None, pairs='halves', axes=None, "
+      "budget='model', compute='float32', dtype=None, threads=0) -> RotaryVerdict\n\n"
+      "q (or k) before (x) and after (y) a RoPE kernel: every element against the exact rotation "
+      "of x, rounded once (as `peverify verify-rotary`). x and y: NumPy arrays or PyTorch "
+      "tensors of shape [tokens, head_dim], [tokens, heads, head_dim] or rank 4 (axes "
+      "'batch,heads,seq,dim', Hugging Face's, by default, or 'batch,seq,heads,dim'); a bfloat16 "
+      "or CUDA tensor is copied to host memory once. pairs: 'halves' (rotate-half) or "
+      "'interleaved'. compute: how the kernel computes, for the model budget: float32, "
+      "float32-fma, bfloat16 (Hugging Face with a bfloat16 model), float64.");
+}
+
+}  // namespace pev::python
