@@ -230,6 +230,7 @@ open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + h
 PY
 }
 ids_npy "$dir/ids4.npy" '<i8' '(4,)' 0 7 7 3
+ids_npy "$dir/ids_zero.npy" '<i8' '(4,)' 0 0 0 0
 ids_npy "$dir/float_ids.npy" '<f8' '(4,)' 0 1 2 3
 ids_npy "$dir/negative_ids.npy" '<i8' '(4,)' 0 -1 2 3
 ids_npy "$dir/wide_ids.npy" '<i8' '(2, 2)' 0 1 2 3
@@ -245,6 +246,15 @@ expect_message "both say where" "--start and ids" verify "$out" --start 3 --posi
 expect_message "No such file" "missing ids" verify "$out" --positions "$dir/none.npy"
 expect_message "is out of range" "a count past int64" oracle --d-model 4 --positions 99999999999999999999999 -o "$dir/x.npy"
 expect_no_file "$dir/x.npy" "bad ids"
+
+# verify-rotary: q before and after, hostile shapes and names.
+expect_exit 0 "verify-rotary of the identity at position 0" verify-rotary --input "$out" --output "$out" --positions "$dir/ids_zero.npy"
+expect_message "same shape" "verify-rotary shapes differ" verify-rotary --input "$out" --output "$honest"
+expect_message "--pairs must be" "verify-rotary --pairs" verify-rotary --input "$out" --output "$out" --pairs diagonal
+expect_message "--axes must be" "verify-rotary --axes" verify-rotary --input "$out" --output "$out" --axes heads,tokens,dim
+expect_message "--compute must be" "verify-rotary --compute" verify-rotary --input "$out" --output "$out" --compute float8
+expect_message "smaller than the rotary dimension" "verify-rotary --rotary-dim" verify-rotary --input "$out" --output "$out" --rotary-dim 8
+expect_message "No such file" "verify-rotary missing input" verify-rotary --input "$dir/none.npy" --output "$out"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures contract failure(s)"
