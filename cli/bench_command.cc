@@ -10,6 +10,7 @@
 
 #include "bench/bench_report.h"
 #include "bench/verify_benchmark.h"
+#include "bench/verify_rotary_benchmark.h"
 #include "cli/command.h"
 #include "cli/enum_option.h"
 #include "encoding/request.h"
@@ -20,8 +21,10 @@ namespace pev::cli {
 namespace {
 
 struct BenchOptions {
-  bool verify = false;
+  bool verify = false, verify_rotary = false;
   bench::VerifyBenchConfig verify_config;
+  bench::VerifyRotaryBenchConfig rotary_config;
+  std::optional<int64_t> rotary_tokens;
   bool quick = false;
   std::string filter;
   bool oracle = false;
@@ -42,7 +45,24 @@ int run_verify_bench(const BenchOptions& o) {
   return kExitOk;
 }
 
+int run_verify_rotary_bench(const BenchOptions& o) {
+  bench::VerifyRotaryBenchConfig c = o.rotary_config;
+  c.work_dir = o.verify_config.work_dir;
+  c.threads = o.verify_config.threads;
+  c.repetitions = o.verify_config.repetitions;
+  c.numpy = o.verify_config.numpy;
+  if (o.rotary_tokens) c.tokens = non_negative(*o.rotary_tokens, "--rotary-tokens");
+  if (c.tokens == 0) throw UsageError("--rotary-tokens must be >= 1");
+  const bench::VerifyRotaryBenchResult r = bench::run_verify_rotary_benchmark(
+      c, [](const std::string& line) { fmt::print(stderr, "bench: {}\n", line); });
+  write_file_atomically(o.json,
+                        [&](std::ostream& out) { out << bench::to_json(r).dump(2) << "\n"; });
+  std::fputs(bench::to_text(r).c_str(), stdout);
+  return kExitOk;
+}
+
 int run_bench(const BenchOptions& o) {
+  if (o.verify_rotary) return run_verify_rotary_bench(o);
   if (o.verify) return run_verify_bench(o);
   try {
     (void)std::regex(o.filter);
@@ -104,6 +124,11 @@ void add_bench_command(CLI::App& root, std::vector<Command>& commands) {
                   "repetitions per figure (default 5, quick 3)");
   app->add_flag("--verify", opts->verify,
                 "time `peverify verify` on a big table beside a numpy check, instead");
+  app->add_flag("--verify-rotary", opts->verify_rotary,
+                "time `peverify verify-rotary` on the q of a long prefill (bfloat16 in and out) "
+                "beside reading both files and a numpy check, instead");
+  app->add_option("--rotary-tokens", opts->rotary_tokens,
+                  "--verify-rotary: tokens of q (default 131072; 32 heads x 128)");
   app->add_option("--verify-table", opts->verify_config.table,
                   "--verify: an existing .npy table (default: make a correctly rounded one)");
   app->add_option("--verify-rows", opts->verify_rows,

@@ -54,10 +54,9 @@ RotationBudget::RotationBudget(const RotationSpec& spec, const RotationCompute& 
       tiny_(2 * smallest_subnormal(compute.products) +
             (u_o_ > 0 ? smallest_subnormal(output) : 0)) {}
 
-double RotationBudget::allowed(uint64_t pos, int pair, double own, double other, double c, double s,
+double RotationBudget::allowed(const CacheErrors& e, double own, double other, double c, double s,
                                double r) const {
-  const double e_c = cache_.allowed(pos, pair, 0, c);
-  const double e_s = cache_.allowed(pos, pairs_ + pair, 0, s);
+  const double e_c = e.c, e_s = e.s;
   const double a = std::fabs(own) * (std::fabs(c) + e_c);
   const double b = std::fabs(other) * (std::fabs(s) + e_s);
   const double d = std::fabs(own) * e_c + std::fabs(other) * e_s;

@@ -38,9 +38,16 @@ std::optional<RotationCompute> parse_rotation_compute(std::string_view name);
 class RotationBudget {
  public:
   RotationBudget(const RotationSpec& spec, const RotationCompute& compute, Dtype output);
-  // The budget of one output of pair `pair` at `pos`: `own` the input it replaces (x_a for out_a),
-  // `other` its partner (x_b), c and s the exact A cos, A sin, r the exact output.
-  double allowed(uint64_t pos, int pair, double own, double other, double c, double s,
+  // The cache's own errors E_c, E_s at (pos, pair): the same for every head of a token.
+  struct CacheErrors {
+    double c, s;
+  };
+  CacheErrors cache_errors(uint64_t pos, int pair, double c, double s) const {
+    return {cache_.allowed(pos, pair, 0, c), cache_.allowed(pos, pairs_ + pair, 0, s)};
+  }
+  // The budget of one output of a pair: `own` the input it replaces (x_a for out_a), `other` its
+  // partner (x_b), c and s the exact A cos, A sin, r the exact output, e the cache's errors there.
+  double allowed(const CacheErrors& e, double own, double other, double c, double s,
                  double r) const;
   const RotationCompute& compute() const { return compute_; }
 

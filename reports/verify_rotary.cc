@@ -145,77 +145,100 @@ VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& 
   const oracle::RotationOracle exact_rotation(spec, output.dtype, oracle::EngineKind::kFast);
   const auto cache = oracle::make_fast_engine(spec.table, Dtype::kFloat64);
   const measure::RotationBudget budget(spec, o.compute, output.dtype);
-  const uint64_t rows = g.rows(), block = std::max<uint64_t>(1, o.block_rows);
-  const uint64_t blocks = (rows + block - 1) / block;
+  // Blocks of whole tokens within one batch row: the oracle, the cache values and the cache's
+  // errors are computed once per token and pair, for every head.
+  const uint64_t heads = g.heads;
+  const uint64_t per_block = std::max<uint64_t>(1, o.block_rows / heads);
+  const uint64_t chunks = (g.seq + per_block - 1) / per_block, blocks = g.batch * chunks;
   std::vector<Part> parts(blocks);
-  parallel_for(blocks, o.threads, [&](uint64_t b) {
-    const uint64_t first = b * block, n = std::min(block, rows - first);
-    thread_local std::vector<double> x, y;
+  parallel_for(blocks, o.threads, [&](uint64_t blk) {
+    const uint64_t bat = blk / chunks, s0 = blk % chunks * per_block;
+    const uint64_t nt = std::min(per_block, g.seq - s0);
+    thread_local std::vector<double> x, y, run;
     thread_local std::vector<uint64_t> token;
     thread_local oracle::TileValues cs;
     thread_local oracle::RotatedValues rotated;
-    x.resize(n * hd), y.resize(n * hd);
-    token.resize(n);
-    input.read(first, n, x.data());
-    output.read(first, n, y.data());
-    for (uint64_t i = 0; i < n; ++i) token[i] = g.token(first + i);
+    const size_t row_len = static_cast<size_t>(hd);
+    x.resize(nt * heads * row_len), y.resize(nt * heads * row_len);
+    token.resize(nt);
+    for (uint64_t i = 0; i < nt; ++i) token[i] = bat * g.seq + s0 + i;
+    // x[i][h][k]: token s0 + i, head h. In batch-seq-heads order a block's rows are contiguous;
+    // in batch-heads-seq order each head's are.
+    if (g.axes == RotaryAxes::kBatchHeadsSeqDim) {
+      run.resize(nt * row_len);
+      for (const auto& [t, dst] : {std::pair{&input, &x}, std::pair{&output, &y}})
+        for (uint64_t h = 0; h < heads; ++h) {
+          t->read(g.row(bat, s0, h), nt, run.data());
+          for (uint64_t i = 0; i < nt; ++i)
+            std::copy_n(&run[i * row_len], row_len, &(*dst)[(i * heads + h) * row_len]);
+        }
+    } else {
+      input.read(g.row(bat, s0, 0), nt * heads, x.data());
+      output.read(g.row(bat, s0, 0), nt * heads, y.data());
+    }
     // An input that is not a number has no exact rotation: the oracle names it (bad input).
     try {
-      exact_rotation.rotate(tokens, token.data(), n, 1, x.data(), rotated);
+      exact_rotation.rotate(tokens, token.data(), nt, static_cast<int>(heads), x.data(), rotated);
     } catch (const std::invalid_argument& e) {
-      throw ConfigError(fmt::format("{}: {} (file rows from {})", input.name, e.what(), first));
+      throw ConfigError(
+          fmt::format("{}: {} (batch {}, from sequence index {})", input.name, e.what(), bat, s0));
     }
-    const std::vector<double>& exact = rotated.exact;
-    const std::vector<double>& rounded = rotated.rounded;
-    oracle::evaluate_rows(*cache, spec.table, tokens, token.data(), n, cs);
-    Part& p = parts[b];
-    for (uint64_t i = 0; i < n; ++i) {
-      const uint64_t row = first + i;
-      const double* xi = &x[i * hd];
-      const double* yi = &y[i * hd];
-      for (int k = d; k < hd; ++k) {  // pass-through: the input itself, bit for bit
-        ++p.passthrough;
-        if (same_value(yi[k], xi[k])) continue;
-        ++p.touched;
-        measure::keep_worst(p.touched_worst,
-                            properties::Finding(tokens.budget_position(token[i]), k, yi[k], xi[k],
-                                    std::fabs(yi[k] - xi[k]), 0, 0, "pass-through changed", row));
-      }
+    oracle::evaluate_rows(*cache, spec.table, tokens, token.data(), nt, cs);
+    Part& p = parts[blk];
+    for (uint64_t i = 0; i < nt; ++i)
       for (int j = 0; j < pairs; ++j) {
         const auto [a, bdim] = rotated_dims(spec, j);
         const double c = cs.cos_exact[i * pairs + j], s = cs.sin_exact[i * pairs + j];
         const uint64_t pos = tokens.of_pair(spec.table, token[i], j);
-        for (const auto [k, own, other] :
-             {std::tuple{a, xi[a], -xi[bdim]}, std::tuple{bdim, xi[bdim], xi[a]}}) {
-          ++p.rotated;
-          const double got = yi[k], want = exact[i * hd + k];
-          const double allowed = budget.allowed(pos, j, own, other, c, s, want);
-          const double err = std::fabs(got - want);
-          bool ok;
-          if (o.budget == Claim::Kind::kStrict)
-            ok = same_value(got, rounded[i * hd + k]);
-          else if (o.budget == Claim::Kind::kFaithful)
-            ok = std::isfinite(got) &&
-                 (same_value(got, rounded[i * hd + k]) || err < ulp_of(want, output.dtype));
-          else
-            ok = err <= allowed;
-          if (std::isfinite(got))
-            p.max_abs = std::max(p.max_abs, err);
-          else
-            ++p.not_finite;
-          if (allowed > 0) p.worst_ratio = std::max(p.worst_ratio, err / allowed);
-          if (ok) continue;
-          ++p.over;
-          const double shown =
-              o.budget == Claim::Kind::kModel ? allowed : ulp_of(want, output.dtype);
-          if (measure::would_keep(p.worst, err, shown))
-            measure::keep_worst(p.worst,
-                                properties::Finding(pos, k, got, want, err, shown,
-                                        measure::floored_ulps(err, want, output.dtype),
-                                        std::isfinite(got) ? "number" : "not finite", row));
+        const measure::RotationBudget::CacheErrors errors = budget.cache_errors(pos, j, c, s);
+        for (uint64_t h = 0; h < heads; ++h) {
+          const size_t at = (i * heads + h) * row_len;
+          const double* xi = &x[at];
+          const double* yi = &y[at];
+          for (const auto [k, own, other] :
+               {std::tuple{a, xi[a], -xi[bdim]}, std::tuple{bdim, xi[bdim], xi[a]}}) {
+            ++p.rotated;
+            const double got = yi[k], want = rotated.exact[at + k];
+            const double allowed = budget.allowed(errors, own, other, c, s, want);
+            const double err = std::fabs(got - want);
+            bool ok;
+            if (o.budget == Claim::Kind::kStrict)
+              ok = same_value(got, rotated.rounded[at + k]);
+            else if (o.budget == Claim::Kind::kFaithful)
+              ok = std::isfinite(got) &&
+                   (same_value(got, rotated.rounded[at + k]) || err < ulp_of(want, output.dtype));
+            else
+              ok = err <= allowed;
+            if (std::isfinite(got))
+              p.max_abs = std::max(p.max_abs, err);
+            else
+              ++p.not_finite;
+            if (allowed > 0) p.worst_ratio = std::max(p.worst_ratio, err / allowed);
+            if (ok) continue;
+            ++p.over;
+            const double shown =
+                o.budget == Claim::Kind::kModel ? allowed : ulp_of(want, output.dtype);
+            if (measure::would_keep(p.worst, err, shown))
+              measure::keep_worst(
+                  p.worst, properties::Finding(pos, k, got, want, err, shown,
+                                               measure::floored_ulps(err, want, output.dtype),
+                                               std::isfinite(got) ? "number" : "not finite",
+                                               g.row(bat, s0 + i, h)));
+          }
         }
       }
-    }
+    for (uint64_t i = 0; i < nt; ++i)  // pass-through: the input itself, bit for bit
+      for (uint64_t h = 0; h < heads; ++h)
+        for (int k = d; k < hd; ++k) {
+          const size_t at = (i * heads + h) * row_len + static_cast<size_t>(k);
+          ++p.passthrough;
+          if (same_value(y[at], x[at])) continue;
+          ++p.touched;
+          measure::keep_worst(p.touched_worst,
+                              properties::Finding(tokens.budget_position(token[i]), k, y[at], x[at],
+                                                  std::fabs(y[at] - x[at]), 0, 0,
+                                                  "pass-through changed", g.row(bat, s0 + i, h)));
+        }
   });
   Part all;
   for (const Part& p : parts) all.merge(p);

@@ -38,6 +38,10 @@ struct TensorGeometry {
   };
   Place place(uint64_t row) const;
   uint64_t rows() const { return batch * seq * heads; }
+  uint64_t row(uint64_t b, uint64_t s, uint64_t head) const {
+    return axes == RotaryAxes::kBatchHeadsSeqDim ? (b * heads + head) * seq + s
+                                                 : (b * seq + s) * heads + head;
+  }
   uint64_t token(uint64_t row) const {  // batch * seq + seq index
     const Place p = place(row);
     return p.batch * seq + p.seq;
@@ -67,7 +71,7 @@ struct VerifyRotaryOptions {
   measure::RotationCompute compute = *measure::parse_rotation_compute("float32");
   std::string source;  // where the rotary parameters came from (rotary_source)
   int threads = 0;
-  uint64_t block_rows = 4096;
+  uint64_t block_rows = 4096;  // about; a block holds whole tokens (every head of each)
 };
 
 struct VerifyRotaryResult {
