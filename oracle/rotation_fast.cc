@@ -20,7 +20,9 @@
 // which covers the rounding of v_l -+ E' in T1. Decided in float64 when v_h + (v_l -+ E') both
 // round to v_h; in the target when v_h is also not one of its midpoints (T2). v_h = 0 never
 // passes (E' > 0): the exact zeros are x = y = 0, and x = 0 at position 0 (S = 0).
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <utility>
 
 #include "encoding/format.h"
@@ -53,26 +55,44 @@ bool usable(const BoundedDD& v) {
 
 }  // namespace
 
+namespace {
+
+// 2^e for a normal exponent, from its bits (ldexp is a library call on every element).
+double power_of_two(int e) {
+  if (e < -1022 || e > 1023) return std::ldexp(1.0, e);
+  return std::bit_cast<double>(static_cast<uint64_t>(e + 1023) << 52);
+}
+
+// floor(log2 a) for a finite a > 0, from its bits (subnormal doubles through ilogb).
+int exponent_of(double a) {
+  const int biased = static_cast<int>((std::bit_cast<uint64_t>(a) >> 52) & 0x7ff);
+  return biased == 0 ? std::ilogb(a) : biased - 1023;
+}
+
+}  // namespace
+
 double round_double_to(double v, Dtype target, bool* midpoint) {
   if (midpoint) *midpoint = false;
   if (target == Dtype::kFloat64 || v == 0 || !std::isfinite(v)) return v;
   const FormatTraits f = traits_of(target);
   const int emax = 1 - f.min_exponent;
   const double a = std::fabs(v);
-  const int e = std::ilogb(a);
+  const int e = exponent_of(a);
   if (e > emax) return std::copysign(INFINITY, v);  // beyond 2^(emax+1): past the overflow tie
   // The format's quantum at |v|; adding and removing 1.5 * 2^52 quanta rounds |v| < 2^P q to a
   // multiple of q, ties to even (the shifter's quantum is q and it is even).
-  const double q = std::ldexp(1.0, std::max(e, f.min_exponent) - f.precision + 1);
+  const double q = power_of_two(std::max(e, f.min_exponent) - f.precision + 1);
   const double shifter = q * 0x1.8p52;
   const double o = (a + shifter) - shifter;
   if (midpoint) *midpoint = std::fabs(a - o) == 0.5 * q;  // both exact
-  const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), emax);
+  const double largest = (2.0 - power_of_two(1 - f.precision)) * power_of_two(emax);
   return std::copysign(o > largest ? INFINITY : o, v);
 }
 
-std::optional<RotatedElement> fast_rotate(double x, double y, const BoundedDD& c,
-                                          const BoundedDD& s, Dtype target) {
+// Cloned for x86-64-v3: std::fma is then one instruction, not a library call per product (the
+// bound holds for any correct fma; -ffp-contract=off still forbids contracting anything else).
+__attribute__((target_clones("arch=x86-64-v3", "default"))) std::optional<RotatedElement>
+fast_rotate(double x, double y, const BoundedDD& c, const BoundedDD& s, Dtype target) {
   // The exact zeros, as +0: x = y = 0, or x = 0 where S is exactly 0 (position 0).
   const bool s_zero = s.hi == 0 && s.lo == 0 && s.bound == 0;
   if (x == 0 && (y == 0 || s_zero)) return RotatedElement{0.0, 0.0};
