@@ -1,0 +1,84 @@
+// The applied-rotation properties (properties/rotation_properties.h) on every registry rotation,
+// each held to the budget of the compute it claims; and a kernel with a wrong angle fails them.
+#include "properties/rotation_properties.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include "crosscheck/rotation_testutil.h"
+
+namespace pev::crosscheck {
+namespace {
+
+properties::RotationUnderTest under_test(const core::RotationImplementation& e) {
+  return {e.name, e.input, e.output, *measure::parse_rotation_compute(e.compute),
+          [&e](const RotationSpec& spec, const RowPositions& p, const uint64_t* tokens, uint64_t n,
+               int heads, const double* x, double* out) {
+            const std::vector<double> in(x, x + n * heads * spec.head_dim);
+            const std::vector<double> y = apply_rotation(e, spec, p, tokens, n, heads, in);
+            std::copy(y.begin(), y.end(), out);
+          }};
+}
+
+TEST(RotationProperties, EveryEntryHoldsThemUnderItsClaim) {
+  for (const core::RotationImplementation& e : core::rotation_registry())
+    EXPECT_TRUE(properties::check_rotation_properties(under_test(e))) << e.name;
+}
+
+const core::RotationImplementation& cache_f32() {
+  return *core::find_rotation("cpu/rotate/cache-f32/f32");
+}
+
+std::vector<double> swap_pairs(const RotationSpec& spec, std::vector<double> v) {
+  for (size_t o = 0; o < v.size(); o += spec.head_dim)
+    for (int j = 0; j < spec.table.d_model / 2; ++j) {
+      const auto [a, b] = rotated_dims(spec, j);
+      std::swap(v[o + a], v[o + b]);
+    }
+  return v;
+}
+
+// out_b = x_b cos - x_a sin (a sign typo in one of the two outputs): not a rotation, so every
+// property breaks. The b elements come from the rotation by -p: the honest kernel with each
+// pair's dims exchanged around it.
+TEST(RotationProperties, ASignTypoInOneOutputFailsEveryProperty) {
+  properties::RotationUnderTest k = under_test(cache_f32());
+  k.name = "out_b with -sin";
+  k.apply = [](const RotationSpec& spec, const RowPositions& p, const uint64_t* tokens, uint64_t n,
+               int heads, const double* x, double* out) {
+    const core::RotationImplementation& e = cache_f32();
+    const std::vector<double> in(x, x + n * heads * spec.head_dim);
+    std::vector<double> y = apply_rotation(e, spec, p, tokens, n, heads, in);
+    const std::vector<double> back =
+        swap_pairs(spec, apply_rotation(e, spec, p, tokens, n, heads, swap_pairs(spec, in)));
+    for (size_t o = 0; o < y.size(); o += spec.head_dim)
+      for (int j = 0; j < spec.table.d_model / 2; ++j) {
+        const int b = rotated_dims(spec, j).second;
+        y[o + b] = back[o + b];
+      }
+    std::copy(y.begin(), y.end(), out);
+  };
+  EXPECT_FALSE(rc::check(k.name + ": norm", [&] { properties::rotation_norm_property(k); }));
+  EXPECT_FALSE(rc::check(k.name + ": relative position",
+                         [&] { properties::rotation_relative_position_property(k); }));
+  EXPECT_FALSE(rc::check(k.name + ": inverse", [&] { properties::rotation_inverse_property(k); }));
+}
+
+// The kernel at twice each position: lengths are kept and relative positions still agree (both
+// sides turn by 2(n - m)), but rotating back by R(m) does not give x.
+TEST(RotationProperties, DoubledPositionsFailTheInverse) {
+  properties::RotationUnderTest k = under_test(cache_f32());
+  k.name = "positions doubled";
+  k.apply = [](const RotationSpec& spec, const RowPositions& p, const uint64_t* tokens, uint64_t n,
+               int heads, const double* x, double* out) {
+    RowPositions doubled = p;
+    for (uint64_t& id : doubled.streams[0]) id *= 2;
+    const std::vector<double> in(x, x + n * heads * spec.head_dim);
+    const std::vector<double> y = apply_rotation(cache_f32(), spec, doubled, tokens, n, heads, in);
+    std::copy(y.begin(), y.end(), out);
+  };
+  EXPECT_FALSE(rc::check(k.name + ": inverse", [&] { properties::rotation_inverse_property(k); }));
+}
+
+}  // namespace
+}  // namespace pev::crosscheck

@@ -1,0 +1,199 @@
+// Every production rotation (core/rotation) against the exact rotation, through the same pass
+// `peverify verify-rotary` runs, under the compute it claims: both pair conventions, partial
+// rotary, the default, llama3 and yarn recipes, near position 0 and near 131072. And the bugs
+// users have hit each fail, with an element named.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/generate.h"
+#include "core/registry.h"
+#include "crosscheck/rotation_testutil.h"
+#include "encoding/model_presets.h"
+#include "reports/verify_rotary.h"
+
+namespace pev::crosscheck {
+namespace {
+
+constexpr uint64_t kTokens = 24;
+constexpr int kHeads = 3;
+constexpr uint64_t kFar = 131072 - kTokens;  // the last tokens of a 128k context
+
+struct Case {
+  std::string name;
+  RotationSpec spec;
+  uint64_t start;
+};
+
+TableSpec from_preset(const char* name) {
+  const ModelRope m = *model_preset(name);
+  TableSpec s = grid_spec(m.rotary_dim, m.base);
+  s.rope = m.rope;
+  return s;
+}
+
+RotationSpec rotation(TableSpec table, int head_dim, PairConvention pairs, uint64_t start) {
+  RotationSpec r{table, head_dim, pairs};
+  r.table.start = start;
+  set_sequence_length(r.table, consecutive_positions(r.table, kTokens));
+  return r;
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  for (const uint64_t start : {uint64_t{0}, kFar}) {
+    const std::string at = start ? " near 131072" : " from 0";
+    c.push_back({"default, halves" + at,
+                 rotation(grid_spec(128, 1e4), 128, PairConvention::kHalves, start), start});
+    c.push_back({"default partial 64 of 128, interleaved" + at,
+                 rotation(grid_spec(64, 1e4), 128, PairConvention::kInterleaved, start), start});
+    c.push_back({"llama3, halves" + at,
+                 rotation(from_preset("llama-3.1-8b"), 128, PairConvention::kHalves, start),
+                 start});
+    c.push_back({"yarn (A != 1), interleaved" + at,
+                 rotation(from_preset("qwen2.5-7b-yarn"), 128, PairConvention::kInterleaved, start),
+                 start});
+  }
+  return c;
+}
+
+RowPositions positions_of(const Case& c) { return consecutive_positions(c.spec.table, kTokens); }
+
+std::vector<uint64_t> every_token() {
+  std::vector<uint64_t> t(kTokens);
+  for (uint64_t i = 0; i < kTokens; ++i) t[i] = i;
+  return t;
+}
+
+reports::VerifyRotaryResult verify(const Case& c, Dtype in_type, const std::vector<double>& x,
+                                   Dtype out_type, const std::vector<double>& y,
+                                   const std::string& compute) {
+  const int hd = c.spec.head_dim;
+  const auto reader = [hd](const std::vector<double>& v) {
+    return [&v, hd](uint64_t first, uint64_t n, double* out) {
+      std::copy_n(v.begin() + static_cast<long>(first * hd), n * hd, out);
+    };
+  };
+  const reports::RotaryTensor input{"q", "q", in_type, reader(x)};
+  const reports::RotaryTensor output{"rotated", "rotated", out_type, reader(y)};
+  reports::VerifyRotaryOptions o;
+  o.spec = c.spec;
+  o.geometry =
+      reports::TensorGeometry{reports::RotaryAxes::kTokensHeadsDim, 1, kTokens, kHeads, hd};
+  o.start = c.start;
+  o.compute = *measure::parse_rotation_compute(compute);
+  o.threads = 1;
+  return reports::verify_rotary(input, output, o);
+}
+
+// The entry's own output judged under its own claim.
+reports::VerifyRotaryResult run(const core::RotationImplementation& e, const Case& c,
+                                uint64_t seed) {
+  const std::vector<uint64_t> tokens = every_token();
+  const std::vector<double> x = random_q(kTokens * kHeads * c.spec.head_dim, e.input, seed);
+  const std::vector<double> y =
+      apply_rotation(e, c.spec, positions_of(c), tokens.data(), kTokens, kHeads, x);
+  return verify(c, e.input, x, e.output, y, e.compute);
+}
+
+TEST(RotationRegistry, EveryEntryMeetsItsClaimOnEveryCase) {
+  ASSERT_GE(core::rotation_registry().size(), 4u);
+  uint64_t seed = 1;
+  for (const core::RotationImplementation& e : core::rotation_registry()) {
+    ASSERT_TRUE(measure::parse_rotation_compute(e.compute)) << e.name << ": " << e.compute;
+    for (const Case& c : cases()) {
+      const reports::VerifyRotaryResult r = run(e, c, ++seed);
+      EXPECT_TRUE(r.holds()) << e.name << " (" << e.compute << "), " << c.name << "\n"
+                             << reports::to_text(r);
+      EXPECT_EQ(r.elements, kTokens * kHeads * c.spec.head_dim);
+    }
+  }
+}
+
+// The failing verdict names an element (its position, dimension, value and expected value).
+std::string named_failure(const reports::VerifyRotaryResult& r) {
+  for (const properties::Verdict& v : r.verdicts)
+    if (!v.holds && !v.worst.empty())
+      return v.property + ": position " + std::to_string(v.worst[0].pos) + ", dim " +
+             std::to_string(v.worst[0].column);
+  return {};
+}
+
+const core::RotationImplementation& entry(std::string_view name) {
+  const core::RotationImplementation* e = core::find_rotation(name);
+  if (!e) throw std::logic_error("no rotation " + std::string(name));
+  return *e;
+}
+
+// (a, b) of every pair exchanged: applying R(p) between two exchanges is R(-p), sin's sign flipped.
+std::vector<double> swap_pairs(const RotationSpec& spec, std::vector<double> v) {
+  for (uint64_t row = 0; row < v.size() / spec.head_dim; ++row)
+    for (int j = 0; j < spec.table.d_model / 2; ++j) {
+      const auto [a, b] = rotated_dims(spec, j);
+      std::swap(v[row * spec.head_dim + a], v[row * spec.head_dim + b]);
+    }
+  return v;
+}
+
+// A float32 rotation of the bfloat16-cast cache: what a kernel does that keeps the model's cache
+// in bfloat16 but claims float32.
+std::vector<double> bf16_cache_rotation(const Case& c, const std::vector<double>& x) {
+  TableSpec t = c.spec.table;
+  t.layout = Layout::kRopeCosSin;
+  const core::GeneratedTable cache = core::generate_at(
+      *core::find_implementation("cpu/pow/f32>f32/sleef-u10"), t, positions_of(c));
+  const int pairs = t.d_model / 2, hd = c.spec.head_dim;
+  const auto bf = [](float v) { return core::f32_from_bf16(core::bf16_from_f32(v)); };
+  std::vector<double> y(x);
+  for (uint64_t i = 0; i < kTokens; ++i)
+    for (int h = 0; h < kHeads; ++h)
+      for (int j = 0; j < pairs; ++j) {
+        const float cj = bf(cache.floats[i * t.d_model + j]);
+        const float sj = bf(cache.floats[i * t.d_model + pairs + j]);
+        const auto [a, b] = rotated_dims(c.spec, j);
+        const uint64_t o = (i * kHeads + h) * hd;
+        const float xa = static_cast<float>(x[o + a]), xb = static_cast<float>(x[o + b]);
+        y[o + a] = xa * cj - xb * sj;
+        y[o + b] = xb * cj + xa * sj;
+      }
+  return y;
+}
+
+TEST(RotationRegistry, EachBugFailsAndNamesAnElement) {
+  const core::RotationImplementation& f32 = entry("cpu/rotate/cache-f32/f32");
+  const std::vector<uint64_t> tokens = every_token();
+  for (const Case& c : cases()) {
+    const std::vector<double> x = random_q(kTokens * kHeads * c.spec.head_dim, f32.input, 7);
+    const auto apply = [&](const RotationSpec& spec, const RowPositions& p,
+                           const std::vector<double>& in) {
+      return apply_rotation(f32, spec, p, tokens.data(), kTokens, kHeads, in);
+    };
+    const auto fails = [&](const char* bug, const std::vector<double>& y) {
+      const reports::VerifyRotaryResult r =
+          verify(c, Dtype::kFloat32, x, Dtype::kFloat32, y, "float32");
+      EXPECT_FALSE(r.holds()) << bug << ", " << c.name << "\n" << reports::to_text(r);
+      EXPECT_NE(named_failure(r), "") << bug << ", " << c.name << "\n" << reports::to_text(r);
+    };
+    fails("sin's sign flipped",
+          swap_pairs(c.spec, apply(c.spec, positions_of(c), swap_pairs(c.spec, x))));
+    TableSpec shifted = c.spec.table;
+    ++shifted.start;
+    fails("positions off by one", apply(c.spec, consecutive_positions(shifted, kTokens), x));
+    RotationSpec other = c.spec;
+    other.pairs = c.spec.pairs == PairConvention::kHalves ? PairConvention::kInterleaved
+                                                          : PairConvention::kHalves;
+    fails("the other pair convention", apply(other, positions_of(c), x));
+    fails("a bfloat16 cache under a float32 claim", bf16_cache_rotation(c, x));
+    if (c.spec.head_dim > c.spec.table.d_model) {
+      std::vector<double> y = apply(c.spec, positions_of(c), x);
+      const size_t k = kHeads * c.spec.head_dim + c.spec.table.d_model + 3;  // token 1, head 0
+      y[k] = std::nextafter(static_cast<float>(y[k]), INFINITY);
+      fails("a pass-through dimension changed", y);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pev::crosscheck

@@ -1,0 +1,51 @@
+// Registry rotations driven with doubles: q's values (already representable in the entry's input
+// type) go in, the stored outputs come back widened. For the tests that judge core/rotation.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "core/convert.h"
+#include "core/rotation/rotation_registry.h"
+
+namespace pev::crosscheck {
+
+// x (n x heads x head_dim doubles, each a value of e.input) through e.apply.
+inline std::vector<double> apply_rotation(const core::RotationImplementation& e,
+                                          const RotationSpec& spec, const RowPositions& positions,
+                                          const uint64_t* tokens, uint64_t n, int heads,
+                                          const std::vector<double>& x) {
+  std::vector<double> y(x.size());
+  if (e.input == Dtype::kBFloat16) {
+    std::vector<uint16_t> in(x.size()), out(x.size());
+    for (size_t i = 0; i < x.size(); ++i) in[i] = core::bf16_from_f32(static_cast<float>(x[i]));
+    e.apply(e, spec, positions, tokens, n, heads, in.data(), out.data());
+    for (size_t i = 0; i < x.size(); ++i) y[i] = core::f32_from_bf16(out[i]);
+  } else if (e.input == Dtype::kFloat64) {
+    e.apply(e, spec, positions, tokens, n, heads, x.data(), y.data());
+  } else {
+    std::vector<float> in(x.begin(), x.end()), out(x.size());
+    e.apply(e, spec, positions, tokens, n, heads, in.data(), out.data());
+    y.assign(out.begin(), out.end());
+  }
+  return y;
+}
+
+// Values of q as models hold them: normal with spread 1 to 8, a few tiny or zero, rounded to
+// `dtype` (float32 or bfloat16) so that the input is exactly what the kernel reads.
+inline std::vector<double> random_q(uint64_t size, Dtype dtype, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_int_distribution<int> kind(0, 63);
+  std::vector<double> x(size);
+  for (double& v : x) {
+    const int k = kind(rng);
+    v = k == 0 ? 0.0 : normal(rng) * (k == 1 ? 1e-30 : (k % 4 + 1) * 2.0);
+    const float f = static_cast<float>(v);
+    v = dtype == Dtype::kBFloat16 ? core::f32_from_bf16(core::bf16_from_f32(f)) : f;
+  }
+  return x;
+}
+
+}  // namespace pev::crosscheck

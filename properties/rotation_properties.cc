@@ -1,0 +1,201 @@
+#include "properties/rotation_properties.h"
+
+#include <rapidcheck.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "encoding/format.h"
+#include "oracle/engine.h"
+#include "oracle/positioned.h"
+#include "oracle/rotation.h"
+#include "properties/generators.h"
+
+namespace pev::properties {
+namespace {
+
+// The slack for evaluating each side in double (sums of a few hundred terms): far below any
+// compute type's budget, far above double's own error.
+constexpr double kDoubleSlack = 0x1p-48;
+
+struct RotationCase {
+  RotationSpec spec;
+  int heads = 1;
+};
+
+RotationCase draw_case() {
+  RotationCase c;
+  const int d = *rc::gen::element(4, 8, 64, 128, 256);
+  TableSpec t = grid_spec(d, *gen::base());
+  const RopeType type = *rc::gen::element(RopeType::kDefault, RopeType::kLlama3, RopeType::kYarn);
+  t.rope = *gen::recipe(type, d);
+  c.spec = {t, d + *rc::gen::element(0, 0, 32),
+            *rc::gen::element(PairConvention::kHalves, PairConvention::kInterleaved)};
+  c.heads = *rc::gen::inRange(1, 3);
+  return c;
+}
+
+// Values of q exactly representable in `t`: a signed integer of t's precision times 2^e.
+std::vector<double> draw_values(size_t n, Dtype t) {
+  const int bits = traits_of(t).precision;
+  std::vector<double> x(n);
+  for (double& v : x) {
+    const int64_t m = *rc::gen::inRange<int64_t>(-(int64_t{1} << bits) + 1, int64_t{1} << bits);
+    v = std::ldexp(static_cast<double>(m), *rc::gen::inRange(-12, 3) - bits);
+  }
+  return x;
+}
+
+// Positions for the case (the sequence length of recipes that need one comes from them all).
+RowPositions with_positions(RotationCase& c, std::vector<uint64_t> ids) {
+  RowPositions p;
+  p.streams = {std::move(ids)};
+  set_sequence_length(c.spec.table, p);
+  return p;
+}
+
+std::vector<uint64_t> iota(uint64_t n) {
+  std::vector<uint64_t> t(n);
+  for (uint64_t i = 0; i < n; ++i) t[i] = i;
+  return t;
+}
+
+// The kernel's output on every row of `p` and each element's budget (0 on pass-through dims),
+// from the exact A cos, A sin and the exact rotation.
+struct Applied {
+  std::vector<double> out, budget, exact;
+};
+Applied apply_and_budget(const RotationUnderTest& k, const RotationCase& c, const RowPositions& p,
+                         const std::vector<double>& x) {
+  const RotationSpec& s = c.spec;
+  const uint64_t n = p.rows();
+  const std::vector<uint64_t> tokens = iota(n);
+  Applied r;
+  r.out.assign(x.size(), 0.0);
+  k.apply(s, p, tokens.data(), n, c.heads, x.data(), r.out.data());
+  const oracle::RotationOracle exact(s, k.output, oracle::EngineKind::kFast);
+  oracle::RotatedValues rotated;
+  exact.rotate(p, tokens.data(), n, c.heads, x.data(), rotated);
+  r.exact = rotated.exact;
+  oracle::TileValues cs;
+  oracle::evaluate_rows(*oracle::make_fast_engine(s.table, Dtype::kFloat64), s.table, p,
+                        tokens.data(), n, cs);
+  const measure::RotationBudget budget(s, k.compute, k.output);
+  const int pairs = s.table.d_model / 2, hd = s.head_dim;
+  r.budget.assign(x.size(), 0.0);
+  for (uint64_t i = 0; i < n; ++i)
+    for (int h = 0; h < c.heads; ++h) {
+      const uint64_t o = (i * c.heads + h) * hd;
+      for (int j = 0; j < pairs; ++j) {
+        const auto [a, b] = rotated_dims(s, j);
+        const double cj = cs.cos_exact[i * pairs + j], sj = cs.sin_exact[i * pairs + j];
+        const uint64_t pos = p.of_pair(s.table, i, j);
+        r.budget[o + a] = budget.allowed(pos, j, x[o + a], -x[o + b], cj, sj, r.exact[o + a]);
+        r.budget[o + b] = budget.allowed(pos, j, x[o + b], x[o + a], cj, sj, r.exact[o + b]);
+      }
+    }
+  return r;
+}
+
+uint64_t draw_position() { return *gen::position(uint64_t{1} << 22); }
+
+}  // namespace
+
+void rotation_norm_property(const RotationUnderTest& k) {
+  RotationCase c = draw_case();
+  const RowPositions p = with_positions(c, {draw_position(), draw_position()});
+  const std::vector<double> x = draw_values(2 * c.heads * c.spec.head_dim, k.input);
+  const Applied y = apply_and_budget(k, c, p, x);
+  const double A = attention_factor(c.spec.table);
+  for (size_t o = 0; o < x.size(); o += c.spec.head_dim)
+    for (int j = 0; j < c.spec.table.d_model / 2; ++j) {
+      const auto [a, b] = rotated_dims(c.spec, j);
+      const double got = std::hypot(y.out[o + a], y.out[o + b]);
+      const double want = A * std::hypot(x[o + a], x[o + b]);
+      const double tol = std::hypot(y.budget[o + a], y.budget[o + b]) + kDoubleSlack * want;
+      if (!(std::fabs(got - want) <= tol))
+        RC_LOG() << "pair " << j << " of row " << o / c.spec.head_dim << ": |out| " << got
+                 << ", A |in| " << want << ", tolerance " << tol << "\n";
+      RC_ASSERT(std::fabs(got - want) <= tol);
+    }
+}
+
+void rotation_relative_position_property(const RotationUnderTest& k) {
+  RotationCase c = draw_case();
+  const uint64_t m = draw_position(), n = draw_position(), s = draw_position();
+  // Rows: q at m, k at n, q at m + s, k at n + s.
+  const RowPositions p = with_positions(c, {m, n, m + s, n + s});
+  const size_t row = static_cast<size_t>(c.heads) * c.spec.head_dim;
+  const std::vector<double> q = draw_values(row, k.input), kv = draw_values(row, k.input);
+  std::vector<double> x;
+  for (int r = 0; r < 2; ++r) {
+    x.insert(x.end(), q.begin(), q.end());
+    x.insert(x.end(), kv.begin(), kv.end());
+  }
+  const Applied y = apply_and_budget(k, c, p, x);
+  for (int h = 0; h < c.heads; ++h) {
+    double dot[2] = {0, 0}, bound = 0, magnitude = 0;
+    for (int side = 0; side < 2; ++side) {
+      const size_t qo = (2 * side) * row + h * c.spec.head_dim, ko = qo + row;
+      for (int i = 0; i < c.spec.head_dim; ++i) {
+        const double qi = y.out[qo + i], ki = y.out[ko + i];
+        const double eq = y.budget[qo + i], ek = y.budget[ko + i];
+        dot[side] += qi * ki;
+        bound += eq * std::fabs(ki) + (std::fabs(qi) + eq) * ek;
+        magnitude += std::fabs(qi * ki);
+      }
+    }
+    const double tol = bound + kDoubleSlack * magnitude;
+    if (!(std::fabs(dot[0] - dot[1]) <= tol))
+      RC_LOG() << "head " << h << ": <R(" << m << ")q, R(" << n << ")k> = " << dot[0]
+               << ", shifted by " << s << ": " << dot[1] << ", tolerance " << tol << "\n";
+    RC_ASSERT(std::fabs(dot[0] - dot[1]) <= tol);
+  }
+}
+
+void rotation_inverse_property(const RotationUnderTest& k) {
+  RotationCase c = draw_case();
+  const RowPositions p = with_positions(c, {draw_position(), draw_position()});
+  const std::vector<double> x = draw_values(2 * c.heads * c.spec.head_dim, k.input);
+  const Applied y = apply_and_budget(k, c, p, x);
+  // R(m)^T v is R(m) applied with each pair's dims exchanged, then exchanged back.
+  const auto swap_pairs = [&](std::vector<double> v) {
+    for (size_t o = 0; o < v.size(); o += c.spec.head_dim)
+      for (int j = 0; j < c.spec.table.d_model / 2; ++j) {
+        const auto [a, b] = rotated_dims(c.spec, j);
+        std::swap(v[o + a], v[o + b]);
+      }
+    return v;
+  };
+  const oracle::RotationOracle exact(c.spec, Dtype::kFloat64, oracle::EngineKind::kFast);
+  oracle::RotatedValues back;
+  const std::vector<uint64_t> tokens = iota(2);
+  const std::vector<double> swapped = swap_pairs(y.out);
+  exact.rotate(p, tokens.data(), 2, c.heads, swapped.data(), back);
+  const std::vector<double> z = swap_pairs(back.exact);
+  const double A = attention_factor(c.spec.table);
+  for (size_t o = 0; o < x.size(); o += c.spec.head_dim) {
+    for (int i = c.spec.table.d_model; i < c.spec.head_dim; ++i)
+      RC_ASSERT(y.out[o + i] == x[o + i]);
+    for (int j = 0; j < c.spec.table.d_model / 2; ++j) {
+      const auto [a, b] = rotated_dims(c.spec, j);
+      const double da = z[o + a] - A * A * x[o + a], db = z[o + b] - A * A * x[o + b];
+      const double size = std::hypot(z[o + a], z[o + b]) + A * A * std::hypot(x[o + a], x[o + b]);
+      const double tol = A * std::hypot(y.budget[o + a], y.budget[o + b]) + kDoubleSlack * size;
+      if (!(std::hypot(da, db) <= tol))
+        RC_LOG() << "pair " << j << " of row " << o / c.spec.head_dim << ": |R^T R x - A^2 x| "
+                 << std::hypot(da, db) << ", tolerance " << tol << "\n";
+      RC_ASSERT(std::hypot(da, db) <= tol);
+    }
+  }
+}
+
+bool check_rotation_properties(const RotationUnderTest& k) {
+  bool ok = rc::check(k.name + ": norm per pair", [&] { rotation_norm_property(k); });
+  ok &= rc::check(k.name + ": relative position", [&] { rotation_relative_position_property(k); });
+  ok &= rc::check(k.name + ": R(m)^T R(m) = A^2 I", [&] { rotation_inverse_property(k); });
+  return ok;
+}
+
+}  // namespace pev::properties
