@@ -90,9 +90,9 @@ Applied apply_and_budget(const RotationUnderTest& k, const RotationCase& c, cons
       for (int j = 0; j < pairs; ++j) {
         const auto [a, b] = rotated_dims(s, j);
         const double cj = cs.cos_exact[i * pairs + j], sj = cs.sin_exact[i * pairs + j];
-        const uint64_t pos = p.of_pair(s.table, i, j);
-        r.budget[o + a] = budget.allowed(pos, j, x[o + a], -x[o + b], cj, sj, r.exact[o + a]);
-        r.budget[o + b] = budget.allowed(pos, j, x[o + b], x[o + a], cj, sj, r.exact[o + b]);
+        const auto e = budget.cache_errors(p.of_pair(s.table, i, j), j, cj, sj);
+        r.budget[o + a] = budget.allowed(e, x[o + a], -x[o + b], cj, sj, r.exact[o + a]);
+        r.budget[o + b] = budget.allowed(e, x[o + b], x[o + a], cj, sj, r.exact[o + b]);
       }
     }
   return r;
