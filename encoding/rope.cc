@@ -100,7 +100,7 @@ std::optional<std::string> validate_rope(const RopeScaling& r, int d) {
   if (r.type == RopeType::kLlama3) {
     if (!positive(r.low_freq_factor) || !positive(r.high_freq_factor))
       return std::string("rope_scaling.low_freq_factor and high_freq_factor must be numbers > 0");
-      // Equal factors (Llama 4) leave no smoothed band: transformers computes that cache.
+    // Equal factors (Llama 4) leave no smoothed band: transformers computes that cache.
     if (!(r.low_freq_factor <= r.high_freq_factor))
       return fmt::format("rope_scaling.low_freq_factor ({}) must be <= high_freq_factor ({})",
                          r.low_freq_factor, r.high_freq_factor);
@@ -119,9 +119,10 @@ std::optional<std::string> validate_rope(const RopeScaling& r, int d) {
   if (!r.mrope_section.empty()) {
     const auto& s = r.mrope_section;
     if (s.size() != 3)
-      return fmt::format("rope_scaling.mrope_section must hold 3 numbers (temporal, height, "
-                         "width), got {}",
-                         s.size());
+      return fmt::format(
+          "rope_scaling.mrope_section must hold 3 numbers (temporal, height, "
+          "width), got {}",
+          s.size());
     for (int n : s)
       if (n < 0) return fmt::format("rope_scaling.mrope_section holds {}, not a count", n);
     const int64_t sum = int64_t{s[0]} + s[1] + s[2];

@@ -21,7 +21,7 @@ enum class PairConvention {
 };
 
 struct RotationSpec {
-  TableSpec table;  // d_model is the rotary dimension d; base, schedule and recipe give w_j and A
+  TableSpec table;   // d_model is the rotary dimension d; base, schedule and recipe give w_j and A
   int head_dim = 0;  // >= d: dimensions d .. head_dim - 1 pass through
   PairConvention pairs = PairConvention::kHalves;
 };
