@@ -42,18 +42,6 @@ u = resource.getrusage(resource.RUSAGE_SELF)
 print(worst, time.perf_counter() - t0, u.ru_maxrss, u.ru_utime + u.ru_stime)
 )";
 
-Timing timing_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front(), v.back()};
-}
-
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
-
 double peak_rss_mib(int who) {
   rusage u{};
   getrusage(who, &u);
@@ -95,6 +83,22 @@ reports::VerifyResult verify_once(const std::string& path, int threads) {
 
 }  // namespace
 
+Timing timing_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v.front(), v.back()};
+}
+
+nlohmann::json to_json(const Timing& t) {
+  return nlohmann::json{{"median", t.median}, {"min", t.min}, {"max", t.max}};
+}
+
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 VerifyBenchResult run_verify_benchmark(const VerifyBenchConfig& c,
                                        const std::function<void(const std::string&)>& progress) {
   VerifyBenchResult r;
@@ -115,10 +119,10 @@ VerifyBenchResult run_verify_benchmark(const VerifyBenchConfig& c,
   // runs do after it).
   for (int i = 0; i <= c.repetitions; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    const double c0 = cpu_seconds();
+    const double c0 = process_cpu_seconds();
     const reports::VerifyResult v = verify_once(path, c.threads);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double cs = cpu_seconds() - c0;
+    const double cs = process_cpu_seconds() - c0;
     progress(fmt::format("verify run {}: {:.2f} s, {:.2f} CPU s", i, s, cs));
     if (i == 0) continue;
     wall.push_back(s);
@@ -174,9 +178,7 @@ VerifyBenchResult run_verify_benchmark(const VerifyBenchConfig& c,
 }
 
 nlohmann::json to_json(const VerifyBenchResult& r) {
-  const auto t = [](const Timing& x) {
-    return nlohmann::json{{"median", x.median}, {"min", x.min}, {"max", x.max}};
-  };
+  const auto t = [](const Timing& x) { return to_json(x); };
   nlohmann::json j = {{"table", r.table},
                       {"rows", r.rows},
                       {"elements", r.elements},

@@ -26,6 +26,11 @@ struct VerifyBenchConfig {
 struct Timing {
   double median = 0, min = 0, max = 0;
 };
+// The median and range of repeated timings; as JSON {median, min, max}.
+Timing timing_of(std::vector<double> seconds);
+nlohmann::json to_json(const Timing& t);
+// User + system seconds of this process so far, over all its threads.
+double process_cpu_seconds();
 
 struct VerifyBenchResult {
   std::string table, coverage;

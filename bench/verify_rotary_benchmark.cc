@@ -42,18 +42,6 @@ for a in range(0, n, 2048):
 print(worst, time.perf_counter() - t0)
 )";
 
-Timing timing_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front(), v.back()};
-}
-
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
-
 RotationSpec spec_of(const VerifyRotaryBenchConfig& c) {
   RotationSpec s;
   s.table = grid_spec(c.head_dim, 500000.0);
@@ -145,14 +133,14 @@ VerifyRotaryBenchResult run_verify_rotary_benchmark(
     const double read_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     t0 = std::chrono::steady_clock::now();
-    const double c0 = cpu_seconds();
+    const double c0 = process_cpu_seconds();
     const reports::VerifyRotaryResult v =
         reports::verify_rotary({q, x.description(), x.dtype(), reader(x)},
                                {out, y.description(), y.dtype(), reader(y)}, o);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     progress(fmt::format("run {}: read {:.2f} s, verify-rotary {:.2f} s", i, read_s, s));
     if (i == 0) continue;
-    wall.push_back(s), cpu.push_back(cpu_seconds() - c0), reading.push_back(read_s);
+    wall.push_back(s), cpu.push_back(process_cpu_seconds() - c0), reading.push_back(read_s);
     r.elements = v.elements;
     r.holds = v.holds();
   }
@@ -188,9 +176,7 @@ VerifyRotaryBenchResult run_verify_rotary_benchmark(
 }
 
 nlohmann::json to_json(const VerifyRotaryBenchResult& r) {
-  const auto t = [](const Timing& x) {
-    return nlohmann::json{{"median", x.median}, {"min", x.min}, {"max", x.max}};
-  };
+  const auto t = [](const Timing& x) { return to_json(x); };
   nlohmann::json j = {{"tokens", r.tokens},
                       {"heads", r.heads},
                       {"head_dim", r.head_dim},
