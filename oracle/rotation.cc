@@ -34,6 +34,7 @@ void RotationOracle::rotate(const RowPositions& positions, const uint64_t* token
   const uint64_t per_token = static_cast<uint64_t>(heads) * stride;
   out.exact.resize(n * per_token);
   out.rounded.resize(n * per_token);
+  uint64_t handed = 0;
   for (uint64_t i = 0; i < n; ++i) {
     const double* in = x + i * per_token;
     for (uint64_t h = 0; h < static_cast<uint64_t>(heads); ++h)
@@ -43,8 +44,8 @@ void RotationOracle::rotate(const RowPositions& positions, const uint64_t* token
                                       std::to_string(h) + ", dim " + std::to_string(k) +
                                       " is not finite");
     for (int j = 0; j < d / 2; ++j)
-      rotate_pair(positions.of_pair(spec_.table, tokens[i], j), j, in, heads, stride,
-                  out.exact.data() + i * per_token, out.rounded.data() + i * per_token);
+      handed += rotate_pair(positions.of_pair(spec_.table, tokens[i], j), j, in, heads, stride,
+                            out.exact.data() + i * per_token, out.rounded.data() + i * per_token);
     // Pass-through dims: the input is the exact value.
     for (uint64_t h = 0; h < static_cast<uint64_t>(heads); ++h)
       for (uint64_t k = static_cast<uint64_t>(d); k < stride; ++k) {
@@ -53,10 +54,13 @@ void RotationOracle::rotate(const RowPositions& positions, const uint64_t* token
         out.rounded[at] = round_double_to(x[at], target_);
       }
   }
+  stats_.rotated.fetch_add(n * static_cast<uint64_t>(heads) * static_cast<uint64_t>(d),
+                           std::memory_order_relaxed);
+  stats_.handed_off.fetch_add(handed, std::memory_order_relaxed);
 }
 
-void RotationOracle::rotate_pair(uint64_t pos, int pair, const double* x, int heads,
-                                 uint64_t stride, double* exact, double* rounded) const {
+uint64_t RotationOracle::rotate_pair(uint64_t pos, int pair, const double* x, int heads,
+                                     uint64_t stride, double* exact, double* rounded) const {
   const auto [a, b] = rotated_dims(spec_, pair);
   // Element 2h is out_a = x_a C - x_b S of head h, element 2h + 1 is out_b = x_b C - (-x_a) S.
   const auto count = static_cast<size_t>(2 * heads);
@@ -88,15 +92,16 @@ void RotationOracle::rotate_pair(uint64_t pos, int pair, const double* x, int he
                                                    w.t2[k], w.attention_hi, w.attention_lo);
       cs = {{e.cos_hi, e.cos_lo, e.cos_bound}, {e.sin_hi, e.sin_lo, e.sin_bound}};
     }
+    thread_local std::vector<unsigned char> decided;
+    decided.assign(count, 0);
+    if (cs)
+      fast_rotate_all(xs.data(), ys.data(), count, cs->first, cs->second, target_, got.data(),
+                      decided.data());
     for (size_t i = 0; i < count; ++i) {
-      std::optional<RotatedElement> v;
-      if (cs) v = fast_rotate(xs[i], ys[i], cs->first, cs->second, target_);
-      if (!v) {  // Ziv's strategy: what the bound cannot decide goes to the reference
-        engines_->mpfr.rotate(pos, pair, &xs[i], &ys[i], 1, &got[i]);
-        ++handed;
-        continue;
-      }
-      got[i] = *v;
+      if (decided[i]) continue;
+      // Ziv's strategy: what the bound cannot decide goes to the reference.
+      engines_->mpfr.rotate(pos, pair, &xs[i], &ys[i], 1, &got[i]);
+      ++handed;
     }
   }
   for (size_t h = 0; h < static_cast<size_t>(heads); ++h) {
@@ -107,8 +112,9 @@ void RotationOracle::rotate_pair(uint64_t pos, int pair, const double* x, int he
     exact[at_b] = got[2 * h + 1].exact;
     rounded[at_b] = got[2 * h + 1].rounded;
   }
-  stats_.rotated.fetch_add(count, std::memory_order_relaxed);
-  stats_.handed_off.fetch_add(handed, std::memory_order_relaxed);
+  // Counted once per call of rotate (threads share these counters: one add per pair would
+  // bounce their cache line between cores).
+  return handed;
 }
 
 }  // namespace pev::oracle

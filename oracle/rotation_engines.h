@@ -47,5 +47,9 @@ struct BoundedDD {
 // when the bound does not decide both roundings (the caller hands the element to MpfrRotation).
 std::optional<RotatedElement> fast_rotate(double x, double y, const BoundedDD& c,
                                           const BoundedDD& s, Dtype target);
+// fast_rotate on n elements of one (position, pair), every head's: decided[i] says whether out[i]
+// holds element i. One call per pair, so the element's code is inlined in a loop.
+void fast_rotate_all(const double* x, const double* y, size_t n, const BoundedDD& c,
+                     const BoundedDD& s, Dtype target, RotatedElement* out, unsigned char* decided);
 
 }  // namespace pev::oracle

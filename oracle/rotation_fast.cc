@@ -71,7 +71,8 @@ int exponent_of(double a) {
 
 }  // namespace
 
-double round_double_to(double v, Dtype target, bool* midpoint) {
+// round_double_to's body, inlined where every element is rounded.
+inline __attribute__((always_inline)) double round_to(double v, Dtype target, bool* midpoint) {
   if (midpoint) *midpoint = false;
   if (target == Dtype::kFloat64 || v == 0 || !std::isfinite(v)) return v;
   const FormatTraits f = traits_of(target);
@@ -89,10 +90,15 @@ double round_double_to(double v, Dtype target, bool* midpoint) {
   return std::copysign(o > largest ? INFINITY : o, v);
 }
 
-// Cloned for x86-64-v3: std::fma is then one instruction, not a library call per product (the
-// bound holds for any correct fma; -ffp-contract=off still forbids contracting anything else).
-__attribute__((target_clones("arch=x86-64-v3", "default"))) std::optional<RotatedElement>
-fast_rotate(double x, double y, const BoundedDD& c, const BoundedDD& s, Dtype target) {
+double round_double_to(double v, Dtype target, bool* midpoint) {
+  return round_to(v, target, midpoint);
+}
+
+namespace {
+
+// One element (the bound above); inlined in each clone of the callers below.
+inline __attribute__((always_inline)) std::optional<RotatedElement> rotate_element(
+    double x, double y, const BoundedDD& c, const BoundedDD& s, Dtype target) {
   // The exact zeros, as +0: x = y = 0, or x = 0 where S is exactly 0 (position 0).
   const bool s_zero = s.hi == 0 && s.lo == 0 && s.bound == 0;
   if (x == 0 && (y == 0 || s_zero)) return RotatedElement{0.0, 0.0};
@@ -108,9 +114,28 @@ fast_rotate(double x, double y, const BoundedDD& c, const BoundedDD& s, Dtype ta
   const double wide = bound * (1 + 0x1p-40) + 0x1p-52 * std::fabs(vl);
   if (vh + (vl - wide) != vh || vh + (vl + wide) != vh) return std::nullopt;  // T1
   bool midpoint = false;
-  const double rounded = round_double_to(vh, target, &midpoint);  // T2
+  const double rounded = round_to(vh, target, &midpoint);  // T2
   if (midpoint) return std::nullopt;
   return RotatedElement{vh, rounded};
+}
+
+}  // namespace
+
+std::optional<RotatedElement> fast_rotate(double x, double y, const BoundedDD& c,
+                                          const BoundedDD& s, Dtype target) {
+  return rotate_element(x, y, c, s, target);
+}
+
+// Cloned for x86-64-v3: std::fma is then one instruction, not a library call per product (the
+// bound holds for any correct fma; -ffp-contract=off still forbids contracting anything else).
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void fast_rotate_all(
+    const double* x, const double* y, size_t n, const BoundedDD& c, const BoundedDD& s,
+    Dtype target, RotatedElement* out, unsigned char* decided) {
+  for (size_t i = 0; i < n; ++i) {
+    const std::optional<RotatedElement> v = rotate_element(x[i], y[i], c, s, target);
+    decided[i] = v.has_value();
+    if (v) out[i] = *v;
+  }
 }
 
 }  // namespace pev::oracle

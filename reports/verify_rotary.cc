@@ -190,7 +190,8 @@ VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& 
         const auto [a, bdim] = rotated_dims(spec, j);
         const double c = cs.cos_exact[i * pairs + j], s = cs.sin_exact[i * pairs + j];
         const uint64_t pos = tokens.of_pair(spec.table, token[i], j);
-        const measure::RotationBudget::CacheErrors errors = budget.cache_errors(pos, j, c, s);
+        // The cache's errors, once per token and pair, and only where a budget is needed.
+        std::optional<measure::RotationBudget::CacheErrors> errors;
         for (uint64_t h = 0; h < heads; ++h) {
           const size_t at = (i * heads + h) * row_len;
           const double* xi = &x[at];
@@ -208,7 +209,8 @@ VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& 
             // figure) for every element that holds, the bulk of the time they take.
             const bool exact_bits = same_value(got, rotated.rounded[at + k]);
             if (exact_bits && o.budget != Claim::Kind::kModel) continue;
-            const double allowed = budget.allowed(errors, own, other, c, s, want);
+            if (!errors) errors = budget.cache_errors(pos, j, c, s);
+            const double allowed = budget.allowed(*errors, own, other, c, s, want);
             if (allowed > 0) p.worst_ratio = std::max(p.worst_ratio, err / allowed);
             const bool ok = o.budget == Claim::Kind::kStrict ? exact_bits
                             : o.budget == Claim::Kind::kFaithful
