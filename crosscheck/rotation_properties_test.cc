@@ -62,6 +62,8 @@ TEST(RotationProperties, ASignTypoInOneOutputFailsEveryProperty) {
   EXPECT_FALSE(rc::check(k.name + ": relative position",
                          [&] { properties::rotation_relative_position_property(k); }));
   EXPECT_FALSE(rc::check(k.name + ": inverse", [&] { properties::rotation_inverse_property(k); }));
+  EXPECT_FALSE(
+      rc::check(k.name + ": composition", [&] { properties::rotation_composition_property(k); }));
 }
 
 // The kernel at twice each position: lengths are kept and relative positions still agree (both
@@ -78,6 +80,25 @@ TEST(RotationProperties, DoubledPositionsFailTheInverse) {
     std::copy(y.begin(), y.end(), out);
   };
   EXPECT_FALSE(rc::check(k.name + ": inverse", [&] { properties::rotation_inverse_property(k); }));
+}
+
+// The kernel one position late (positions off by one): lengths and relative positions hold, but
+// K(a) K(b) turns by a + b + 2 where A K(a + b) turns by a + b + 1.
+TEST(RotationProperties, PositionsOffByOneFailCompositionNotRelativePosition) {
+  properties::RotationUnderTest k = under_test(cache_f32());
+  k.name = "positions + 1";
+  k.apply = [](const RotationSpec& spec, const RowPositions& p, const uint64_t* tokens, uint64_t n,
+               int heads, const double* x, double* out) {
+    RowPositions late = p;
+    for (uint64_t& id : late.streams[0]) id += 1;
+    const std::vector<double> in(x, x + n * heads * spec.head_dim);
+    const std::vector<double> y = apply_rotation(cache_f32(), spec, late, tokens, n, heads, in);
+    std::copy(y.begin(), y.end(), out);
+  };
+  EXPECT_TRUE(rc::check(k.name + ": relative position",
+                        [&] { properties::rotation_relative_position_property(k); }));
+  EXPECT_FALSE(
+      rc::check(k.name + ": composition", [&] { properties::rotation_composition_property(k); }));
 }
 
 }  // namespace

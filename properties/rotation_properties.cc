@@ -191,10 +191,45 @@ void rotation_inverse_property(const RotationUnderTest& k) {
   }
 }
 
+void rotation_composition_property(const RotationUnderTest& k) {
+  // The kernel's output is its input again: only where the output type holds no more than the
+  // input type does (a float32 kernel reading bfloat16 q could not take its own output).
+  RC_PRE(traits_of(k.output).precision <= traits_of(k.input).precision);
+  RotationCase c = draw_case();
+  const uint64_t a = draw_position(), b = draw_position();
+  const std::vector<double> x = draw_values(c.heads * c.spec.head_dim, k.input);
+  const Applied first = apply_and_budget(k, c, with_positions(c, {b}), x);
+  const Applied twice = apply_and_budget(k, c, with_positions(c, {a}), first.out);
+  const Applied once = apply_and_budget(k, c, with_positions(c, {a + b}), x);
+  // R(a) R(b) = A R(a + b): |K_a(K_b x) - A K_(a+b)(x)| per pair is within the second
+  // application's budget, the first's error turned by R(a) (times A), and A times the single one's.
+  const double A = attention_factor(c.spec.table);
+  for (size_t o = 0; o < x.size(); o += c.spec.head_dim) {
+    for (int i = c.spec.table.d_model; i < c.spec.head_dim; ++i)
+      RC_ASSERT(twice.out[o + i] == x[o + i]);
+    for (int j = 0; j < c.spec.table.d_model / 2; ++j) {
+      const auto [u, v] = rotated_dims(c.spec, j);
+      const double du = twice.out[o + u] - A * once.out[o + u];
+      const double dv = twice.out[o + v] - A * once.out[o + v];
+      const double size = std::hypot(twice.out[o + u], twice.out[o + v]) +
+                          A * std::hypot(once.out[o + u], once.out[o + v]);
+      const double tol = std::hypot(twice.budget[o + u], twice.budget[o + v]) +
+                         A * std::hypot(first.budget[o + u], first.budget[o + v]) +
+                         A * std::hypot(once.budget[o + u], once.budget[o + v]) +
+                         kDoubleSlack * size;
+      if (!(std::hypot(du, dv) <= tol))
+        RC_LOG() << "pair " << j << ": |K(" << a << ") K(" << b << ") x - A K(" << a + b << ") x| "
+                 << std::hypot(du, dv) << ", tolerance " << tol << "\n";
+      RC_ASSERT(std::hypot(du, dv) <= tol);
+    }
+  }
+}
+
 bool check_rotation_properties(const RotationUnderTest& k) {
   bool ok = rc::check(k.name + ": norm per pair", [&] { rotation_norm_property(k); });
   ok &= rc::check(k.name + ": relative position", [&] { rotation_relative_position_property(k); });
   ok &= rc::check(k.name + ": R(m)^T R(m) = A^2 I", [&] { rotation_inverse_property(k); });
+  ok &= rc::check(k.name + ": R(a) R(b) = A R(a + b)", [&] { rotation_composition_property(k); });
   return ok;
 }
 

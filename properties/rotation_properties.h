@@ -9,6 +9,7 @@
 //             for each side (both equal the exact A^2 q^T R((n-m)w) k)
 //   inverse   R(m)^T R(m) x = A^2 x per pair within A hypot(e_a, e_b): the kernel's R(m), then the
 //             exact transpose from the oracle (a kernel's positions cannot be negative)
+//   composition  K(a) K(b) x = A K(a + b) x per pair within the three applications' budgets
 // plus 2^-48 of the magnitudes for the double arithmetic that evaluates each side.
 //
 // Usage (inside gtest):
@@ -44,8 +45,12 @@ struct RotationUnderTest {
 void rotation_norm_property(const RotationUnderTest& k);
 void rotation_relative_position_property(const RotationUnderTest& k);
 void rotation_inverse_property(const RotationUnderTest& k);
+// R(a) R(b) x = A R(a + b) x per pair within the three applications' budgets: the kernel on its
+// own output at a, against it at a + b (positions off by a constant fail it; relative position
+// cannot see them). Only for kernels whose output type is no finer than their input type.
+void rotation_composition_property(const RotationUnderTest& k);
 
-// The three through rc::check (RapidCheck prints a failure's case and its replay seed); true when
+// The four through rc::check (RapidCheck prints a failure's case and its replay seed); true when
 // all hold.
 bool check_rotation_properties(const RotationUnderTest& k);
 
