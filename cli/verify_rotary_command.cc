@@ -59,49 +59,22 @@ int run_verify_rotary(const VerifyRotaryCommandOptions& o) {
   if (x.complex() || y.complex())
     throw ConfigError("complex tensors are not q or k: save them real");
 
-  reports::VerifyRotaryOptions options;
-  const size_t rank = x.shape().size();
-  options.axes_assumed = o.axes.empty();
-  const auto axes = o.axes.empty()
-                        ? std::optional(rank == 4 ? reports::RotaryAxes::kBatchHeadsSeqDim
-                                                  : reports::RotaryAxes::kTokensHeadsDim)
-                        : reports::parse_rotary_axes(o.axes);
-  if (!axes)
-    throw ConfigError(
-        "--axes must be tokens,heads,dim, batch,seq,heads,dim or batch,heads,seq,dim");
-  options.geometry = reports::geometry_of(x.shape(), *axes);
-
-  RotaryRequest request = rotary_request(
+  reports::RotaryArguments args;
+  args.shape = x.shape();
+  args.axes = o.axes;
+  args.pairs = o.pairs;
+  args.compute = o.compute;
+  args.rotary = rotary_request(
       o.rotary, o.rotary_dim_option->count() ? std::optional<int>(o.rotary_dim) : std::nullopt,
       o.base_option->count() ? std::optional<double>(o.base) : std::nullopt);
-  RotationSpec& spec = options.spec;
-  spec.head_dim = options.geometry.head_dim;
-  spec.table.layout = Layout::kRopeCosSin;
-  spec.table.d_model = spec.head_dim;  // the whole head rotates unless a config or flag says less
-  apply_rotary(request, spec.table);
-  if (request.model && request.model->head_dim != spec.head_dim)
-    throw ConfigError(fmt::format("{} has head_dim {}, the tensors' last axis is {}",
-                                  o.rotary.model_config, request.model->head_dim, spec.head_dim));
-  const auto pairs = parse_pair_convention(o.pairs);
-  if (!pairs)
-    throw ConfigError("--pairs must be halves (rotate-half, NeoX) or interleaved (GPT-J)");
-  spec.pairs = *pairs;
-  options.start = static_cast<uint64_t>(non_negative(o.start, "--start"));
+  args.start = o.start;
   if (!o.positions.empty()) {
-    if (o.start != 0) throw ConfigError("--start and --positions both say where the tokens are");
-    options.positions = read_position_ids(o.positions);
-    options.positions_name = o.positions;
-    set_sequence_length(spec.table, *options.positions);
-  } else {
-    set_sequence_length(spec.table, options.start + options.geometry.seq);
+    args.positions = read_position_ids(o.positions);
+    args.positions_name = o.positions;
   }
-  if (auto err = validate(spec)) throw ConfigError(*err);
-  options.budget = o.budget;
-  const auto compute = measure::parse_rotation_compute(o.compute);
-  if (!compute) throw ConfigError("--compute must be float32, float32-fma, bfloat16 or float64");
-  options.compute = *compute;
-  options.source = rotary_source(request);
-  options.threads = threads;
+  args.budget = o.budget;
+  args.threads = threads;
+  const reports::VerifyRotaryOptions options = reports::resolve_rotary(std::move(args));
 
   const auto reader = [](const TableStream& t) {
     return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };

@@ -77,42 +77,20 @@ void bind_rotary(py::module_& m) {
         const Arguments args = arguments(shared, kRotaryShared);
         const HostTensor hx = host_tensor(x, args.dtype, "x"), hy = host_tensor(y, args.dtype, "y");
         if (hx.shape != hy.shape) throw ConfigError("x and y must have the same shape");
-        reports::VerifyRotaryOptions o;
-        o.axes_assumed = axes.empty();
-        const auto parsed =
-            axes.empty()
-                ? std::optional(hx.shape.size() == 4 ? reports::RotaryAxes::kBatchHeadsSeqDim
-                                                     : reports::RotaryAxes::kTokensHeadsDim)
-                : reports::parse_rotary_axes(axes);
-        if (!parsed)
-          throw ConfigError(
-              "axes must be tokens,heads,dim, batch,seq,heads,dim or batch,heads,seq,dim");
-        o.geometry = reports::geometry_of(hx.shape, *parsed);
-        TableRequest q = table_request(args);
-        if (rotary_dim) q.rotary.d_model = *rotary_dim;
-        o.spec.head_dim = o.geometry.head_dim;
-        o.spec.table.layout = Layout::kRopeCosSin;
-        o.spec.table.d_model = o.spec.head_dim;
-        apply_rotary(q.rotary, o.spec.table);
-        const auto convention = parse_pair_convention(pairs);
-        if (!convention) throw ConfigError("pairs must be 'halves' or 'interleaved'");
-        o.spec.pairs = *convention;
-        o.start = non_negative(args.start, "start");
-        if (args.positions) {
-          if (args.start != 0)
-            throw ConfigError("start and positions both say where the tokens are");
-          o.positions = args.positions;
-          o.positions_name = "positions";
-          set_sequence_length(o.spec.table, *args.positions);
-        } else {
-          set_sequence_length(o.spec.table, o.start + o.geometry.seq);
-        }
-        const auto c = measure::parse_rotation_compute(compute);
-        if (!c) throw ConfigError("compute must be float32, float32-fma, bfloat16 or float64");
-        o.compute = *c;
-        o.budget = args.budget;
-        o.source = rotary_source(q.rotary);
-        o.threads = args.threads;
+        reports::RotaryArguments ra;
+        ra.shape = hx.shape;
+        ra.axes = axes;
+        ra.pairs = pairs;
+        ra.compute = compute;
+        ra.rotary = table_request(args).rotary;
+        if (rotary_dim) ra.rotary.d_model = *rotary_dim;
+        ra.start = args.start;
+        ra.positions = args.positions;
+        ra.positions_name = "positions";
+        ra.budget = args.budget;
+        ra.threads = args.threads;
+        ra.flag = "";
+        const reports::VerifyRotaryOptions o = reports::resolve_rotary(std::move(ra));
         const ArrayTable ax = array_table(hx.array, hx.dtype), ay = array_table(hy.array, hy.dtype);
         const auto reader = [](const TableStream& t) {
           return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };

@@ -8,6 +8,7 @@
 
 #include "encoding/format.h"
 #include "encoding/model_config.h"
+#include "encoding/request.h"
 #include "oracle/engine.h"
 #include "oracle/positioned.h"
 #include "oracle/rotation.h"
@@ -70,6 +71,50 @@ TensorGeometry geometry_of(const std::vector<uint64_t>& shape, RotaryAxes axes) 
   }
   if (g.rows() == 0 || g.head_dim == 0) throw bad("is empty");
   return g;
+}
+
+VerifyRotaryOptions resolve_rotary(RotaryArguments a) {
+  VerifyRotaryOptions o;
+  const std::string& f = a.flag;
+  o.axes_assumed = a.axes.empty();
+  const auto axes = a.axes.empty()
+                        ? std::optional(a.shape.size() == 4 ? RotaryAxes::kBatchHeadsSeqDim
+                                                            : RotaryAxes::kTokensHeadsDim)
+                        : parse_rotary_axes(a.axes);
+  if (!axes)
+    throw ConfigError(f +
+                      "axes must be tokens,heads,dim, batch,seq,heads,dim or batch,heads,seq,dim");
+  o.geometry = geometry_of(a.shape, *axes);
+  RotationSpec& spec = o.spec;
+  spec.head_dim = o.geometry.head_dim;
+  spec.table.layout = Layout::kRopeCosSin;
+  spec.table.d_model = spec.head_dim;
+  apply_rotary(a.rotary, spec.table);
+  if (a.rotary.model && a.rotary.model->head_dim != spec.head_dim)
+    throw ConfigError(fmt::format("{} has head_dim {}, the tensors' last axis is {}",
+                                  a.rotary.model_name, a.rotary.model->head_dim, spec.head_dim));
+  const auto pairs = parse_pair_convention(a.pairs);
+  if (!pairs)
+    throw ConfigError(f + "pairs must be halves (rotate-half, NeoX) or interleaved (GPT-J)");
+  spec.pairs = *pairs;
+  o.start = non_negative(a.start, (f + "start").c_str());
+  if (a.positions) {
+    if (a.start != 0)
+      throw ConfigError(f + "start and " + f + "positions both say where the tokens are");
+    o.positions = std::move(a.positions);
+    o.positions_name = a.positions_name;
+    set_sequence_length(spec.table, *o.positions);
+  } else {
+    set_sequence_length(spec.table, o.start + o.geometry.seq);
+  }
+  if (auto err = validate(spec)) throw ConfigError(*err);
+  const auto compute = measure::parse_rotation_compute(a.compute);
+  if (!compute) throw ConfigError(f + "compute must be float32, float32-fma, bfloat16 or float64");
+  o.compute = *compute;
+  o.budget = a.budget;
+  o.source = rotary_source(a.rotary);
+  o.threads = a.threads;
+  return o;
 }
 
 bool VerifyRotaryResult::holds() const {

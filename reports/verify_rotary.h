@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "encoding/claim.h"
+#include "encoding/model_config.h"
 #include "encoding/positions.h"
 #include "encoding/rotation.h"
 #include "measure/rotation_budget.h"
@@ -83,6 +84,24 @@ struct VerifyRotaryResult {
   double seconds = 0;
   bool holds() const;
 };
+
+// What the command line and Python say, resolved in one place: the axes (empty: from the rank,
+// rank 4 as Hugging Face's batch,heads,seq,dim), the rotary request (--rotary-dim as its d_model;
+// the whole head rotates unless it or a config says less), the pairing, where the tokens are, the
+// budget and how the kernel computes. Every problem is a ConfigError of one line (`flag` names
+// the options as the caller spells them: "--" or "").
+struct RotaryArguments {
+  std::vector<uint64_t> shape;
+  std::string axes, pairs = "halves", compute = "float32";
+  RotaryRequest rotary;
+  int64_t start = 0;
+  std::optional<RowPositions> positions;
+  std::string positions_name;
+  Claim::Kind budget = Claim::Kind::kModel;
+  int threads = 0;
+  std::string flag = "--";
+};
+VerifyRotaryOptions resolve_rotary(RotaryArguments a);
 
 VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& output,
                                  const VerifyRotaryOptions& options);
