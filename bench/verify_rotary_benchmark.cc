@@ -20,6 +20,9 @@
 namespace pev::bench {
 namespace {
 
+// Llama 3's rope_theta: the base of the q both checks rotate.
+constexpr double kBase = 500000.0;
+
 // The check a user would write: the float64 rotation of the bfloat16 input, max |out - ref|.
 constexpr const char* kNumpyRotaryCheck = R"(import sys, time
 import numpy as np
@@ -30,7 +33,7 @@ def bf16(path, h, d):
 h, d = int(sys.argv[3]), int(sys.argv[4])
 q, out = bf16(sys.argv[1], h, d), bf16(sys.argv[2], h, d)
 n = np.load(sys.argv[1], mmap_mode="r").shape[0] // h
-inv = 500000.0 ** (-np.arange(0, d, 2) / d)
+inv = float(sys.argv[5]) ** (-np.arange(0, d, 2) / d)
 worst = 0.0
 for a in range(0, n, 2048):
     b = min(n, a + 2048)
@@ -44,7 +47,7 @@ print(worst, time.perf_counter() - t0)
 
 RotationSpec spec_of(const VerifyRotaryBenchConfig& c) {
   RotationSpec s;
-  s.table = grid_spec(c.head_dim, 500000.0);
+  s.table = grid_spec(c.head_dim, kBase);
   s.table.layout = Layout::kRopeCosSin;
   s.head_dim = c.head_dim;
   return s;
@@ -150,8 +153,8 @@ VerifyRotaryBenchResult run_verify_rotary_benchmark(
     std::ofstream(script) << kNumpyRotaryCheck;
     std::vector<double> numpy;
     for (int i = 0; i < c.repetitions; ++i) {
-      FILE* p = popen(fmt::format("/usr/bin/python3 '{}' '{}' '{}' {} {} 2>&1", script, q, out,
-                                  c.heads, c.head_dim)
+      FILE* p = popen(fmt::format("/usr/bin/python3 '{}' '{}' '{}' {} {} {:.17g} 2>&1", script, q,
+                                  out, c.heads, c.head_dim, kBase)
                           .c_str(),
                       "r");
       char line[512] = {};

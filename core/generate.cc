@@ -71,16 +71,9 @@ GeneratedTable generate_at(const Implementation& impl, const TableSpec& spec,
       if (ids.stream_count() == 1 || mrope_stream(spec.rope, column_at(spec, c).pair) == s)
         columns.push_back(static_cast<size_t>(c));
     const std::vector<uint64_t>& stream = ids.streams[static_cast<size_t>(s)];
-    std::vector<uint64_t> distinct(stream);
-    std::sort(distinct.begin(), distinct.end());
-    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-    std::vector<std::pair<size_t, size_t>> runs;  // [first, end) indices into distinct
-    for (size_t i = 0; i < distinct.size();) {
-      size_t end = i + 1;
-      while (end < distinct.size() && distinct[end] == distinct[end - 1] + 1) ++end;
-      runs.emplace_back(i, end);
-      i = end;
-    }
+    const IdRuns ids_of_stream = id_runs(stream);
+    const std::vector<uint64_t>& distinct = ids_of_stream.distinct;
+    const auto& runs = ids_of_stream.runs;
     std::vector<unsigned char> values(distinct.size() * width * esize);
     parallel_for(runs.size(), threads, [&](uint64_t k) {
       TableSpec run = spec;
@@ -89,8 +82,7 @@ GeneratedTable generate_at(const Implementation& impl, const TableSpec& spec,
                 values.data() + runs[k].first * width * esize);
     });
     for (uint64_t r = 0; r < t.rows; ++r) {
-      const size_t at = static_cast<size_t>(
-          std::lower_bound(distinct.begin(), distinct.end(), stream[r]) - distinct.begin());
+      const size_t at = ids_of_stream.index_of(stream[r]);
       for (const size_t c : columns)
         std::copy_n(values.data() + (at * width + c) * esize, esize,
                     out.data() + (r * width + c) * esize);

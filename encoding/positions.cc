@@ -81,6 +81,27 @@ void set_sequence_length(TableSpec& spec, const RowPositions& p) {
   if (needs_sequence_length(spec.rope)) spec.rope.sequence_length = p.max_position() + 1;
 }
 
+IdRuns id_runs(std::vector<uint64_t> ids, size_t max_run) {
+  IdRuns r;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  r.distinct = std::move(ids);
+  for (size_t i = 0; i < r.distinct.size();) {
+    size_t end = i + 1;
+    while (end < r.distinct.size() && r.distinct[end] == r.distinct[end - 1] + 1 &&
+           end - i < max_run)
+      ++end;
+    r.runs.emplace_back(i, end);
+    i = end;
+  }
+  return r;
+}
+
+size_t IdRuns::index_of(uint64_t id) const {
+  return static_cast<size_t>(std::lower_bound(distinct.begin(), distinct.end(), id) -
+                             distinct.begin());
+}
+
 std::vector<uint64_t> rows_by_position(const RowPositions& p) {
   std::vector<uint64_t> order(p.rows());
   std::iota(order.begin(), order.end(), 0);

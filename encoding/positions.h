@@ -4,9 +4,11 @@
 // (Qwen2-VL and later) gives each row three positions: temporal, height and width.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "encoding/spec.h"
@@ -55,6 +57,15 @@ std::optional<std::string> validate_positions(const RowPositions& p, const Table
 // Sets the sequence length recipes depend on (dynamic, longrope) from the largest position id + 1,
 // as Hugging Face computes its cache for a batch's position_ids.
 void set_sequence_length(TableSpec& spec, const RowPositions& p);
+
+// Ids as a computation takes them: the distinct ones sorted, in runs of consecutive integers (each
+// run one tile of the oracle, one call of a registry entry), at most `max_run` long.
+struct IdRuns {
+  std::vector<uint64_t> distinct;
+  std::vector<std::pair<size_t, size_t>> runs;  // [first, end) indices into distinct
+  size_t index_of(uint64_t id) const;           // of an id that is among them
+};
+IdRuns id_runs(std::vector<uint64_t> ids, size_t max_run = SIZE_MAX);
 
 // The rows in order of their positions (stream 0, then 1, then 2; ties by row): the order in which
 // a column's errors vary smoothly, whatever order the table holds its rows in.

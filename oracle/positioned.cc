@@ -6,40 +6,32 @@
 
 #include "encoding/format.h"
 #include "encoding/rope.h"
+#include "oracle/table.h"
 #include "support/parallel.h"
 
 namespace pev::oracle {
 namespace {
 
-// The tiles of one stream: its distinct positions, sorted, evaluated in runs of consecutive
-// integers, each run for the pairs [first_pair, end_pair).
+// The tiles of one stream: its distinct positions in runs of consecutive integers, each run
+// evaluated for the pairs [first_pair, end_pair).
 struct StreamValues {
-  std::vector<uint64_t> distinct;
+  IdRuns ids;
   TileValues values;  // [distinct index][pair - first_pair]
   TileValues run;
-  void compute(const Engine& engine, std::vector<uint64_t> ids, int first_pair, int end_pair) {
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    distinct = std::move(ids);
+  void compute(const Engine& engine, std::vector<uint64_t> stream, int first_pair, int end_pair) {
+    ids = id_runs(std::move(stream), 4096);  // a tile's position count is an int
     const size_t width = static_cast<size_t>(end_pair - first_pair);
-    values.resize(distinct.size() * width);
-    for (size_t i = 0; i < distinct.size();) {
-      size_t end = i + 1;
-      while (end < distinct.size() && distinct[end] == distinct[end - 1] + 1 && end - i < 4096)
-        ++end;
-      engine.evaluate({distinct[i], static_cast<int>(end - i), first_pair, end_pair - first_pair},
-                      run);
-      const size_t at = i * width, n = (end - i) * width;
+    values.resize(ids.distinct.size() * width);
+    for (const auto& [first, end] : ids.runs) {
+      engine.evaluate(
+          {ids.distinct[first], static_cast<int>(end - first), first_pair, end_pair - first_pair},
+          run);
+      const size_t at = first * width, n = (end - first) * width;
       std::copy_n(run.sin_rounded.begin(), n, values.sin_rounded.begin() + at);
       std::copy_n(run.cos_rounded.begin(), n, values.cos_rounded.begin() + at);
       std::copy_n(run.sin_exact.begin(), n, values.sin_exact.begin() + at);
       std::copy_n(run.cos_exact.begin(), n, values.cos_exact.begin() + at);
-      i = end;
     }
-  }
-  size_t index_of(uint64_t pos) const {
-    return static_cast<size_t>(std::lower_bound(distinct.begin(), distinct.end(), pos) -
-                               distinct.begin());
   }
 };
 
@@ -65,7 +57,7 @@ void evaluate_rows(const Engine& engine, const TableSpec& spec, const RowPositio
     v.compute(engine, ids, first_pair, end_pair);
     const size_t width = static_cast<size_t>(end_pair - first_pair);
     for (uint64_t i = 0; i < n; ++i) {
-      const size_t from = v.index_of(ids[i]) * width, to = i * static_cast<size_t>(pairs);
+      const size_t from = v.ids.index_of(ids[i]) * width, to = i * static_cast<size_t>(pairs);
       for (const int j : own) {
         const size_t a = from + static_cast<size_t>(j - first_pair), b = to + j;
         out.sin_rounded[b] = v.values.sin_rounded[a];
@@ -81,23 +73,21 @@ void rounded_encodings_at(const Engine& engine, const TableSpec& spec,
                           const RowPositions& positions, uint64_t first, uint64_t n, Dtype dtype,
                           uint64_t* out, int threads) {
   constexpr uint64_t kRowsPerTask = 256;
-  const int pairs = spec.d_model / 2, width = table_width(spec);
-  std::vector<Column> columns(static_cast<size_t>(width));
-  for (int c = 0; c < width; ++c) columns[static_cast<size_t>(c)] = column_at(spec, c);
+  const int pairs = spec.d_model / 2;
+  const std::vector<Column> columns = columns_of(spec);
+  const uint64_t width = columns.size();
   parallel_for((n + kRowsPerTask - 1) / kRowsPerTask, threads, [&](uint64_t task) {
     const uint64_t begin = first + task * kRowsPerTask;
     const uint64_t count = std::min(kRowsPerTask, first + n - begin);
     std::vector<uint64_t> rows(count);
     std::iota(rows.begin(), rows.end(), begin);
     thread_local TileValues values;
+    thread_local std::vector<double> rounded;
     evaluate_rows(engine, spec, positions, rows.data(), count, values);
-    for (uint64_t r = 0; r < count; ++r)
-      for (int c = 0; c < width; ++c) {
-        const Column col = columns[static_cast<size_t>(c)];
-        const size_t at = r * static_cast<size_t>(pairs) + static_cast<size_t>(col.pair);
-        out[(begin - first + r) * static_cast<uint64_t>(width) + static_cast<uint64_t>(c)] =
-            encode_exact(col.is_sin ? values.sin_rounded[at] : values.cos_rounded[at], dtype);
-      }
+    rounded.resize(count * width);
+    layout_rows(columns, pairs, values, count, true, rounded.data());
+    for (uint64_t i = 0; i < rounded.size(); ++i)
+      out[(begin - first) * width + i] = encode_exact(rounded[i], dtype);
   });
 }
 

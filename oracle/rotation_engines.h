@@ -43,12 +43,10 @@ struct BoundedDD {
   double hi = 0, lo = 0, bound = 0;
 };
 
-// The fast engine's element: x c - y s in double-double from C, S within their bounds; nothing
-// when the bound does not decide both roundings (the caller hands the element to MpfrRotation).
-std::optional<RotatedElement> fast_rotate(double x, double y, const BoundedDD& c,
-                                          const BoundedDD& s, Dtype target);
-// fast_rotate on n elements of one (position, pair), every head's: decided[i] says whether out[i]
-// holds element i. One call per pair, so the element's code is inlined in a loop.
+// The fast engine on n elements of one (position, pair), every head's: x c - y s in double-double
+// from C, S within their bounds; decided[i] says whether out[i] holds element i (else its bound
+// does not decide both roundings and the caller hands it to MpfrRotation). One call per pair, so
+// the element's code is inlined in a loop.
 void fast_rotate_all(const double* x, const double* y, size_t n, const BoundedDD& c,
                      const BoundedDD& s, Dtype target, RotatedElement* out, unsigned char* decided);
 

@@ -121,11 +121,6 @@ inline __attribute__((always_inline)) std::optional<RotatedElement> rotate_eleme
 
 }  // namespace
 
-std::optional<RotatedElement> fast_rotate(double x, double y, const BoundedDD& c,
-                                          const BoundedDD& s, Dtype target) {
-  return rotate_element(x, y, c, s, target);
-}
-
 // Cloned for x86-64-v3: std::fma is then one instruction, not a library call per product (the
 // bound holds for any correct fma; -ffp-contract=off still forbids contracting anything else).
 __attribute__((target_clones("arch=x86-64-v3", "default"))) void fast_rotate_all(

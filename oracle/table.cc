@@ -17,6 +17,24 @@
 
 namespace pev::oracle {
 
+std::vector<Column> columns_of(const TableSpec& spec) {
+  std::vector<Column> columns(static_cast<size_t>(table_width(spec)));
+  for (size_t c = 0; c < columns.size(); ++c) columns[c] = column_at(spec, static_cast<int>(c));
+  return columns;
+}
+
+void layout_rows(const std::vector<Column>& columns, int pairs, const TileValues& v, uint64_t n,
+                 bool rounded, double* out) {
+  const std::vector<double>& sin = rounded ? v.sin_rounded : v.sin_exact;
+  const std::vector<double>& cos = rounded ? v.cos_rounded : v.cos_exact;
+  const size_t width = columns.size();
+  for (uint64_t r = 0; r < n; ++r)
+    for (size_t c = 0; c < width; ++c) {
+      const size_t src = r * static_cast<size_t>(pairs) + static_cast<size_t>(columns[c].pair);
+      out[r * width + c] = columns[c].is_sin ? sin[src] : cos[src];
+    }
+}
+
 ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t count, int threads) {
   constexpr int kTileRows = 16;
   const int pairs = spec.d_model / 2;
@@ -25,8 +43,7 @@ ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t c
   table.width = table_width(spec);
   table.rounded.resize(count * table.width);
   table.exact.resize(count * table.width);
-  std::vector<Column> columns(table.width);
-  for (int c = 0; c < table.width; ++c) columns[c] = column_at(spec, c);
+  const std::vector<Column> columns = columns_of(spec);
 
   const uint64_t tiles = (count + kTileRows - 1) / kTileRows;
   parallel_for(tiles, threads, [&](uint64_t t) {
@@ -35,14 +52,9 @@ ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t c
                     static_cast<int>(std::min<uint64_t>(kTileRows, count - first_row)), 0, pairs};
     thread_local TileValues v;  // reused: a fast engine is quick enough for allocation to show
     engine.evaluate(tile, v);
-    for (int r = 0; r < tile.position_count; ++r) {
-      const size_t row = (first_row + r) * table.width;
-      for (int c = 0; c < table.width; ++c) {
-        const size_t src = static_cast<size_t>(r) * pairs + columns[c].pair;
-        table.rounded[row + c] = columns[c].is_sin ? v.sin_rounded[src] : v.cos_rounded[src];
-        table.exact[row + c] = columns[c].is_sin ? v.sin_exact[src] : v.cos_exact[src];
-      }
-    }
+    const size_t at = first_row * table.width;
+    layout_rows(columns, pairs, v, tile.position_count, true, table.rounded.data() + at);
+    layout_rows(columns, pairs, v, tile.position_count, false, table.exact.data() + at);
   });
   return table;
 }

@@ -4,6 +4,7 @@
 
 #include "oracle/engine.h"
 #include "oracle/positioned.h"
+#include "oracle/table.h"
 
 namespace pev::properties {
 
@@ -41,14 +42,8 @@ std::vector<double> PositionMap::row_values(uint64_t index, Dtype dtype, bool ex
   const auto engine = oracle::make_fast_engine(spec_, dtype);
   oracle::TileValues v;
   oracle::evaluate_rows(*engine, spec_, positions_, &order_[index], 1, v);
-  const int width = table_width(spec_);
-  std::vector<double> out(static_cast<size_t>(width));
-  for (int c = 0; c < width; ++c) {
-    const Column col = column_at(spec_, c);
-    const auto& from = exact ? (col.is_sin ? v.sin_exact : v.cos_exact)
-                             : (col.is_sin ? v.sin_rounded : v.cos_rounded);
-    out[static_cast<size_t>(c)] = from[static_cast<size_t>(col.pair)];
-  }
+  std::vector<double> out(static_cast<size_t>(table_width(spec_)));
+  oracle::layout_rows(oracle::columns_of(spec_), spec_.d_model / 2, v, 1, !exact, out.data());
   return out;
 }
 

@@ -75,7 +75,7 @@ Rows rows_of(const py::object& positions, const Arguments& args) {
   return r;
 }
 
-py::array oracle_table(const Rows& rows, const Arguments& args, const std::string& dtype_name,
+py::array oracle_table(const Rows& rows, const std::string& dtype_name,
                        const std::string& engine_name, int threads) {
   const TableSpec& spec = rows.spec;
   const uint64_t positions = rows.count;
@@ -224,8 +224,8 @@ PYBIND11_MODULE(peverify, m) {
       "oracle",
       [](const py::object& positions, const py::kwargs& kwargs) {
         const Arguments args = arguments(kwargs, kOracleKeywords);
-        return oracle_table(rows_of(positions, args), args, args.dtype.value_or("float32"),
-                            args.engine, args.threads);
+        return oracle_table(rows_of(positions, args), args.dtype.value_or("float32"), args.engine,
+                            args.threads);
       },
       py::arg("positions"),
       "oracle(positions, *, d_model=None, start=0, base=10000, layout='interleaved', "

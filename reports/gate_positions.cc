@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "oracle/positioned.h"
+#include "oracle/table.h"
 
 namespace pev::reports {
 
@@ -21,10 +22,9 @@ PositionedBand rows_in_band(const RowPositions& all, uint64_t first, uint64_t la
 void visit_rows(const PositionedBand& band, const TableStream& table, const TableSpec& spec,
                 const oracle::Engine& engine, const BlockVisitor& visit) {
   constexpr uint64_t kChunk = 256;
-  const int pairs = spec.d_model / 2, width = table_width(spec);
-  std::vector<Column> columns(static_cast<size_t>(width));
-  for (int c = 0; c < width; ++c) columns[static_cast<size_t>(c)] = column_at(spec, c);
-  std::vector<double> got(static_cast<size_t>(width)), exact(static_cast<size_t>(width));
+  const std::vector<Column> columns = oracle::columns_of(spec);
+  const size_t width = columns.size();
+  std::vector<double> got(width), exact;
   std::vector<uint64_t> indices;
   oracle::TileValues values;
   for (uint64_t first = 0; first < band.rows.size(); first += kChunk) {
@@ -32,14 +32,11 @@ void visit_rows(const PositionedBand& band, const TableStream& table, const Tabl
     indices.resize(n);
     for (uint64_t i = 0; i < n; ++i) indices[i] = first + i;
     oracle::evaluate_rows(engine, spec, band.ids, indices.data(), n, values);
+    exact.resize(n * width);
+    oracle::layout_rows(columns, spec.d_model / 2, values, n, false, exact.data());
     for (uint64_t i = 0; i < n; ++i) {
       table.read_rows(band.rows[first + i], 1, got.data());
-      for (int c = 0; c < width; ++c) {
-        const Column col = columns[static_cast<size_t>(c)];
-        const size_t at = i * static_cast<size_t>(pairs) + static_cast<size_t>(col.pair);
-        exact[static_cast<size_t>(c)] = col.is_sin ? values.sin_exact[at] : values.cos_exact[at];
-      }
-      visit(band.ids.budget_position(first + i), 1, got.data(), exact.data());
+      visit(band.ids.budget_position(first + i), 1, got.data(), &exact[i * width]);
     }
   }
 }

@@ -147,8 +147,9 @@ TEST(RotaryVerify, ACosSinCacheDeclaredAsANeoXCacheFails) {
     EXPECT_NE(failure, "") << recipe.name;
     // The first half (cos) is right; the failing elements are in the second.
     for (const properties::Verdict& v : r.verdicts)
-      if (v.property == "oracle" && !v.holds)
+      if (v.property == "oracle" && !v.holds) {
         for (const measure::Finding& f : v.worst) EXPECT_GE(f.column, built.d_model / 2);
+      }
   }
 }
 

@@ -66,6 +66,8 @@ struct VerifyResult {
 VerifyResult verify_table(TableInput table, const VerifyOptions& options);
 
 nlohmann::json to_json(const VerifyResult& r);
+// A value as JSON: null where it is not finite (JSON has no NaN or Inf).
+nlohmann::json finite_or_null(double x);
 // The claim as JSON: its kind, constants and description.
 nlohmann::json claim_json(const Claim& claim);
 // The table's rotary recipe as JSON: its type, attention factor and parameters.

@@ -13,8 +13,6 @@
 namespace pev::reports {
 namespace {
 
-nlohmann::json finite_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nullptr; }
-
 nlohmann::json position_or_null(uint64_t p) {
   return p == measure::Figures::kNone ? nlohmann::json(nullptr) : nlohmann::json(p);
 }
@@ -136,6 +134,8 @@ nlohmann::json claim_json(const Claim& claim) {
   }
   return j;
 }
+
+nlohmann::json finite_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nullptr; }
 
 nlohmann::json to_json(const VerifyResult& r) {
   nlohmann::json j;

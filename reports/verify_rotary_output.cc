@@ -92,18 +92,17 @@ nlohmann::json to_json(const VerifyRotaryResult& r) {
     nlohmann::json worst = nlohmann::json::array();
     for (const properties::Finding& f : v.worst) {
       const TensorGeometry::Place p = o.geometry.place(f.row.value_or(0));
-      worst.push_back(
-          {{"row", f.row.value_or(0)},
-           {"batch", p.batch},
-           {"seq", p.seq},
-           {"head", p.head},
-           {"dim", f.column},
-           {"pos", f.pos},
-           {"got", std::isfinite(f.got) ? nlohmann::json(f.got) : nlohmann::json()},
-           {"expected", f.expected},
-           {"abs_error", std::isfinite(f.error) ? nlohmann::json(f.error) : nlohmann::json()},
-           {"budget", f.allowed},
-           {"what", f.what}});
+      worst.push_back({{"row", f.row.value_or(0)},
+                       {"batch", p.batch},
+                       {"seq", p.seq},
+                       {"head", p.head},
+                       {"dim", f.column},
+                       {"pos", f.pos},
+                       {"got", finite_or_null(f.got)},
+                       {"expected", f.expected},
+                       {"abs_error", finite_or_null(f.error)},
+                       {"budget", f.allowed},
+                       {"what", f.what}});
     }
     j["properties"].push_back({{"property", v.property},
                                {"holds", v.holds},

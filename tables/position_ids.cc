@@ -42,14 +42,16 @@ RowPositions read_position_ids(const ByteSource& src) {
   const auto elements = checked_mul(rows, streams);  // the header's shape: any number at all
   const uint64_t count = elements.value_or(0);
   const uint64_t have = src.size() - h.data_offset;
-  const auto need = elements ? checked_mul(count, static_cast<uint64_t>(type.bytes)) : std::nullopt;
-  if (!need || *need > have)
+  const std::optional<uint64_t> bytes_needed =
+      elements ? checked_mul(count, static_cast<uint64_t>(type.bytes)) : std::nullopt;
+  const uint64_t need = bytes_needed.value_or(UINT64_MAX);  // UINT64_MAX: beyond any file
+  if (!bytes_needed || need > have)
     src.fail("truncated: shape " + shape_string(h.shape) + " of '" + h.descr + "' needs " +
-             (need ? std::to_string(*need) : "over 2^64") + " bytes of data, the file holds " +
-             std::to_string(have));
-  if (*need < have) src.fail(std::to_string(have - *need) + " bytes follow the position ids");
-  std::vector<unsigned char> bytes(*need);
-  src.read(h.data_offset, *need, bytes.data());
+             (bytes_needed ? std::to_string(need) : std::string("over 2^64")) +
+             " bytes of data, the file holds " + std::to_string(have));
+  if (need < have) src.fail(std::to_string(have - need) + " bytes follow the position ids");
+  std::vector<unsigned char> bytes(need);
+  src.read(h.data_offset, need, bytes.data());
   RowPositions p;
   p.streams.assign(streams, std::vector<uint64_t>(rows));
   for (uint64_t i = 0; i < count; ++i) {
