@@ -37,7 +37,7 @@ MemorySource::MemorySource(std::string_view bytes, const std::string& name)
 
 void MemorySource::read(uint64_t offset, uint64_t n, unsigned char* out) const {
   if (offset > bytes_.size() || n > bytes_.size() - offset) fail("read beyond the end of the data");
-  std::memcpy(out, bytes_.data() + offset, n);
+  if (n > 0) std::memcpy(out, bytes_.data() + offset, n);  // out may be null for no bytes
 }
 
 FileSource::FileSource(const std::string& path) : name_(printable(path, 160)) {
