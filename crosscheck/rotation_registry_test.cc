@@ -4,7 +4,9 @@
 // users have hit each fail, with an element named.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,8 @@ struct Case {
   std::string name;
   RotationSpec spec;
   uint64_t start;
+  std::optional<RowPositions> ids =
+      std::nullopt;  // M-RoPE: each token's three positions, else consecutive
 };
 
 TableSpec from_preset(const char* name) {
@@ -41,6 +45,33 @@ RotationSpec rotation(TableSpec table, int head_dim, PairConvention pairs, uint6
   return r;
 }
 
+// Qwen2.5-VL's positions (get_rope_index): 8 text tokens, a 3 x 4 image grid after them
+// (temporal fixed, height and width by row and column), then 4 text tokens from the largest id
+// + 1; all from `first`.
+RowPositions mrope_ids(uint64_t first) {
+  RowPositions p;
+  p.streams.assign(3, {});
+  const auto token = [&](uint64_t t, uint64_t h, uint64_t w) {
+    p.streams[0].push_back(first + t);
+    p.streams[1].push_back(first + h);
+    p.streams[2].push_back(first + w);
+  };
+  for (uint64_t i = 0; i < 8; ++i) token(i, i, i);
+  for (uint64_t row = 0; row < 3; ++row)
+    for (uint64_t col = 0; col < 4; ++col) token(8, 8 + row, 8 + col);
+  for (uint64_t i = 12; i < 16; ++i) token(i, i, i);
+  return p;
+}
+
+Case mrope_case(uint64_t start) {
+  RotationSpec r{from_preset("qwen2.5-vl-7b-instruct"), 128, PairConvention::kHalves};
+  const RowPositions ids = mrope_ids(start);
+  set_sequence_length(r.table, ids);
+  return {std::string("Qwen2.5-VL M-RoPE text and image tokens, halves") +
+              (start ? " near 131072" : " from 0"),
+          r, 0, ids};
+}
+
 std::vector<Case> cases() {
   std::vector<Case> c;
   for (const uint64_t start : {uint64_t{0}, kFar}) {
@@ -55,11 +86,22 @@ std::vector<Case> cases() {
     c.push_back({"yarn (A != 1), interleaved" + at,
                  rotation(from_preset("qwen2.5-7b-yarn"), 128, PairConvention::kInterleaved, start),
                  start});
+    c.push_back(mrope_case(start));
   }
   return c;
 }
 
-RowPositions positions_of(const Case& c) { return consecutive_positions(c.spec.table, kTokens); }
+RowPositions positions_of(const Case& c) {
+  return c.ids ? *c.ids : consecutive_positions(c.spec.table, kTokens);
+}
+
+// Every token one position further on, in every stream.
+RowPositions off_by_one(const Case& c) {
+  RowPositions p = positions_of(c);
+  for (std::vector<uint64_t>& s : p.streams)
+    for (uint64_t& id : s) ++id;
+  return p;
+}
 
 std::vector<uint64_t> every_token() {
   std::vector<uint64_t> t(kTokens);
@@ -83,6 +125,8 @@ reports::VerifyRotaryResult verify(const Case& c, Dtype in_type, const std::vect
   o.geometry =
       reports::TensorGeometry{reports::RotaryAxes::kTokensHeadsDim, 1, kTokens, kHeads, hd};
   o.start = c.start;
+  o.positions = c.ids;
+  o.positions_name = "M-RoPE ids";
   o.compute = *measure::parse_rotation_compute(compute);
   o.threads = 1;
   return reports::verify_rotary(input, output, o);
@@ -98,19 +142,70 @@ reports::VerifyRotaryResult run(const core::RotationImplementation& e, const Cas
   return verify(c, e.input, x, e.output, y, e.compute);
 }
 
-TEST(RotationRegistry, EveryEntryMeetsItsClaimOnEveryCase) {
-  ASSERT_GE(core::rotation_registry().size(), 4u);
+const core::RotationImplementation& entry(std::string_view name) {
+  const core::RotationImplementation* e = core::find_rotation(name);
+  if (!e) throw std::logic_error("no rotation " + std::string(name));
+  return *e;
+}
+
+// One test per entry; a CUDA entry without a device is skipped with the reason.
+class EveryEntry : public testing::TestWithParam<const core::RotationImplementation*> {};
+
+TEST_P(EveryEntry, MeetsItsClaimOnEveryCase) {
+  const core::RotationImplementation& e = *GetParam();
+  if (!e.runs_here()) GTEST_SKIP() << e.unavailable_reason;
+  ASSERT_TRUE(measure::parse_rotation_compute(e.compute)) << e.name << ": " << e.compute;
   uint64_t seed = 1;
-  for (const core::RotationImplementation& e : core::rotation_registry()) {
-    ASSERT_TRUE(measure::parse_rotation_compute(e.compute)) << e.name << ": " << e.compute;
-    for (const Case& c : cases()) {
-      const reports::VerifyRotaryResult r = run(e, c, ++seed);
-      EXPECT_TRUE(r.holds()) << e.name << " (" << e.compute << "), " << c.name << "\n"
-                             << reports::to_text(r);
-      EXPECT_EQ(r.elements, kTokens * kHeads * c.spec.head_dim);
-    }
+  for (const Case& c : cases()) {
+    const reports::VerifyRotaryResult r = run(e, c, ++seed);
+    EXPECT_TRUE(r.holds()) << e.name << " (" << e.compute << "), " << c.name << "\n"
+                           << reports::to_text(r);
+    EXPECT_EQ(r.elements, kTokens * kHeads * c.spec.head_dim);
   }
 }
+
+// A kernel with a host twin gives its twin's bits on every case (the twin itself is judged above,
+// without a GPU).
+class WithHostTwin : public testing::TestWithParam<const core::RotationImplementation*> {};
+
+TEST_P(WithHostTwin, GivesItsTwinsBits) {
+  const core::RotationImplementation& e = *GetParam();
+  const core::RotationImplementation& twin = entry(e.host_twin);
+  ASSERT_EQ(twin.input, e.input);
+  ASSERT_EQ(twin.compute, e.compute);
+  if (!e.runs_here()) GTEST_SKIP() << e.unavailable_reason;
+  const std::vector<uint64_t> tokens = every_token();
+  uint64_t seed = 100;
+  for (const Case& c : cases()) {
+    const std::vector<double> x = random_q(kTokens * kHeads * c.spec.head_dim, e.input, ++seed);
+    const RowPositions p = positions_of(c);
+    const std::vector<double> got = apply_rotation(e, c.spec, p, tokens.data(), kTokens, kHeads, x);
+    const std::vector<double> want =
+        apply_rotation(twin, c.spec, p, tokens.data(), kTokens, kHeads, x);
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_EQ(got[i], want[i]) << e.name << " vs " << twin.name << ", " << c.name << ", element "
+                                 << i << " (token " << i / (kHeads * c.spec.head_dim) << ")";
+  }
+}
+
+std::vector<const core::RotationImplementation*> entries(bool twins_only) {
+  std::vector<const core::RotationImplementation*> v;
+  for (const core::RotationImplementation& e : core::rotation_registry())
+    if (!twins_only || !e.host_twin.empty()) v.push_back(&e);
+  return v;
+}
+
+std::string test_name(const testing::TestParamInfo<const core::RotationImplementation*>& i) {
+  std::string n = i.param->name;
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(Rotation, EveryEntry, testing::ValuesIn(entries(false)), test_name);
+INSTANTIATE_TEST_SUITE_P(Rotation, WithHostTwin, testing::ValuesIn(entries(true)), test_name);
+// Without CUDA no entry has a twin: an empty instantiation is expected then.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(WithHostTwin);
 
 // The failing verdict names an element (its position, dimension, value and expected value).
 std::string named_failure(const reports::VerifyRotaryResult& r) {
@@ -119,12 +214,6 @@ std::string named_failure(const reports::VerifyRotaryResult& r) {
       return v.property + ": position " + std::to_string(v.worst[0].pos) + ", dim " +
              std::to_string(v.worst[0].column);
   return {};
-}
-
-const core::RotationImplementation& entry(std::string_view name) {
-  const core::RotationImplementation* e = core::find_rotation(name);
-  if (!e) throw std::logic_error("no rotation " + std::string(name));
-  return *e;
 }
 
 // (a, b) of every pair exchanged: applying R(p) between two exchanges is R(-p), sin's sign flipped.
@@ -178,9 +267,7 @@ TEST(RotationRegistry, EachBugFailsAndNamesAnElement) {
     };
     fails("sin's sign flipped",
           swap_pairs(c.spec, apply(c.spec, positions_of(c), swap_pairs(c.spec, x))));
-    TableSpec shifted = c.spec.table;
-    ++shifted.start;
-    fails("positions off by one", apply(c.spec, consecutive_positions(shifted, kTokens), x));
+    fails("positions off by one", apply(c.spec, off_by_one(c), x));
     RotationSpec other = c.spec;
     other.pairs = c.spec.pairs == PairConvention::kHalves ? PairConvention::kInterleaved
                                                           : PairConvention::kHalves;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda/device_buffer.h"
 #include "core/cuda/launch.h"
 #include "core/cuda/modelled_bounds.h"
 #include "core/precise/frequencies.h"
@@ -24,37 +25,9 @@ namespace pev::core {
 namespace cuda {
 namespace {
 
-// A device the kernels run on: compute capability 8.0 or newer (they are built for sm_80 and
-// sm_90, with sm_90 PTX for later GPUs). No driver, no device or an older one: "no CUDA device".
-bool device_present() {
-  static const bool present = [] {
-    int n = 0, major = 0;
-    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0 &&
-           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess &&
-           major >= 8;
-  }();
-  return present;
-}
-
 void check(cudaError_t e, const Implementation& self, const char* what) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(self.name + ": " + what + ": " + cudaGetErrorString(e));
+  cuda::check(e, self.name, what);
 }
-
-// Device memory, freed on every path.
-class DeviceBuffer {
- public:
-  DeviceBuffer(size_t bytes, const Implementation& self) {
-    check(cudaMalloc(&p_, std::max<size_t>(bytes, 1)), self, "cudaMalloc");
-  }
-  ~DeviceBuffer() { cudaFree(p_); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void* get() const { return p_; }
-
- private:
-  void* p_ = nullptr;
-};
 
 // Rows per launch: at most 256 MiB of table, and (anchored) at most 65534 anchor intervals, so
 // that the segments, one more when the start is not on an anchor, fit the grid's y limit 65535.
@@ -82,9 +55,9 @@ void fill(const Implementation& self, const TableSpec& spec, uint64_t count, voi
   r.anchor_interval = self.anchor_interval;
   r.recipe = recipe_scalars(spec);
 
-  DeviceBuffer table(chunk * row_bytes, self);
+  DeviceBuffer table(chunk * row_bytes, self.name);
   // The kernels' scratch (3 x d/2), then longrope's factors (d/2 doubles).
-  DeviceBuffer scratch(4 * static_cast<size_t>(half) * sizeof(double), self);
+  DeviceBuffer scratch(4 * static_cast<size_t>(half) * sizeof(double), self.name);
   r.table = table.get();
   r.scratch = static_cast<float*>(scratch.get());
   if (r.recipe.ext_factors) {

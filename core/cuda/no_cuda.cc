@@ -1,8 +1,11 @@
-// Built when CUDA is off (PEV_ENABLE_CUDA=OFF, or AUTO without nvcc): no CUDA entries.
+// Built when CUDA is off (PEV_ENABLE_CUDA=OFF, or AUTO without nvcc): no CUDA entries, no CUDA
+// rotations.
 #include "core/registry_modules.h"
+#include "core/rotation/rotation_entries.h"
 
 namespace pev::core {
 
 void add_cuda_entries(std::vector<Implementation>&) {}
+void rotation_internal::add_cuda_rotations(std::vector<RotationImplementation>&) {}
 
 }  // namespace pev::core

@@ -3,6 +3,7 @@
 // product and the sum are rounded (`Arith`), as in the frameworks they mirror.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -33,20 +34,30 @@ struct BFloat16Io {
   }
 };
 
+// How a pair's two outputs are rounded: out_a = x_a c - x_b s, out_b = x_b c + x_a s.
 // Products and sum in T, each rounded by T's own arithmetic (never fused: the module is built
 // with -ffp-contract=off).
 template <class T>
 struct Native {
-  static T mul(T a, T b) { return a * b; }
-  static T sub(T a, T b) { return a - b; }
-  static T add(T a, T b) { return a + b; }
+  static T out_a(T xa, T xb, T c, T s) { return xa * c - xb * s; }
+  static T out_b(T xa, T xb, T c, T s) { return xb * c + xa * s; }
+};
+// One product fused with the sum, as nvcc and compilers that contract write x_a c - x_b s:
+// fma(x_a, c, -(x_b s)). The CUDA cache and fused kernels (core/cuda/rotation_kernels.cu) round
+// exactly so.
+struct FusedFloat32 {
+  static float out_a(float xa, float xb, float c, float s) { return std::fma(xa, c, -(xb * s)); }
+  static float out_b(float xa, float xb, float c, float s) { return std::fma(xb, c, xa * s); }
 };
 // Hugging Face with a bfloat16 model: every product and the sum rounded to bfloat16.
 struct BFloat16Math {
   static float round(float v) { return f32_from_bf16(bf16_from_f32(v)); }
-  static float mul(float a, float b) { return round(a * b); }
-  static float sub(float a, float b) { return round(a - b); }
-  static float add(float a, float b) { return round(a + b); }
+  static float out_a(float xa, float xb, float c, float s) {
+    return round(round(xa * c) - round(xb * s));
+  }
+  static float out_b(float xa, float xb, float c, float s) {
+    return round(round(xb * c) + round(xa * s));
+  }
 };
 
 // Token `t` (heads x head_dim values from element `first` of x) rotated by c[j], s[j] (A cos,
@@ -61,8 +72,8 @@ void rotate_heads(const RotationSpec& spec, const T* c, const T* s, const void* 
     for (int j = 0; j < d / 2; ++j) {
       const auto [a, b] = rotated_dims(spec, j);
       const T xa = In::load(x, base + a), xb = In::load(x, base + b);
-      Out::store(out, base + a, Arith::sub(Arith::mul(xa, c[j]), Arith::mul(xb, s[j])));
-      Out::store(out, base + b, Arith::add(Arith::mul(xb, c[j]), Arith::mul(xa, s[j])));
+      Out::store(out, base + a, Arith::out_a(xa, xb, c[j], s[j]));
+      Out::store(out, base + b, Arith::out_b(xa, xb, c[j], s[j]));
     }
     static_assert(In::kSize == Out::kSize);
     constexpr size_t esize = In::kSize;

@@ -16,7 +16,8 @@ namespace {
 // float32 tensor code) and SLEEF u10 sin and cos, as PyTorch's vectorised CPU kernels.
 constexpr std::string_view kCacheEntry = "cpu/pow/f32>f32/sleef-u10";
 
-// Rows [i][0, d/2): A cos of pair j at token i's position, [i][d/2, d): A sin.
+}  // namespace
+
 std::vector<float> float32_cache(const RotationSpec& spec, const RowPositions& positions,
                                  const uint64_t* tokens, uint64_t n) {
   const Implementation* impl = find_implementation(kCacheEntry);
@@ -27,6 +28,8 @@ std::vector<float> float32_cache(const RotationSpec& spec, const RowPositions& p
   GeneratedTable t = generate_at(*impl, table, ids);
   return std::move(t.floats);
 }
+
+namespace {
 
 template <class T, class Io, class Arith, class Round>
 void rotate_cached(const RotationSpec& spec, const RowPositions& positions, const uint64_t* tokens,
@@ -52,6 +55,13 @@ void apply_cache_f32(const RotationImplementation&, const RotationSpec& spec,
                      const void* x, void* out) {
   rotate_cached<float, FloatIo, Native<float>>(spec, positions, tokens, n, heads, x, out,
                                                [](float v) { return v; });
+}
+
+void apply_cache_f32_fma(const RotationImplementation&, const RotationSpec& spec,
+                         const RowPositions& positions, const uint64_t* tokens, uint64_t n,
+                         int heads, const void* x, void* out) {
+  rotate_cached<float, FloatIo, FusedFloat32>(spec, positions, tokens, n, heads, x, out,
+                                              [](float v) { return v; });
 }
 
 // Hugging Face with a bfloat16 model: cos and sin are built in float32 and cast to q's dtype

@@ -65,6 +65,10 @@ void rotate_fused(const RotationSpec& spec, const RowPositions& positions, const
 
 }  // namespace
 
+std::vector<float> float32_inv_freq(const TableSpec& spec) {
+  return inv_freq<glibc::Float32>(spec);
+}
+
 void apply_fused_glibc_f32(const RotationImplementation&, const RotationSpec& spec,
                            const RowPositions& positions, const uint64_t* tokens, uint64_t n,
                            int heads, const void* x, void* out) {
@@ -87,7 +91,7 @@ void apply_fused_sleef_f32(const RotationImplementation&, const RotationSpec& sp
   const size_t padded =
       (pairs + sleef_internal::kPad - 1) / sleef_internal::kPad * sleef_internal::kPad;
   const RecipeScalars r = recipe_scalars(spec.table);
-  std::vector<float> w = inv_freq<A>(spec.table);
+  std::vector<float> w = float32_inv_freq(spec.table);
   w.resize(padded, 0.0f);
   // One kernel call per stream (M-RoPE: three), each pair then takes its own stream's values.
   const int streams = positions.stream_count();

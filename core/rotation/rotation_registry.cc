@@ -31,6 +31,11 @@ std::vector<RotationImplementation> make_rotations() {
        "Hugging Face's apply_rotary_pos_emb with a float32 model: q * cos + rotate_half(q) * sin "
        "from the float32 cache of cpu/pow/f32>f32/sleef-u10",
        &apply_cache_f32},
+      {"cpu/rotate/cache-f32-fma/f32", Dtype::kFloat32, Dtype::kFloat32, "float32-fma",
+       every_recipe(), sleef + "; std::fma for one product and the sum",
+       "the float32 cache rotation as compiled with contraction (nvcc's default, vLLM's CUDA "
+       "kernel): fma(x_a, c, -(x_b s)); the host twin of cuda/rotate/cache-f32/f32",
+       &apply_cache_f32_fma},
       {"cpu/rotate/hf-bf16/bf16", Dtype::kBFloat16, Dtype::kBFloat16, "bfloat16", every_recipe(),
        sleef,
        "Hugging Face's apply_rotary_pos_emb with a bfloat16 model: the float32 cache cast to "
@@ -51,6 +56,7 @@ std::vector<RotationImplementation> make_rotations() {
        "rounding to float32",
        &apply_fused_glibc_f64},
   };
+  add_cuda_rotations(r);
   return r;
 }
 

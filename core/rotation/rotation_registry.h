@@ -33,6 +33,14 @@ struct RotationImplementation {
   void (*apply)(const RotationImplementation& self, const RotationSpec& spec,
                 const RowPositions& positions, const uint64_t* tokens, uint64_t n, int heads,
                 const void* x, void* out) = nullptr;
+  // Whether apply can run here (CUDA entries need a device); null: always. When it cannot,
+  // callers skip the entry and say `unavailable_reason`, never count it as passed.
+  bool (*available)() = nullptr;
+  std::string unavailable_reason = {};
+  // The entry whose output this one's must equal bit for bit ("" for none): a CUDA kernel's host
+  // twin, which rounds every operation as the device does and is checked without a GPU.
+  std::string host_twin = {};
+  bool runs_here() const { return !available || available(); }
 };
 
 const std::vector<RotationImplementation>& rotation_registry();

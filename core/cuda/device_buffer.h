@@ -1,0 +1,46 @@
+// What every CUDA entry's host side needs (g++, cuda_runtime_api.h only): whether a device the
+// kernels run on is here, errors as exceptions naming the entry, and device memory freed on every
+// path.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace pev::core::cuda {
+
+// A device of compute capability 8.0 or newer (the kernels are built for sm_80 and sm_90, with
+// sm_90 PTX for later GPUs). No driver, no device or an older one: "no CUDA device".
+inline bool device_present() {
+  static const bool present = [] {
+    int n = 0, major = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0 &&
+           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess &&
+           major >= 8;
+  }();
+  return present;
+}
+
+inline void check(cudaError_t e, const std::string& entry, const char* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(entry + ": " + what + ": " + cudaGetErrorString(e));
+}
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer(size_t bytes, const std::string& entry) {
+    check(cudaMalloc(&p_, std::max<size_t>(bytes, 1)), entry, "cudaMalloc");
+  }
+  ~DeviceBuffer() { cudaFree(p_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return p_; }
+
+ private:
+  void* p_ = nullptr;
+};
+
+}  // namespace pev::core::cuda
