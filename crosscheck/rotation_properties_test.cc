@@ -86,11 +86,13 @@ TEST(RotationProperties, ASignTypoInOneOutputFailsEveryProperty) {
   EXPECT_FALSE(rc::check(k.name + ": inverse", [&] { properties::rotation_inverse_property(k); }));
   EXPECT_FALSE(
       rc::check(k.name + ": composition", [&] { properties::rotation_composition_property(k); }));
+  EXPECT_FALSE(rc::check(k.name + ": score", [&] { properties::rotation_score_property(k); }));
 }
 
 // The kernel at twice each position: lengths are kept and relative positions still agree (both
-// sides turn by 2(n - m)), but rotating back by R(m) does not give x.
-TEST(RotationProperties, DoubledPositionsFailTheInverse) {
+// sides turn by 2(n - m)), but rotating back by R(m) does not give x, and the score is the one of
+// distance 2(n - m).
+TEST(RotationProperties, DoubledPositionsFailTheInverseAndTheScore) {
   properties::RotationUnderTest k = under_test(cache_f32());
   k.name = "positions doubled";
   k.apply = [](const RotationSpec& spec, const RowPositions& p, const uint64_t* tokens, uint64_t n,
@@ -102,11 +104,12 @@ TEST(RotationProperties, DoubledPositionsFailTheInverse) {
     std::copy(y.begin(), y.end(), out);
   };
   EXPECT_FALSE(rc::check(k.name + ": inverse", [&] { properties::rotation_inverse_property(k); }));
+  EXPECT_FALSE(rc::check(k.name + ": score", [&] { properties::rotation_score_property(k); }));
 }
 
-// The kernel one position late (positions off by one): lengths and relative positions hold, but
-// K(a) K(b) turns by a + b + 2 where A K(a + b) turns by a + b + 1.
-TEST(RotationProperties, PositionsOffByOneFailCompositionNotRelativePosition) {
+// The kernel one position late (positions off by one): lengths, relative positions and so the
+// scores hold, but K(a) K(b) turns by a + b + 2 where A K(a + b) turns by a + b + 1.
+TEST(RotationProperties, PositionsOffByOneFailCompositionNotRelativePositionOrTheScore) {
   properties::RotationUnderTest k = under_test(cache_f32());
   k.name = "positions + 1";
   k.apply = [](const RotationSpec& spec, const RowPositions& p, const uint64_t* tokens, uint64_t n,
@@ -119,6 +122,7 @@ TEST(RotationProperties, PositionsOffByOneFailCompositionNotRelativePosition) {
   };
   EXPECT_TRUE(rc::check(k.name + ": relative position",
                         [&] { properties::rotation_relative_position_property(k); }));
+  EXPECT_TRUE(rc::check(k.name + ": score", [&] { properties::rotation_score_property(k); }));
   EXPECT_FALSE(
       rc::check(k.name + ": composition", [&] { properties::rotation_composition_property(k); }));
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "encoding/format.h"
@@ -100,7 +101,82 @@ Applied apply_and_budget(const RotationUnderTest& k, const RotationCase& c, cons
 
 uint64_t draw_position() { return *gen::position(uint64_t{1} << 22); }
 
+// Rows 2i (queries) and 2i + 1 (keys) of one head: each score's error against the exact score and
+// its allowance from the element budgets.
+struct Scores {
+  std::vector<double> error, allowed, scale;
+};
+Scores scores_of(const RotationCase& c, const Applied& y, const std::vector<double>& x) {
+  const int hd = c.spec.head_dim;
+  const double A = attention_factor(c.spec.table);
+  Scores r;
+  for (size_t qo = 0; qo + 2 * hd <= x.size(); qo += 2 * hd) {
+    const size_t ko = qo + hd;
+    double got = 0, want = 0, bound = 0, magnitude = 0, qq = 0, kk = 0;
+    for (int i = 0; i < hd; ++i) {
+      const double eq = y.budget[qo + i], ek = y.budget[ko + i];
+      const double q = y.exact[qo + i], k = y.exact[ko + i];
+      got += y.out[qo + i] * y.out[ko + i];
+      want += q * k;
+      bound += eq * (std::fabs(k) + ek) + std::fabs(q) * ek;
+      magnitude += std::fabs(y.out[qo + i] * y.out[ko + i]) + std::fabs(q * k);
+      qq += x[qo + i] * x[qo + i];
+      kk += x[ko + i] * x[ko + i];
+    }
+    r.error.push_back(std::fabs(got - want));
+    r.allowed.push_back(bound + kDoubleSlack * magnitude);
+    r.scale.push_back(A * A * std::sqrt(qq * kk));
+  }
+  return r;
+}
+
 }  // namespace
+
+void rotation_score_property(const RotationUnderTest& k) {
+  RotationCase c = draw_case();
+  c.heads = 1;
+  const uint64_t m = draw_position(), n = draw_position();
+  const RowPositions p = with_positions(c, {m, n});
+  const std::vector<double> x = draw_values(2 * c.spec.head_dim, k.input);
+  const Scores s = scores_of(c, apply_and_budget(k, c, p, x), x);
+  if (!(s.error[0] <= s.allowed[0]))
+    RC_LOG() << "<K(" << m << ")q, K(" << n << ")k> is off by " << s.error[0] << ", allowed "
+             << s.allowed[0] << "\n";
+  RC_ASSERT(s.error[0] <= s.allowed[0]);
+}
+
+ScoreError score_error(const RotationUnderTest& k, const RotationSpec& spec, uint64_t context,
+                       uint64_t samples, uint64_t seed) {
+  RotationCase c{spec, 1};
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> ids;
+  for (uint64_t i = 0; i < samples; ++i) {
+    ids.push_back(context - 1 - rng() % std::min<uint64_t>(64, context));
+    ids.push_back(rng() % context);
+  }
+  const RowPositions p = with_positions(c, ids);
+  // Values exactly representable in the input type: a signed integer of its precision times 2^e
+  // for |values| in about [2^-2, 2).
+  const int bits = traits_of(k.input).precision;
+  std::vector<double> x(2 * samples * spec.head_dim);
+  for (double& v : x) {
+    const int64_t m = static_cast<int64_t>(rng() % (uint64_t{1} << (bits + 1))) - (int64_t{1} << bits);
+    v = std::ldexp(static_cast<double>(m), static_cast<int>(rng() % 3) - 1 - bits);
+  }
+  const Scores s = scores_of(c, apply_and_budget(k, c, p, x), x);
+  ScoreError r{context, samples};
+  std::vector<double> relative;
+  for (size_t i = 0; i < s.error.size(); ++i) {
+    relative.push_back(s.scale[i] > 0 ? s.error[i] / s.scale[i] : 0);
+    r.budget_ratio = std::max(r.budget_ratio, s.allowed[i] > 0 ? s.error[i] / s.allowed[i] : 0);
+  }
+  if (!relative.empty()) {
+    std::sort(relative.begin(), relative.end());
+    r.max = relative.back();
+    r.median = relative[relative.size() / 2];
+  }
+  return r;
+}
 
 void rotation_norm_property(const RotationUnderTest& k) {
   RotationCase c = draw_case();
@@ -230,6 +306,7 @@ bool check_rotation_properties(const RotationUnderTest& k) {
   ok &= rc::check(k.name + ": relative position", [&] { rotation_relative_position_property(k); });
   ok &= rc::check(k.name + ": R(m)^T R(m) = A^2 I", [&] { rotation_inverse_property(k); });
   ok &= rc::check(k.name + ": R(a) R(b) = A R(a + b)", [&] { rotation_composition_property(k); });
+  ok &= rc::check(k.name + ": attention score", [&] { rotation_score_property(k); });
   return ok;
 }
 

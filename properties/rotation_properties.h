@@ -10,6 +10,8 @@
 //   inverse   R(m)^T R(m) x = A^2 x per pair within A hypot(e_a, e_b): the kernel's R(m), then the
 //             exact transpose from the oracle (a kernel's positions cannot be negative)
 //   composition  K(a) K(b) x = A K(a + b) x per pair within the three applications' budgets
+//   score     the attention score <K(m) q, K(n) k> against the exact A^2 q^T R((n-m)w) k within
+//             sum_i e_q,i (|k^_i| + e_k,i) + |q^_i| e_k,i: the figure attention sees
 // plus 2^-48 of the magnitudes for the double arithmetic that evaluates each side.
 //
 // Usage (inside gtest):
@@ -50,7 +52,23 @@ void rotation_inverse_property(const RotationUnderTest& k);
 // cannot see them). Only for kernels whose output type is no finer than their input type.
 void rotation_composition_property(const RotationUnderTest& k);
 
-// The four through rc::check (RapidCheck prints a failure's case and its replay seed); true when
+// The attention score of a query at m and a key at n against the exact score, within what the
+// element budgets allow (the error growth with position users care about).
+void rotation_score_property(const RotationUnderTest& k);
+
+// The same figure measured rather than asserted, for the report (docs/design.md §15.6): `samples`
+// (query, key) pairs at context length `context`, the query among the context's last 64
+// positions and the key anywhere in it, q and k drawn from `seed` in the kernel's input type.
+// Errors are relative to A^2 |q| |k| (the score's scale); budget_ratio is the largest error over
+// its allowance (<= 1 when every score is within the kernel's claim).
+struct ScoreError {
+  uint64_t context = 0, samples = 0;
+  double max = 0, median = 0, budget_ratio = 0;
+};
+ScoreError score_error(const RotationUnderTest& k, const RotationSpec& spec, uint64_t context,
+                       uint64_t samples, uint64_t seed);
+
+// The five through rc::check (RapidCheck prints a failure's case and its replay seed); true when
 // all hold.
 bool check_rotation_properties(const RotationUnderTest& k);
 
