@@ -14,23 +14,13 @@
 namespace pev::crosscheck {
 namespace {
 
-properties::RotationUnderTest under_test(const core::RotationImplementation& e) {
-  return {e.name, e.input, e.output, *measure::parse_rotation_compute(e.compute),
-          [&e](const RotationSpec& spec, const RowPositions& p, const uint64_t* tokens, uint64_t n,
-               int heads, const double* x, double* out) {
-            const std::vector<double> in(x, x + n * heads * spec.head_dim);
-            const std::vector<double> y = apply_rotation(e, spec, p, tokens, n, heads, in);
-            std::copy(y.begin(), y.end(), out);
-          }};
-}
-
 // One test per entry; a CUDA entry without a device is skipped with the reason.
 class EveryEntry : public testing::TestWithParam<const core::RotationImplementation*> {};
 
 TEST_P(EveryEntry, HoldsThemUnderItsClaim) {
   const core::RotationImplementation& e = *GetParam();
   if (!e.runs_here()) GTEST_SKIP() << e.unavailable_reason;
-  EXPECT_TRUE(properties::check_rotation_properties(under_test(e))) << e.name;
+  EXPECT_TRUE(properties::check_rotation_properties(rotation_under_test(e))) << e.name;
 }
 
 std::vector<const core::RotationImplementation*> entries() {
@@ -64,7 +54,7 @@ std::vector<double> swap_pairs(const RotationSpec& spec, std::vector<double> v) 
 // property breaks. The b elements come from the rotation by -p: the honest kernel with each
 // pair's dims exchanged around it.
 TEST(RotationProperties, ASignTypoInOneOutputFailsEveryProperty) {
-  properties::RotationUnderTest k = under_test(cache_f32());
+  properties::RotationUnderTest k = rotation_under_test(cache_f32());
   k.name = "out_b with -sin";
   k.apply = [](const RotationSpec& spec, const RowPositions& p, const uint64_t* tokens, uint64_t n,
                int heads, const double* x, double* out) {
@@ -93,7 +83,7 @@ TEST(RotationProperties, ASignTypoInOneOutputFailsEveryProperty) {
 // sides turn by 2(n - m)), but rotating back by R(m) does not give x, and the score is the one of
 // distance 2(n - m).
 TEST(RotationProperties, DoubledPositionsFailTheInverseAndTheScore) {
-  properties::RotationUnderTest k = under_test(cache_f32());
+  properties::RotationUnderTest k = rotation_under_test(cache_f32());
   k.name = "positions doubled";
   k.apply = [](const RotationSpec& spec, const RowPositions& p, const uint64_t* tokens, uint64_t n,
                int heads, const double* x, double* out) {
@@ -110,7 +100,7 @@ TEST(RotationProperties, DoubledPositionsFailTheInverseAndTheScore) {
 // The kernel one position late (positions off by one): lengths, relative positions and so the
 // scores hold, but K(a) K(b) turns by a + b + 2 where A K(a + b) turns by a + b + 1.
 TEST(RotationProperties, PositionsOffByOneFailCompositionNotRelativePositionOrTheScore) {
-  properties::RotationUnderTest k = under_test(cache_f32());
+  properties::RotationUnderTest k = rotation_under_test(cache_f32());
   k.name = "positions + 1";
   k.apply = [](const RotationSpec& spec, const RowPositions& p, const uint64_t* tokens, uint64_t n,
                int heads, const double* x, double* out) {

@@ -2,12 +2,14 @@
 // type) go in, the stored outputs come back widened. For the tests that judge core/rotation.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
 
 #include "core/convert.h"
 #include "core/rotation/rotation_registry.h"
+#include "properties/rotation_properties.h"
 
 namespace pev::crosscheck {
 
@@ -30,6 +32,17 @@ inline std::vector<double> apply_rotation(const core::RotationImplementation& e,
     y.assign(out.begin(), out.end());
   }
   return y;
+}
+
+// The entry as properties/rotation_properties.h takes a kernel, under the compute it claims.
+inline properties::RotationUnderTest rotation_under_test(const core::RotationImplementation& e) {
+  return {e.name, e.input, e.output, *measure::parse_rotation_compute(e.compute),
+          [&e](const RotationSpec& spec, const RowPositions& p, const uint64_t* tokens, uint64_t n,
+               int heads, const double* x, double* out) {
+            const std::vector<double> in(x, x + n * heads * spec.head_dim);
+            const std::vector<double> y = apply_rotation(e, spec, p, tokens, n, heads, in);
+            std::copy(y.begin(), y.end(), out);
+          }};
 }
 
 // Values of q as models hold them: normal with spread 1 to 8, a few tiny or zero, rounded to

@@ -160,7 +160,8 @@ ScoreError score_error(const RotationUnderTest& k, const RotationSpec& spec, uin
   const int bits = traits_of(k.input).precision;
   std::vector<double> x(2 * samples * spec.head_dim);
   for (double& v : x) {
-    const int64_t m = static_cast<int64_t>(rng() % (uint64_t{1} << (bits + 1))) - (int64_t{1} << bits);
+    const int64_t m =
+        static_cast<int64_t>(rng() % (uint64_t{1} << (bits + 1))) - (int64_t{1} << bits);
     v = std::ldexp(static_cast<double>(m), static_cast<int>(rng() % 3) - 1 - bits);
   }
   const Scores s = scores_of(c, apply_and_budget(k, c, p, x), x);

@@ -131,6 +131,7 @@ std::string to_html(const json& r, const std::vector<Plot>& plots, const std::st
         << html_escape(m["recipe"].get<std::string>()) << "</li>\n";
     h << "</ul>\n" << matrix_html(models) << "</section>\n";
   }
+  h << rotation_scores_html(r);
 
   h << "<section id=\"plots\"><h2>Plots</h2>\n";
   if (plots.empty())

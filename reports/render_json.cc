@@ -110,6 +110,7 @@ nlohmann::json to_json(const StudyResult& s) {
          {"target", r.target},
          {"implementation", r.entry.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.entry)},
          {"evidence", r.evidence}});
+  if (s.rotations) j["rotations"] = to_json(*s.rotations);
   return j;
 }
 

@@ -69,6 +69,7 @@ std::string to_markdown(const json& r) {
          << ", base " << g3(m["base"]) << ", " << m["recipe"].get<std::string>() << "\n";
     md << "\n" << matrix_markdown(models);
   }
+  md << rotation_scores_markdown(r);
 
   md << "\n## Implementations\n\nHorizon: the largest position studied up to which every "
         "measured row meets the target. Ulp errors are in ulps of the output at the exact value, "

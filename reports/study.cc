@@ -49,6 +49,7 @@ void finish_study(StudyResult& result, size_t implementations,
                                                  result.config.rotary_positions, targets))
       result.recommendations.push_back(std::move(r));
   }
+  result.rotations = study_rotation_scores();
   result.date = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
 

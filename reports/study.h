@@ -15,6 +15,7 @@
 #include "bench/bench_report.h"
 #include "measure/judge.h"
 #include "properties/checks.h"
+#include "reports/rotation_scores.h"
 
 namespace pev::core {
 struct Implementation;
@@ -107,6 +108,7 @@ struct StudyResult {
   std::vector<EntryResult> entries;
   std::optional<bench::Report> bench;
   std::vector<Recommendation> recommendations;  // by reports/recommend.h's rule
+  std::optional<RotationScores> rotations;      // the rotations' section (§15.6)
   double seconds = 0;
   std::string date;  // when the study finished: ISO 8601, UTC
 };
