@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -64,11 +63,8 @@ int run_verify_rotary_bench(const BenchOptions& o) {
 int run_bench(const BenchOptions& o) {
   if (o.verify_rotary) return run_verify_rotary_bench(o);
   if (o.verify) return run_verify_bench(o);
-  try {
-    (void)std::regex(o.filter);
-  } catch (const std::regex_error& e) {
-    throw UsageError("--filter is not a valid regular expression: " + std::string(e.what()));
-  }
+  if (const auto problem = reports::filter_problem(o.filter))
+    throw UsageError("--filter is not a usable regular expression: " + *problem);
   // A filter no entry's name matches is a typo, not a request to time the roofline alone (a
   // filter selecting only entries this machine cannot run still does that).
   if (!o.filter.empty()) (void)reports::select_implementations(o.filter);

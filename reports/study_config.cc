@@ -107,12 +107,27 @@ StudyConfig study_config_from_json(std::string_view text, const std::string& pat
                       "' (presets: " + model_preset_names() + ")");
   if (c.rotary_positions < 1 || c.rotary_positions > kMaxPosition)
     throw FileError(path + ": rotary_positions must be in [1, 2^53]");
-  try {
-    (void)std::regex(c.filter);
-  } catch (const std::regex_error&) {
-    throw FileError(path + ": filter is not a valid regular expression");
-  }
+  if (const auto problem = filter_problem(c.filter))
+    throw FileError(path + ": filter is not a usable regular expression: " + *problem);
   return c;
+}
+
+std::optional<std::string> filter_problem(const std::string& filter) {
+  bool in_braces = false;
+  size_t digits = 0;
+  for (size_t i = 0; i < filter.size(); ++i) {
+    const char c = filter[i];
+    if (c == '{' && (i == 0 || filter[i - 1] != '\\')) in_braces = true;
+    if (c == '}') in_braces = false;
+    digits = in_braces && c >= '0' && c <= '9' ? digits + 1 : 0;
+    if (digits > 4) return "a repetition count beyond 9999";
+  }
+  try {
+    (void)std::regex(filter);
+  } catch (const std::regex_error& e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
 }
 
 }  // namespace pev::reports

@@ -228,6 +228,9 @@ struct StudyPlan::Impl {
 };
 
 std::vector<const core::Implementation*> select_implementations(const std::string& filter) {
+  if (const auto problem = filter_problem(filter))
+    throw ConfigError(fmt::format("the filter '{}' is not a usable regular expression: {}",
+                                  printable(filter), *problem));
   const std::regex re(filter.empty() ? ".*" : filter);
   std::vector<const core::Implementation*> out;
   for (const core::Implementation& e : core::registry())
