@@ -12,8 +12,11 @@
 
 #include "core/generate.h"
 #include "core/registry.h"
+#include "core/rotation/rotation_entries.h"
 #include "crosscheck/rotation_testutil.h"
 #include "encoding/model_presets.h"
+#include "oracle/engine.h"
+#include "oracle/positioned.h"
 #include "reports/verify_rotary.h"
 
 namespace pev::crosscheck {
@@ -111,7 +114,8 @@ std::vector<uint64_t> every_token() {
 
 reports::VerifyRotaryResult verify(const Case& c, Dtype in_type, const std::vector<double>& x,
                                    Dtype out_type, const std::vector<double>& y,
-                                   const std::string& compute) {
+                                   const std::string& compute,
+                                   Claim::Kind budget = Claim::Kind::kModel) {
   const int hd = c.spec.head_dim;
   const auto reader = [hd](const std::vector<double>& v) {
     return [&v, hd](uint64_t first, uint64_t n, double* out) {
@@ -128,6 +132,7 @@ reports::VerifyRotaryResult verify(const Case& c, Dtype in_type, const std::vect
   o.positions = c.ids;
   o.positions_name = "M-RoPE ids";
   o.compute = *measure::parse_rotation_compute(compute);
+  o.budget = budget;
   o.threads = 1;
   return reports::verify_rotary(input, output, o);
 }
@@ -139,7 +144,7 @@ reports::VerifyRotaryResult run(const core::RotationImplementation& e, const Cas
   const std::vector<double> x = random_q(kTokens * kHeads * c.spec.head_dim, e.input, seed);
   const std::vector<double> y =
       apply_rotation(e, c.spec, positions_of(c), tokens.data(), kTokens, kHeads, x);
-  return verify(c, e.input, x, e.output, y, e.compute);
+  return verify(c, e.input, x, e.output, y, e.compute, e.budget);
 }
 
 const core::RotationImplementation& entry(std::string_view name) {
@@ -280,6 +285,58 @@ TEST(RotationRegistry, EachBugFailsAndNamesAnElement) {
       fails("a pass-through dimension changed", y);
     }
   }
+}
+
+// (x_a, x_b) = (k, h) from the last convergent h/k of cot(pos w_j) with h, k < 2^24: x_a C - x_b S
+// cancels to about 2^-48 of its terms, past what double certifies. cot from the oracle's exact
+// cos and sin in double (2^-53): its convergents below 2^24 are the true cot's.
+std::pair<double, double> cancelling_pair(double cot) {
+  double h1 = 1, h2 = 0, k1 = 0, k2 = 1, xa = 1, xb = std::round(cot), r = cot;
+  for (int step = 0; step < 60; ++step) {
+    const double a = std::floor(r);
+    const double h = a * h1 + h2, k = a * k1 + k2;
+    if (std::fabs(h) >= 0x1p24 || k >= 0x1p24) break;
+    xa = k, xb = h;
+    h2 = h1, h1 = h, k2 = k1, k1 = k;
+    if (r == a) break;
+    r = 1 / (r - a);
+  }
+  return {xa, xb};
+}
+
+// The precise rotation on inputs whose products cancel: every output faithful against the oracle,
+// and every one certified (by the __float128 path where double's bound is too wide).
+TEST(PreciseRotation, IsFaithfulWhereTheProductsCancelAndCertifiesEveryElement) {
+  const core::RotationImplementation& e = entry("cpu/rotate/precise/f32");
+  const uint64_t before = core::rotation_internal::precise_rotation_uncertified();
+  const uint64_t recomputed = core::rotation_internal::precise_rotation_recomputed();
+  for (const Case& c : cases()) {
+    if (c.ids) continue;  // one stream: cot at the token's own position
+    const std::vector<uint64_t> tokens = every_token();
+    TableSpec t = c.spec.table;
+    const RowPositions p = positions_of(c);
+    oracle::TileValues cs;
+    oracle::evaluate_rows(*oracle::make_fast_engine(t, Dtype::kFloat64), t, p, tokens.data(),
+                          kTokens, cs);
+    const int pairs = t.d_model / 2, hd = c.spec.head_dim;
+    std::vector<double> x = random_q(kTokens * kHeads * hd, Dtype::kFloat32, 11);
+    for (uint64_t i = 0; i < kTokens; ++i)
+      for (int j = 0; j < pairs; ++j) {
+        const double s = cs.sin_exact[i * pairs + j];
+        if (s == 0) continue;
+        const auto [xa, xb] = cancelling_pair(cs.cos_exact[i * pairs + j] / s);
+        const auto [a, b] = rotated_dims(c.spec, j);
+        x[(i * kHeads) * hd + a] = xa;  // head 0 of every token
+        x[(i * kHeads) * hd + b] = xb;
+      }
+    const std::vector<double> y = apply_rotation(e, c.spec, p, tokens.data(), kTokens, kHeads, x);
+    const reports::VerifyRotaryResult r =
+        verify(c, Dtype::kFloat32, x, Dtype::kFloat32, y, e.compute, Claim::Kind::kFaithful);
+    EXPECT_TRUE(r.holds()) << c.name << "\n" << reports::to_text(r);
+  }
+  EXPECT_EQ(core::rotation_internal::precise_rotation_uncertified(), before);
+  // The cancelling pairs are beyond double's certificate: the __float128 path decided them.
+  EXPECT_GE(core::rotation_internal::precise_rotation_recomputed(), recomputed + 100);
 }
 
 }  // namespace

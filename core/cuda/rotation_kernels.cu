@@ -7,6 +7,7 @@
 
 #include "core/cuda/device_math.cuh"
 #include "core/cuda/rotation_launch.h"
+#include "core/rotation/precise_rotation.h"
 
 namespace pev::core::cuda {
 namespace {
@@ -80,6 +81,32 @@ __global__ void rotate_fused(RotationRequest r) {
   }
 }
 
+// Our precise rotation in double (float32 in and out), the CPU entry's double path bit for bit.
+__global__ void rotate_precise(RotationRequest r) {
+  namespace pr = precise_rotation;
+  const int pairs = r.d / 2;
+  const uint64_t n = r.tokens * static_cast<uint64_t>(pairs);
+  for (uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    const uint64_t t = i / pairs;
+    const int j = static_cast<int>(i % pairs);
+    const double pos = __ull2double_rn(r.positions[r.pair_stream[j] * r.tokens + t]);
+    const pr::PairTerms terms = pr::pair_terms(pos, r.w_hi[j], r.w_lo[j], r.e_w, r.attention);
+    const int a = r.interleaved ? 2 * j : j;
+    const int b = r.interleaved ? 2 * j + 1 : j + r.d / 2;
+    for (int h = 0; h < r.heads; ++h) {
+      const uint64_t base = (t * r.heads + h) * static_cast<uint64_t>(r.head_dim);
+      const double xa = static_cast<const float*>(r.x)[base + a];
+      const double xb = static_cast<const float*>(r.x)[base + b];
+      double ra, rb;
+      r.uncertified[base + a] = !pr::rotate_double(terms, xa, xb, ra);
+      r.uncertified[base + b] = !pr::rotate_double(terms, xb, -xa, rb);
+      static_cast<float*>(r.out)[base + a] = __double2float_rn(ra);
+      static_cast<float*>(r.out)[base + b] = __double2float_rn(rb);
+    }
+  }
+}
+
 }  // namespace
 
 int run_rotation(const RotationRequest& r) {
@@ -96,6 +123,9 @@ int run_rotation(const RotationRequest& r) {
       break;
     case RotationKernel::kFusedFloat32Fma:
       rotate_fused<<<blocks, kThreads>>>(r);
+      break;
+    case RotationKernel::kPreciseFloat32:
+      rotate_precise<<<blocks, kThreads>>>(r);
       break;
   }
   return static_cast<int>(cudaGetLastError());

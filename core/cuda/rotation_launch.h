@@ -14,6 +14,7 @@ enum class RotationKernel : uint8_t {
   kCacheFloat32Fma,  // a float32 cache; out_a = fma(x_a, c, -(x_b s)) in float32
   kCacheBFloat16,    // the float32 cache cast to bfloat16; each product and the sum in bfloat16
   kFusedFloat32Fma,  // angle fl(p w_j), sincosf, times A in float32; products as kCacheFloat32Fma
+  kPreciseFloat32,   // core/rotation/precise_rotation.h in double; uncertified elements flagged
 };
 
 struct RotationRequest {
@@ -32,6 +33,12 @@ struct RotationRequest {
   const uint64_t* positions = nullptr;
   const uint8_t* pair_stream = nullptr;
   RecipeScalars recipe;  // its attention factor (nothing else is read on the device)
+  // The precise kernel: double-double w_j (d/2 each), their error bound and A in double, and one
+  // byte per element of out set where double did not certify it (the host recomputes those).
+  const double* w_hi = nullptr;
+  const double* w_lo = nullptr;
+  double e_w = 0, attention = 1;
+  uint8_t* uncertified = nullptr;
 };
 
 // Launches the request's kernel on the default stream; the cudaError_t of the launch.

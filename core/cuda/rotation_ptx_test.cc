@@ -1,7 +1,8 @@
 // The PTX of the CUDA rotations (rotation_kernels.cu), read without a GPU: no fast math anywhere
 // (no approximate instruction, no flush to zero), the fused kernel reduces its angles as the
 // accurate sincosf does, the float32 kernels round as their claim and host twin say (one product
-// fused with the sum: fma.rn.f32), the bfloat16 kernel rounds every product and the sum to
+// fused with the sum: fma.rn.f32), the precise kernel computes in double (fma.rn.f64) and rounds
+// once (cvt.rn.f32.f64), the bfloat16 kernel rounds every product and the sum to
 // bfloat16 with no FMA, and every kernel belongs to a registry entry.
 #include <gtest/gtest.h>
 
@@ -26,6 +27,7 @@ const std::map<std::string, std::string>& kernel_of() {
       {"cuda/rotate/cache-f32/f32", "rotate_cached<false>("},
       {"cuda/rotate/hf-bf16/bf16", "rotate_cached<true>("},
       {"cuda/rotate/fused-f32/f32/accurate", "rotate_fused("},
+      {"cuda/rotate/precise/f32", "rotate_precise("},
   };
   return m;
 }
@@ -57,7 +59,12 @@ TEST(RotationPtx, NoFastMathAndEachRoundingAsClaimed) {
     ASSERT_FALSE(code.empty()) << entry;
     EXPECT_FALSE(has(code, ".approx")) << entry;
     EXPECT_FALSE(has(code, ".ftz")) << entry;
-    if (entry.find("bf16") != std::string::npos) {
+    if (entry.find("precise") != std::string::npos) {
+      // Double arithmetic with explicit FMA, rounded once to float32; no math library.
+      EXPECT_TRUE(has(code, "fma.rn.f64")) << entry;
+      EXPECT_TRUE(has(code, "cvt.rn.f32.f64")) << entry;
+      EXPECT_FALSE(has(code, "fma.rn.f32")) << entry;
+    } else if (entry.find("bf16") != std::string::npos) {
       EXPECT_FALSE(has(code, "fma.rn.f32")) << entry << ": a product fused into the sum";
       EXPECT_TRUE(has(code, "cvt.rn.bf16.f32")) << entry;
     } else {

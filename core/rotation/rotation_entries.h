@@ -30,6 +30,17 @@ ApplyFunction apply_hf_bf16;          // rotation_cache.cc
 ApplyFunction apply_fused_glibc_f32;  // rotation_fused.cc
 ApplyFunction apply_fused_sleef_f32;  // rotation_fused.cc
 ApplyFunction apply_fused_glibc_f64;  // rotation_fused.cc
+ApplyFunction apply_precise_f32;      // rotation_precise.cc
+
+// Elements of apply_precise_f32 that neither its double nor its __float128 path certified as
+// faithful since the process started (0 in every test: docs/design.md §15.4).
+uint64_t precise_rotation_uncertified();
+// The __float128 path for one output r = x c - y s at pos (out_a: x = x_a, y = x_b; out_b:
+// x = x_b, y = -x_a), for elements the double path (precise_rotation.h) did not certify.
+float precise_rotation_fallback(double pos, double w_hi, double w_lo, double e_w, double attention,
+                                double x, double y);
+// Elements it recomputed in __float128 because double could not certify them.
+uint64_t precise_rotation_recomputed();
 
 // The CUDA entries (core/cuda/cuda_rotations.cc; none when CUDA is off).
 void add_cuda_rotations(std::vector<RotationImplementation>& out);

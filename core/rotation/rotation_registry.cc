@@ -55,6 +55,20 @@ std::vector<RotationImplementation> make_rotations() {
        "a float64 reference: float64 inv_freq and angle, glibc sincos, float64 products, one "
        "rounding to float32",
        &apply_fused_glibc_f64},
+      {"cpu/rotate/precise/f32",
+       Dtype::kFloat32,
+       Dtype::kFloat32,
+       "float64",
+       every_recipe(),
+       no_fma + "; std::fma, __float128 (libquadmath) where double cannot certify",
+       "ours: the precise strategy's double-double frequencies and direct sin and cos in double, "
+       "one product and one FMA in double, every output certified faithful (recomputed in "
+       "__float128 where the products cancel)",
+       &apply_precise_f32,
+       nullptr,
+       {},
+       {},
+       Claim::Kind::kFaithful},
   };
   add_cuda_rotations(r);
   return r;

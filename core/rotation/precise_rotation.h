@@ -1,0 +1,64 @@
+// The double path of our precise rotation (docs/design.md §15.4), shared by the CPU entry
+// (rotation_precise.cc) and the CUDA kernel (core/cuda/rotation_kernels.cu), which therefore give
+// the same bits: only +, *, FMA, fabs, frexp and ldexp (exact), no library function. Each output
+// comes with a bound E on its distance to the exact A (x_a cos pw - x_b sin pw):
+//   E = 6.1u (|x c| + |y s|) + u |y s| + u |r| + 1.02 A E_arg (|x| + |y|),  u = 2^-53
+// (cos and sin from direct_sincos: 4u |v| + E_arg; times A rounded to double: 2u more; the
+// product and the FMA: u each), and r rounded to float32 is faithful when E is below half an ulp
+// of float32 at |r| - E. Elements that fails are the caller's to recompute more precisely.
+#pragma once
+
+#include <cmath>
+
+#include "core/cuda/direct_double.h"
+#include "core/cuda/shared_arith.h"
+
+namespace pev::core::precise_rotation {
+
+inline constexpr double kU = 0x1p-53;
+// E_arg <= pos w (e_w + 2^-102.3) + 2^-102.6 (core/cuda/direct_double.h), constants rounded up.
+inline constexpr double kArgRelative = 0x1.9fdf8bcce534dp-103;
+inline constexpr double kArgAbsolute = 0x1.51cb453b95385p-103;
+
+struct PairTerms {
+  double c = 1, s = 0;  // A cos, A sin in double
+  double e_arg = 0;     // A times the angle's part of their error bound
+};
+
+// cos and sin of pos (w_hi + w_lo) times A, e_w the frequency's relative error bound.
+PEV_HD inline PairTerms pair_terms(double pos, double w_hi, double w_lo, double e_w,
+                                   double attention) {
+  double s, c;
+  cuda::precise_direct::direct_sincos(pos, w_hi, w_lo, s, c);
+  // direct_sincos is exact at position 0 (reduced argument 0: sin 0, cos 1).
+  const double e_arg =
+      pos == 0 ? 0 : pos * w_hi * (e_w + kArgRelative) * (1 + 0x1p-50) + kArgAbsolute;
+  return {cuda::mul_rn(c, attention), cuda::mul_rn(s, attention), attention * e_arg};
+}
+
+// Half an ulp of float32 at magnitude m (the subnormal spacing below 2^-126).
+PEV_HD inline double half_ulp_f32(double m) {
+  if (!(m >= 0x1p-126)) return 0x1p-150;
+  int e = 0;
+  (void)frexp(m, &e);  // m in [2^(e-1), 2^e)
+  return ldexp(1.0, e - 1 - 24);
+}
+
+PEV_HD inline bool certified_f32(double r, double bound) {
+  return bound < half_ulp_f32(fabs(r) - bound);
+}
+
+// r = x c - y s in double (out_a: x = x_a, y = x_b; out_b: x = x_b, y = -x_a); true when r
+// rounded to float32 is certified faithful. A zero pair gives +0 (the exact rotation's zero, as
+// the oracle writes it; fma would give -0 for some signs).
+PEV_HD inline bool rotate_double(const PairTerms& t, double x, double y, double& r) {
+  const double ys = cuda::mul_rn(y, t.s);
+  r = cuda::fma_rn(x, t.c, -ys);
+  const double bound = (6.1 * kU * (fabs(x * t.c) + fabs(ys)) + kU * fabs(ys) + kU * fabs(r) +
+                        1.02 * t.e_arg * (fabs(x) + fabs(y))) *
+                       (1 + 0x1p-40);
+  if (r == 0 && bound == 0) r = 0;
+  return certified_f32(r, bound);
+}
+
+}  // namespace pev::core::precise_rotation
