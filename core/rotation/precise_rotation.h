@@ -1,6 +1,6 @@
 // The double path of our precise rotation (docs/design.md §15.4), shared by the CPU entry
 // (rotation_precise.cc) and the CUDA kernel (core/cuda/rotation_kernels.cu), which therefore give
-// the same bits: only +, *, FMA, fabs, frexp and ldexp (exact), no library function. Each output
+// the same bits: only +, *, FMA, fabs and exponent bits, no library function. Each output
 // comes with a bound E on its distance to the exact A (x_a cos pw - x_b sin pw):
 //   E = 6.1u (|x c| + |y s|) + u |y s| + u |r| + 1.02 A E_arg (|x| + |y|),  u = 2^-53
 // (cos and sin from direct_sincos: 4u |v| + E_arg; times A rounded to double: 2u more; the
@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "core/cuda/direct_double.h"
 #include "core/cuda/shared_arith.h"
@@ -36,12 +38,28 @@ PEV_HD inline PairTerms pair_terms(double pos, double w_hi, double w_lo, double 
   return {cuda::mul_rn(c, attention), cuda::mul_rn(s, attention), attention * e_arg};
 }
 
-// Half an ulp of float32 at magnitude m (the subnormal spacing below 2^-126).
+// Half an ulp of float32 at magnitude m (the subnormal spacing below 2^-126): for m in
+// [2^k, 2^(k+1)), 2^(k - 24), made from m's exponent bits (exact, and no libm call per element).
+// Integer operations only (a floating-point >= may trap on NaN, which keeps GCC from vectorising
+// a select on it): m's bits as a signed integer are ordered as m for m >= 0, and negative for a
+// negative m.
 PEV_HD inline double half_ulp_f32(double m) {
-  if (!(m >= 0x1p-126)) return 0x1p-150;
-  int e = 0;
-  (void)frexp(m, &e);  // m in [2^(e-1), 2^e)
-  return ldexp(1.0, e - 1 - 24);
+  constexpr int64_t kSmallest = int64_t{(1023 - 126)} << 52;  // the bits of 2^-126
+#if defined(__CUDA_ARCH__)
+  int64_t bits = __double_as_longlong(m);
+#else
+  int64_t bits;
+  std::memcpy(&bits, &m, sizeof bits);
+#endif
+  bits = bits > kSmallest ? bits : kSmallest;  // below 2^-126, negative too: 2^-150
+  bits = (bits & int64_t{0x7ff0000000000000}) - (int64_t{24} << 52);
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(bits);
+#else
+  double h;
+  std::memcpy(&h, &bits, sizeof h);
+  return h;
+#endif
 }
 
 PEV_HD inline bool certified_f32(double r, double bound) {
@@ -57,7 +75,7 @@ PEV_HD inline bool rotate_double(const PairTerms& t, double x, double y, double&
   const double bound = (6.1 * kU * (fabs(x * t.c) + fabs(ys)) + kU * fabs(ys) + kU * fabs(r) +
                         1.02 * t.e_arg * (fabs(x) + fabs(y))) *
                        (1 + 0x1p-40);
-  if (r == 0 && bound == 0) r = 0;
+  r = (r == 0) & (bound == 0) ? 0.0 : r;
   return certified_f32(r, bound);
 }
 
