@@ -28,24 +28,28 @@ std::string sci(double x) {
   return o.str();
 }
 
-// Per input type: the entry with the smallest worst error at the longest context; each other one
-// as a multiple of it.
+// Per input type: the entries with the smallest worst error at the longest context (within 10%
+// of it: the sampled figure does not rank closer than that), and each other one as a multiple.
 std::vector<std::string> recommend_rotations(const RotationScores& s) {
   std::vector<std::string> out;
   for (const char* input : {"float32", "bfloat16"}) {
-    const RotationScoreRow* best = nullptr;
+    double best = -1;
     for (const RotationScoreRow& r : s.rows)
-      if (r.input == input && (!best || r.by_context.back().max < best->by_context.back().max))
-        best = &r;
-    if (!best) continue;
-    std::string text = std::string("q and k in ") + input + ": " + best->name + " (worst score " +
-                       "error " + sci(best->by_context.back().max) + " of A^2 |q| |k| at " +
-                       std::to_string(s.contexts.back()) + " tokens)";
-    for (const RotationScoreRow& r : s.rows)
-      if (r.input == input && &r != best && best->by_context.back().max > 0)
-        text += "; " + r.name + " " + sci(r.by_context.back().max / best->by_context.back().max) +
-                "x that";
-    out.push_back(text);
+      if (r.input == input && (best < 0 || r.by_context.back().max < best))
+        best = r.by_context.back().max;
+    if (best < 0) continue;
+    std::string chosen, others;
+    for (const RotationScoreRow& r : s.rows) {
+      if (r.input != input) continue;
+      const double worst = r.by_context.back().max;
+      if (worst <= 1.1 * best)
+        chosen += (chosen.empty() ? "" : " or ") + r.name;
+      else
+        others += "; " + r.name + " " + (best > 0 ? sci(worst / best) + "x that" : sci(worst));
+    }
+    out.push_back(std::string("q and k in ") + input + ": " + chosen + " (worst score error " +
+                  sci(best) + " of A^2 |q| |k| at " + std::to_string(s.contexts.back()) +
+                  " tokens)" + others);
   }
   return out;
 }
