@@ -44,32 +44,33 @@ __device__ void rotate_pair(const RotationRequest& r, uint64_t t, int j, float c
   }
 }
 
-template <bool kBFloat16Math>
-__global__ void rotate_cached(RotationRequest r) {
+// f(token, pair) for every (token, pair) of the request: a grid-stride loop over all of them,
+// one thread per pair of a token, which takes the pair's cos and sin once for every head.
+template <class F>
+__device__ void for_each_pair(const RotationRequest& r, F f) {
   const int pairs = r.d / 2;
   const uint64_t n = r.tokens * static_cast<uint64_t>(pairs);
   for (uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
-    const uint64_t t = i / pairs;
-    const int j = static_cast<int>(i % pairs);
-    float c = r.cache[t * r.d + j], s = r.cache[t * r.d + pairs + j];
+       i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
+    f(i / pairs, static_cast<int>(i % pairs));
+}
+
+template <bool kBFloat16Math>
+__global__ void rotate_cached(RotationRequest r) {
+  for_each_pair(r, [&](uint64_t t, int j) {
+    float c = r.cache[t * r.d + j], s = r.cache[t * r.d + r.d / 2 + j];
     if (kBFloat16Math) {  // cos.to(q.dtype), sin.to(q.dtype)
       c = bf16(c);
       s = bf16(s);
     }
     rotate_pair<kBFloat16Math>(r, t, j, c, s);
-  }
+  });
 }
 
 // sincosf of the float32 angle fl(p w_j) at the position of the pair's stream, times A.
 __global__ void rotate_fused(RotationRequest r) {
   const F32<Accurate> a;
-  const int pairs = r.d / 2;
-  const uint64_t n = r.tokens * static_cast<uint64_t>(pairs);
-  for (uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
-    const uint64_t t = i / pairs;
-    const int j = static_cast<int>(i % pairs);
+  for_each_pair(r, [&](uint64_t t, int j) {
     const uint64_t p = r.positions[r.pair_stream[j] * r.tokens + t];
     float s, c;
     a.sincos(a.mul(a.from_position(p), r.w[j]), s, c);
@@ -78,18 +79,13 @@ __global__ void rotate_fused(RotationRequest r) {
       s = attention_scaled(a, r.recipe, s);
     }
     rotate_pair<false>(r, t, j, c, s);
-  }
+  });
 }
 
 // Our precise rotation in double (float32 in and out), the CPU entry's double path bit for bit.
 __global__ void rotate_precise(RotationRequest r) {
   namespace pr = precise_rotation;
-  const int pairs = r.d / 2;
-  const uint64_t n = r.tokens * static_cast<uint64_t>(pairs);
-  for (uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
-    const uint64_t t = i / pairs;
-    const int j = static_cast<int>(i % pairs);
+  for_each_pair(r, [&](uint64_t t, int j) {
     const double pos = __ull2double_rn(r.positions[r.pair_stream[j] * r.tokens + t]);
     const pr::PairTerms terms = pr::pair_terms(pos, r.w_hi[j], r.w_lo[j], r.e_w, r.attention);
     const int a = r.interleaved ? 2 * j : j;
@@ -104,7 +100,7 @@ __global__ void rotate_precise(RotationRequest r) {
       static_cast<float*>(r.out)[base + a] = __double2float_rn(ra);
       static_cast<float*>(r.out)[base + b] = __double2float_rn(rb);
     }
-  }
+  });
 }
 
 }  // namespace

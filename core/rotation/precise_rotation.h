@@ -22,9 +22,11 @@ inline constexpr double kU = 0x1p-53;
 inline constexpr double kArgRelative = 0x1.9fdf8bcce534dp-103;
 inline constexpr double kArgAbsolute = 0x1.51cb453b95385p-103;
 
+// E above as k_c |x| + k_s |y| + u |r|, the pair's part computed once for every head:
+// k_c = 6.1u |c| + 1.02 A E_arg, k_s = 7.1u |s| + 1.02 A E_arg.
 struct PairTerms {
   double c = 1, s = 0;  // A cos, A sin in double
-  double e_arg = 0;     // A times the angle's part of their error bound
+  double k_c = 0, k_s = 0;
 };
 
 // cos and sin of pos (w_hi + w_lo) times A, e_w the frequency's relative error bound.
@@ -35,7 +37,9 @@ PEV_HD inline PairTerms pair_terms(double pos, double w_hi, double w_lo, double 
   // direct_sincos is exact at position 0 (reduced argument 0: sin 0, cos 1).
   const double e_arg =
       pos == 0 ? 0 : pos * w_hi * (e_w + kArgRelative) * (1 + 0x1p-50) + kArgAbsolute;
-  return {cuda::mul_rn(c, attention), cuda::mul_rn(s, attention), attention * e_arg};
+  const double ac = cuda::mul_rn(c, attention), as = cuda::mul_rn(s, attention);
+  const double arg = 1.02 * attention * e_arg;
+  return {ac, as, 6.1 * kU * fabs(ac) + arg, 7.1 * kU * fabs(as) + arg};
 }
 
 // Half an ulp of float32 at magnitude m (the subnormal spacing below 2^-126): for m in
@@ -72,9 +76,7 @@ PEV_HD inline bool certified_f32(double r, double bound) {
 PEV_HD inline bool rotate_double(const PairTerms& t, double x, double y, double& r) {
   const double ys = cuda::mul_rn(y, t.s);
   r = cuda::fma_rn(x, t.c, -ys);
-  const double bound = (6.1 * kU * (fabs(x * t.c) + fabs(ys)) + kU * fabs(ys) + kU * fabs(r) +
-                        1.02 * t.e_arg * (fabs(x) + fabs(y))) *
-                       (1 + 0x1p-40);
+  const double bound = (t.k_c * fabs(x) + t.k_s * fabs(y) + kU * fabs(r)) * (1 + 0x1p-40);
   r = (r == 0) & (bound == 0) ? 0.0 : r;
   return certified_f32(r, bound);
 }

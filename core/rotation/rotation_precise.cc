@@ -51,11 +51,12 @@ float precise_rotation_fallback(double pos, double w_hi, double w_lo, double e_w
 namespace {
 
 // One head's pairs by the double path, in a loop the compiler vectorises (no call, no branch):
-// outputs stored, and each pair's flag set where either output is not certified. Pair j's dims
-// are (j, j + pairs), or (2j, 2j + 1) interleaved.
+// outputs stored, each pair's flag set where either output is not certified; whether any was. Pair
+// j's dims are (j, j + pairs), or (2j, 2j + 1) interleaved.
 template <bool kInterleaved>
-inline void rotate_head(const PairTerms* terms, int pairs, const float* x, float* o,
+inline bool rotate_head(const PairTerms* terms, int pairs, const float* x, float* o,
                         uint8_t* flags) {
+  uint8_t any = 0;
   for (int j = 0; j < pairs; ++j) {
     const int a = kInterleaved ? 2 * j : j, b = kInterleaved ? 2 * j + 1 : j + pairs;
     const double xa = x[a], xb = x[b];
@@ -64,7 +65,9 @@ inline void rotate_head(const PairTerms* terms, int pairs, const float* x, float
     o[a] = static_cast<float>(ra);
     o[b] = static_cast<float>(rb);
     flags[j] = !ok;
+    any |= flags[j];
   }
+  return any != 0;
 }
 
 // One token's heads, then the rare uncertified pairs again through __float128. Cloned for
@@ -75,11 +78,9 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
   for (int h = 0; h < heads; ++h) {
     const float* xh = in + static_cast<uint64_t>(h) * hd;
     float* oh = o + static_cast<uint64_t>(h) * hd;
-    if (interleaved)
-      rotate_head<true>(terms, pairs, xh, oh, flags);
-    else
-      rotate_head<false>(terms, pairs, xh, oh, flags);
-    for (int j = 0; j < pairs; ++j) {
+    const bool any = interleaved ? rotate_head<true>(terms, pairs, xh, oh, flags)
+                                 : rotate_head<false>(terms, pairs, xh, oh, flags);
+    for (int j = 0; any && j < pairs; ++j) {
       if (!flags[j]) continue;
       const int a = interleaved ? 2 * j : j, b = interleaved ? 2 * j + 1 : j + pairs;
       const double xa = xh[a], xb = xh[b];
@@ -90,6 +91,14 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
     }
     for (int k = 2 * pairs; k < hd; ++k) oh[k] = xh[k];
   }
+}
+
+// Every pair's A cos, A sin and angle error at one token: a loop over the pairs that GCC
+// vectorises in the clones (direct_sincos is selects and FMAs only).
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void token_terms(
+    const double* pos, const precise::DoubleDouble* w, double e_w, double attention, int pairs,
+    PairTerms* out) {
+  for (int j = 0; j < pairs; ++j) out[j] = pair_terms(pos[j], w[j].hi, w[j].lo, e_w, attention);
 }
 
 }  // namespace
@@ -109,13 +118,14 @@ void apply_precise_f32(const RotationImplementation&, const RotationSpec& spec,
   std::vector<PairTerms> terms(pairs);
   std::vector<PairInputs> t(pairs);
   std::vector<uint8_t> flags(pairs);
+  std::vector<double> pos(pairs);
   const uint64_t stride = static_cast<uint64_t>(heads) * static_cast<uint64_t>(hd);
   for (uint64_t i = 0; i < n; ++i) {
     for (int j = 0; j < pairs; ++j) {
-      const double pos = static_cast<double>(positions.of_pair(spec.table, tokens[i], j));
-      t[j] = {pos, w[j].hi, w[j].lo, attention, e_w};
-      terms[j] = pair_terms(pos, w[j].hi, w[j].lo, e_w, attention);
+      pos[j] = static_cast<double>(positions.of_pair(spec.table, tokens[i], j));
+      t[j] = {pos[j], w[j].hi, w[j].lo, attention, e_w};
     }
+    token_terms(pos.data(), w.data(), e_w, attention, pairs, terms.data());
     rotate_token(terms.data(), t.data(), spec.pairs == PairConvention::kInterleaved, pairs, heads,
                  hd, in + i * stride, o + i * stride, flags.data());
   }
