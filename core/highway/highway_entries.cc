@@ -60,11 +60,14 @@ HWY_EXPORT(Target);
 
 std::string_view highway_target() { return hwy::TargetName(HWY_DYNAMIC_DISPATCH(Target)()); }
 
+void highway_sincos_row(float pos, const float* w, float* sin, float* cos, size_t n) {
+  HWY_DYNAMIC_DISPATCH(SinCosRow)(pos, w, sin, cos, n);
+}
+
 namespace {
 
-// Buffers hold a multiple of 64 floats (256 bytes, the widest Highway vector), so the kernels
-// never handle tails; padding lanes compute exp(0) and sin/cos(pos) that nobody reads.
-constexpr size_t kPad = 64;
+// Padding lanes compute exp(0) and sin/cos(pos) that nobody reads.
+constexpr size_t kPad = kHighwayPad;
 
 // The claim's C, from the same analysis as the SLEEF logspace entries (core/sleef/
 // sleef_entries.cc): the angle is within (2 ln b + 4) u a (Exp is 1 ulp, like expf u10), and Sin
@@ -97,8 +100,7 @@ void fill(const Implementation& self, const TableSpec& spec, uint64_t count, voi
   RowWriter<float> writer(spec, self.output, self.conversion);
   for (uint64_t r = 0; r < count; ++r) {
     // The position as float, as torch.arange(n).float() holds it: exact below 2^24.
-    HWY_DYNAMIC_DISPATCH(SinCosRow)
-    (static_cast<float>(spec.start + r), div.data(), sin.data(), cos.data(), n);
+    highway_sincos_row(static_cast<float>(spec.start + r), div.data(), sin.data(), cos.data(), n);
     scale_values(glibc::Float32(), recipe, sin.data(), static_cast<size_t>(half));
     scale_values(glibc::Float32(), recipe, cos.data(), static_cast<size_t>(half));
     writer.write(sin.data(), cos.data(), out, r);

@@ -30,6 +30,7 @@ ApplyFunction apply_hf_bf16;          // rotation_cache.cc
 ApplyFunction apply_fused_glibc_f32;  // rotation_fused.cc
 ApplyFunction apply_fused_sleef_f32;  // rotation_fused.cc
 ApplyFunction apply_fused_glibc_f64;  // rotation_fused.cc
+ApplyFunction apply_fused_highway_f32;  // rotation_fused.cc
 ApplyFunction apply_precise_f32;      // rotation_precise.cc
 
 // Elements of apply_precise_f32 that neither its double nor its __float128 path certified as

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/glibc/compute_type.h"
+#include "core/highway/highway_dispatch.h"
 #include "core/recipe.h"
 #include "core/rotation/rotate_heads.h"
 #include "core/rotation/rotation_entries.h"
@@ -81,26 +82,28 @@ void apply_fused_glibc_f64(const RotationImplementation&, const RotationSpec& sp
   rotate_fused<glibc::Float64, Glibc64, FloatIo>(spec, positions, tokens, n, heads, x, out);
 }
 
-// SLEEF's vector sincosf u10 on the ISA the SLEEF entries chose, a whole row of pairs per call.
-void apply_fused_sleef_f32(const RotationImplementation&, const RotationSpec& spec,
-                           const RowPositions& positions, const uint64_t* tokens, uint64_t n,
-                           int heads, const void* x, void* out) {
+namespace {
+
+// A fused rotation whose sin and cos come a whole row of pairs at a time from a vector kernel
+// `row(pos, w, sin, cos, padded)` (SLEEF, Highway): one call per stream (M-RoPE: three), each pair
+// then takes its own stream's values, times A in float32.
+template <class Row>
+void rotate_fused_rows(const RotationSpec& spec, const RowPositions& positions,
+                       const uint64_t* tokens, uint64_t n, int heads, const void* x, void* out,
+                       size_t pad, Row row) {
   using A = glibc::Float32;
-  const sleef_internal::Kernels& k = sleef_internal::best_kernels();
   const int pairs = spec.table.d_model / 2;
-  const size_t padded =
-      (pairs + sleef_internal::kPad - 1) / sleef_internal::kPad * sleef_internal::kPad;
+  const size_t padded = (pairs + pad - 1) / pad * pad;
   const RecipeScalars r = recipe_scalars(spec.table);
   std::vector<float> w = float32_inv_freq(spec.table);
   w.resize(padded, 0.0f);
-  // One kernel call per stream (M-RoPE: three), each pair then takes its own stream's values.
   const int streams = positions.stream_count();
   std::vector<float> sv(padded * streams), cv(padded * streams), c(pairs), s(pairs);
   const uint64_t stride = static_cast<uint64_t>(heads) * static_cast<uint64_t>(spec.head_dim);
   for (uint64_t i = 0; i < n; ++i) {
     for (int st = 0; st < streams; ++st)
-      k.times[0](A::from_position(positions.streams[st][tokens[i]]), w.data(), &sv[st * padded],
-                 &cv[st * padded], padded);
+      row(A::from_position(positions.streams[st][tokens[i]]), w.data(), &sv[st * padded],
+          &cv[st * padded], padded);
     for (int j = 0; j < pairs; ++j) {
       const size_t st = streams == 1 ? 0 : static_cast<size_t>(mrope_stream(spec.table.rope, j));
       c[j] = attention_scaled(A(), r, cv[st * padded + j]);
@@ -109,6 +112,25 @@ void apply_fused_sleef_f32(const RotationImplementation&, const RotationSpec& sp
     rotate_heads<float, FloatIo, FloatIo, Native<float>>(spec, c.data(), s.data(), x, out,
                                                          i * stride, heads);
   }
+}
+
+}  // namespace
+
+// SLEEF's vector sincosf u10 on the ISA the SLEEF entries chose.
+void apply_fused_sleef_f32(const RotationImplementation&, const RotationSpec& spec,
+                           const RowPositions& positions, const uint64_t* tokens, uint64_t n,
+                           int heads, const void* x, void* out) {
+  const sleef_internal::Kernels& k = sleef_internal::best_kernels();
+  rotate_fused_rows(
+      spec, positions, tokens, n, heads, x, out, sleef_internal::kPad,
+      [&k](float p, const float* w, float* s, float* c, size_t m) { k.times[0](p, w, s, c, m); });
+}
+
+// Highway contrib/math Sin and Cos on the best target this CPU runs.
+void apply_fused_highway_f32(const RotationImplementation&, const RotationSpec& spec,
+                             const RowPositions& positions, const uint64_t* tokens, uint64_t n,
+                             int heads, const void* x, void* out) {
+  rotate_fused_rows(spec, positions, tokens, n, heads, x, out, kHighwayPad, &highway_sincos_row);
 }
 
 }  // namespace pev::core::rotation_internal

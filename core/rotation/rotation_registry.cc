@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/highway/highway_dispatch.h"
 #include "core/recipe.h"
 #include "core/rotation/rotation_entries.h"
 #include "core/sleef/sleef_dispatch.h"
@@ -50,6 +51,11 @@ std::vector<RotationImplementation> make_rotations() {
        every_recipe(), sleef,
        "a fused kernel: float32 angle p * inv_freq, SLEEF's vector sincosf u10, float32 products",
        &apply_fused_sleef_f32},
+      {"cpu/rotate/fused-f32/f32/hwy", Dtype::kFloat32, Dtype::kFloat32, "float32", every_recipe(),
+       "hwy target=" + std::string(highway_target()) + " (HWY_DYNAMIC_DISPATCH); " + no_fma,
+       "a fused kernel: float32 angle p * inv_freq, Highway contrib/math Sin and Cos on the "
+       "best target, float32 products",
+       &apply_fused_highway_f32},
       {"cpu/rotate/fused-f64/f32/glibc", Dtype::kFloat32, Dtype::kFloat32, "float64",
        every_recipe(), no_fma,
        "a float64 reference: float64 inv_freq and angle, glibc sincos, float64 products, one "
