@@ -24,14 +24,14 @@ std::vector<float> float32_inv_freq(const TableSpec& spec);
 using ApplyFunction = void(const RotationImplementation& self, const RotationSpec& spec,
                            const RowPositions& positions, const uint64_t* tokens, uint64_t n,
                            int heads, const void* x, void* out);
-ApplyFunction apply_cache_f32;        // rotation_cache.cc
-ApplyFunction apply_cache_f32_fma;    // rotation_cache.cc
-ApplyFunction apply_hf_bf16;          // rotation_cache.cc
-ApplyFunction apply_fused_glibc_f32;  // rotation_fused.cc
-ApplyFunction apply_fused_sleef_f32;  // rotation_fused.cc
-ApplyFunction apply_fused_glibc_f64;  // rotation_fused.cc
+ApplyFunction apply_cache_f32;          // rotation_cache.cc
+ApplyFunction apply_cache_f32_fma;      // rotation_cache.cc
+ApplyFunction apply_hf_bf16;            // rotation_cache.cc
+ApplyFunction apply_fused_glibc_f32;    // rotation_fused.cc
+ApplyFunction apply_fused_sleef_f32;    // rotation_fused.cc
+ApplyFunction apply_fused_glibc_f64;    // rotation_fused.cc
 ApplyFunction apply_fused_highway_f32;  // rotation_fused.cc
-ApplyFunction apply_precise_f32;      // rotation_precise.cc
+ApplyFunction apply_precise_f32;        // rotation_precise.cc
 
 // Elements of apply_precise_f32 that neither its double nor its __float128 path certified as
 // faithful since the process started (0 in every test: docs/design.md §15.4).
