@@ -17,10 +17,6 @@
 #include "core/registry_modules.h"
 #include "core/row_writer.h"
 
-#ifndef PEV_CUDA_FLAGS
-#define PEV_CUDA_FLAGS "nvcc"
-#endif
-
 namespace pev::core {
 namespace cuda {
 namespace {

@@ -12,10 +12,6 @@
 #include "core/recipe.h"
 #include "core/rotation/rotation_entries.h"
 
-#ifndef PEV_CUDA_FLAGS
-#define PEV_CUDA_FLAGS "nvcc"
-#endif
-
 namespace pev::core {
 namespace cuda {
 namespace {

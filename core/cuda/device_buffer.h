@@ -1,6 +1,6 @@
-// What every CUDA entry's host side needs (g++, cuda_runtime_api.h only): whether a device the
-// kernels run on is here, errors as exceptions naming the entry, and device memory freed on every
-// path.
+// What every CUDA entry's host side needs (g++, cuda_runtime_api.h only): the device flags, whether
+// a device the kernels run on is here, errors as exceptions naming the entry, and device memory
+// freed on every path.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,6 +9,12 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+
+// The device flags as the build spells them, for the entries' `flags` (core/cuda/CMakeLists.txt
+// defines PEV_CUDA_FLAGS on the files that describe entries).
+#ifndef PEV_CUDA_FLAGS
+#define PEV_CUDA_FLAGS "nvcc"
+#endif
 
 namespace pev::core::cuda {
 
