@@ -173,6 +173,12 @@ expect_message "--dtype: float8 not in" "recommend an unknown dtype" recommend -
 expect_message "--dtype: float64 not in" "recommend float64" recommend --dtype float64 --positions 100
 expect_message "--target: 1e-9 not in" "recommend an unknown target" recommend --dtype float32 --positions 100 --target 1e-9
 expect_exit 2 "bench with a bad regex" bench --filter '(' --json "$dir/b.json"
+# Numbers libstdc++'s regex compiler would overflow on (undefined behaviour), escaped or not.
+expect_message "a count beyond 9999" "bench with a huge repetition count" bench --filter 'a{66666666666666666666}' --json "$dir/b.json"
+expect_message "a count beyond 9999" "bench with a count after an escaped backslash" bench --filter 'a\\{1234567890123456789}' --json "$dir/b.json"
+expect_message "a count beyond 9999" "bench with a huge back-reference" bench --filter '(a)\12345678901234567890' --json "$dir/b.json"
+echo '{"filter": "a{1,99999}"}' > "$dir/count.json"
+expect_message "filter is not a usable regular expression" "report with a huge count" report --config "$dir/count.json" --out "$dir/r-count" --quiet
 expect_message "--table must be POSITIONSxD_MODEL" "bench an odd width" bench --table 64x7 --json "$dir/b.json"
 expect_exit 2 "report into an unwritable place" report --out "$honest/r"
 

@@ -4,6 +4,7 @@
 // users have hit each fail, with an element named.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cctype>
 #include <cmath>
 #include <optional>
@@ -187,9 +188,11 @@ TEST_P(WithHostTwin, GivesItsTwinsBits) {
     const std::vector<double> got = apply_rotation(e, c.spec, p, tokens.data(), kTokens, kHeads, x);
     const std::vector<double> want =
         apply_rotation(twin, c.spec, p, tokens.data(), kTokens, kHeads, x);
+    // Bits, not values: +0 and -0 differ.
     for (size_t i = 0; i < got.size(); ++i)
-      ASSERT_EQ(got[i], want[i]) << e.name << " vs " << twin.name << ", " << c.name << ", element "
-                                 << i << " (token " << i / (kHeads * c.spec.head_dim) << ")";
+      ASSERT_EQ(std::bit_cast<uint64_t>(got[i]), std::bit_cast<uint64_t>(want[i]))
+          << e.name << " vs " << twin.name << ", " << c.name << ", element " << i << " (token "
+          << i / (kHeads * c.spec.head_dim) << ")";
   }
 }
 

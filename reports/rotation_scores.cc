@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/rotation/rotation_registry.h"
 #include "crosscheck/rotation_testutil.h"
@@ -13,6 +15,8 @@ namespace pev::reports {
 namespace {
 
 using nlohmann::json;
+
+json number(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 
 RotationSpec spec_of(const std::string& model) {
   const ModelRope m = *model_preset(model);
@@ -28,19 +32,26 @@ std::string sci(double x) {
   return o.str();
 }
 
-// Per input type: the entries with the smallest worst error at the longest context (within 10%
-// of it: the sampled figure does not rank closer than that), and each other one as a multiple.
+// Per input type, among the entries whose every score is within what their claim allows: those
+// with the smallest worst error at the longest context (within 10% of it: the sampled figure does
+// not rank closer than that), and each other one as a multiple.
+bool within_claim(const RotationScoreRow& r) {
+  for (const properties::ScoreError& e : r.by_context)
+    if (!(e.budget_ratio <= 1)) return false;
+  return true;
+}
+
 std::vector<std::string> recommend_rotations(const RotationScores& s) {
   std::vector<std::string> out;
   for (const char* input : {"float32", "bfloat16"}) {
     double best = -1;
     for (const RotationScoreRow& r : s.rows)
-      if (r.input == input && (best < 0 || r.by_context.back().max < best))
+      if (r.input == input && within_claim(r) && (best < 0 || r.by_context.back().max < best))
         best = r.by_context.back().max;
     if (best < 0) continue;
     std::string chosen, others;
     for (const RotationScoreRow& r : s.rows) {
-      if (r.input != input) continue;
+      if (r.input != input || !within_claim(r)) continue;
       const double worst = r.by_context.back().max;
       if (worst <= 1.1 * best)
         chosen += (chosen.empty() ? "" : " or ") + r.name;
@@ -58,6 +69,8 @@ std::vector<std::string> recommend_rotations(const RotationScores& s) {
 
 RotationScores study_rotation_scores(const std::string& model,
                                      const std::vector<uint64_t>& contexts, uint64_t samples) {
+  if (contexts.empty() || samples == 0)
+    throw std::invalid_argument("study_rotation_scores: no context or no sample");
   const auto t0 = std::chrono::steady_clock::now();
   RotationScores s;
   s.model = model;
@@ -99,9 +112,9 @@ json to_json(const RotationScores& s) {
     json by = json::array();
     for (const properties::ScoreError& e : r.by_context)
       by.push_back({{"context", e.context},
-                    {"max", e.max},
-                    {"median", e.median},
-                    {"budget_ratio", e.budget_ratio}});
+                    {"max", number(e.max)},
+                    {"median", number(e.median)},
+                    {"budget_ratio", number(e.budget_ratio)}});
     j["entries"].push_back({{"name", r.name},
                             {"compute", r.compute},
                             {"input", r.input},
@@ -122,11 +135,21 @@ std::string intro(const json& s) {
          s["model"].get<std::string>() +
          "'s recipe: " + std::to_string(s["samples"].get<uint64_t>()) +
          " (query, key) pairs SAMPLED per context (the query among its last 64 positions, the key "
-         "anywhere in it; q and k random in the entry's input type). \"within claim\": the worst "
-         "score error over what the entry's element budgets allow (docs/design.md §15.6).";
+         "anywhere in it; q and k random in the entry's input type). \"within budget\": the worst "
+         "score error over what the entry's element budgets (the model budget of its compute) "
+         "allow (docs/design.md §15.6).";
 }
 
 std::string cell(const json& c) { return "max " + g3(c["max"]) + ", median " + g3(c["median"]); }
+
+// The largest budget ratio of an entry's contexts; NaN when one is not a number (a NaN output:
+// report.json holds null there).
+double worst_ratio(const json& e) {
+  double ratio = 0;
+  for (const json& c : e["by_context"])
+    ratio = c["budget_ratio"].is_number() ? std::max(ratio, c["budget_ratio"].get<double>()) : NAN;
+  return ratio;
+}
 
 }  // namespace
 
@@ -138,22 +161,20 @@ std::string rotation_scores_markdown(const json& report) {
   for (const json& r : s["recommendations"]) md << "- **Use** " << r.get<std::string>() << "\n";
   md << "\n| rotation | compute |";
   for (const json& c : s["contexts"]) md << " " << c.get<uint64_t>() << " tokens |";
-  md << " within claim |\n|---|---|";
+  md << " within budget |\n|---|---|";
   for (size_t i = 0; i <= s["contexts"].size(); ++i) md << "---|";
   md << "\n";
   for (const json& e : s["entries"]) {
     md << "| `" << e["name"].get<std::string>() << "` | " << e["compute"].get<std::string>()
        << " |";
-    double ratio = 0;
-    for (const json& c : e["by_context"]) {
-      md << " " << cell(c) << " |";
-      ratio = std::max(ratio, c["budget_ratio"].get<double>());
-    }
-    md << " " << (ratio <= 1 ? "yes" : "NO") << " (" << g3(ratio) << ") |\n";
+    for (const json& c : e["by_context"]) md << " " << cell(c) << " |";
+    const double ratio = worst_ratio(e);
+    md << " " << (ratio <= 1 ? "yes" : "NO") << " (" << g3(number(ratio)) << ") |\n";
   }
   for (const json& n : s["not_run"])
     md << "| `" << n["name"].get<std::string>()
-       << "` | not run here: " << n["reason"].get<std::string>() << " ||||\n";
+       << "` | not run here: " << n["reason"].get<std::string>() << " |"
+       << std::string(s["contexts"].size() + 1, '|') << "\n";
   return md.str();
 }
 
@@ -167,16 +188,14 @@ std::string rotation_scores_html(const json& report) {
     h << "<li><strong>Use</strong> " << html_escape(r.get<std::string>()) << "</li>\n";
   h << "</ul>\n<table>\n<tr><th>rotation</th><th>compute</th>";
   for (const json& c : s["contexts"]) h << "<th>" << c.get<uint64_t>() << " tokens</th>";
-  h << "<th>within claim</th></tr>\n";
+  h << "<th>within budget</th></tr>\n";
   for (const json& e : s["entries"]) {
     h << "<tr><td><code>" << html_escape(e["name"].get<std::string>()) << "</code></td><td>"
       << html_escape(e["compute"].get<std::string>()) << "</td>";
-    double ratio = 0;
-    for (const json& c : e["by_context"]) {
-      h << "<td>" << html_escape(cell(c)) << "</td>";
-      ratio = std::max(ratio, c["budget_ratio"].get<double>());
-    }
-    h << "<td>" << (ratio <= 1 ? "yes" : "NO") << " (" << html_escape(g3(ratio)) << ")</td></tr>\n";
+    for (const json& c : e["by_context"]) h << "<td>" << html_escape(cell(c)) << "</td>";
+    const double ratio = worst_ratio(e);
+    h << "<td>" << (ratio <= 1 ? "yes" : "NO") << " (" << html_escape(g3(number(ratio)))
+      << ")</td></tr>\n";
   }
   for (const json& n : s["not_run"])
     h << "<tr><td><code>" << html_escape(n["name"].get<std::string>())

@@ -24,13 +24,14 @@ struct RotationScores {
   uint64_t samples = 0;            // (query, key) pairs per context
   std::vector<RotationScoreRow> rows;
   std::vector<std::pair<std::string, std::string>> not_run;  // entry, why
-  // One per input type: the entry with the smallest worst score error at the longest context,
-  // and how far the others are from it.
+  // One per input type: among the entries within their budget at every context, those within 10%
+  // of the smallest worst score error at the longest context, and how far the others are.
   std::vector<std::string> recommendations;
   double seconds = 0;
 };
 
-// Every rotation entry that runs here on `model`'s recipe (head_dim 128 unless the preset says).
+// Every rotation entry that runs here on `model`'s recipe (head_dim 128 unless the preset says);
+// `contexts` and `samples` must not be empty or 0 (std::invalid_argument).
 RotationScores study_rotation_scores(const std::string& model = "llama-3.1-8b",
                                      const std::vector<uint64_t>& contexts = {4096, 32768, 131072},
                                      uint64_t samples = 256);

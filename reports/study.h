@@ -139,8 +139,9 @@ struct ShardResult {
 // filter when it matches none. Commands call it before they create an output directory.
 std::vector<const core::Implementation*> select_implementations(const std::string& filter);
 // Why `filter` cannot be used as a regular expression (one line), or nullopt. Repetition counts
-// beyond 9999 are refused before std::regex sees them: libstdc++'s regex compiler overflows a
-// signed integer on counts of 19 digits (undefined behaviour; found by reports_fuzz_study_config).
+// beyond 9999 and numbers of ten digits or more (back-references) are refused before std::regex
+// sees them: libstdc++'s regex compiler overflows a signed integer on 19-digit numbers (undefined
+// behaviour; found by reports_fuzz_study_config).
 std::optional<std::string> filter_problem(const std::string& filter);
 
 class StudyPlan {

@@ -113,14 +113,26 @@ StudyConfig study_config_from_json(std::string_view text, const std::string& pat
 }
 
 std::optional<std::string> filter_problem(const std::string& filter) {
-  bool in_braces = false;
+  // Escapes are followed as the regex compiler reads them: a back-reference's digits (\12...)
+  // count like a repetition count's.
+  bool in_braces = false, escaped = false;
   size_t digits = 0;
-  for (size_t i = 0; i < filter.size(); ++i) {
-    const char c = filter[i];
-    if (c == '{' && (i == 0 || filter[i - 1] != '\\')) in_braces = true;
-    if (c == '}') in_braces = false;
-    digits = in_braces && c >= '0' && c <= '9' ? digits + 1 : 0;
-    if (digits > 4) return "a repetition count beyond 9999";
+  for (const char c : filter) {
+    const bool digit = c >= '0' && c <= '9';
+    if (escaped) {
+      escaped = false;
+    } else if (c == '\\') {
+      escaped = true;
+      digits = 0;
+      continue;
+    } else if (c == '{') {
+      in_braces = true;
+    } else if (c == '}') {
+      in_braces = false;
+    }
+    digits = digit ? digits + 1 : 0;
+    if (digits > 9 || (in_braces && digits > 4))
+      return "a count beyond 9999, or a number of ten digits or more";
   }
   try {
     (void)std::regex(filter);

@@ -40,6 +40,7 @@ void recompute_uncertified(const RotationSpec& spec, const RowPositions& positio
     if (!flags[e]) continue;
     const uint64_t base = e - e % hd, token = e / (heads * hd);
     const int k = static_cast<int>(e % hd);
+    if (k >= d) continue;  // pass-through: copied, never flagged
     const int j = spec.pairs == PairConvention::kInterleaved ? k / 2 : k % (d / 2);
     const auto [a, b] = rotated_dims(spec, j);
     const double xa = in[base + a], xb = in[base + b];
@@ -116,6 +117,8 @@ void apply(const RotationImplementation& self, const RotationSpec& spec,
     r.w_hi = upload(w_hi, dhi, name);
     r.w_lo = upload(w_lo, dlo, name);
     r.uncertified = static_cast<uint8_t*>(dflags.get());
+    // The kernel flags rotary dims only: the pass-through ones must read "certified".
+    check(cudaMemset(dflags.get(), 0, bytes / esize), name, "cudaMemset");
   }
   check(static_cast<cudaError_t>(run_rotation(r)), name, "kernel launch");
   check(cudaMemcpy(out, dout.get(), bytes, cudaMemcpyDeviceToHost), name, "kernel");

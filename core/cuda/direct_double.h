@@ -82,7 +82,7 @@ PEV_HD inline void sincos_reduced(double r, double r_lo, double& sin_out, double
 }
 
 // sin(pos w), cos(pos w) for an integer-valued pos in [0, 2^53] and w = w_hi + w_lo in (0, 1]
-// (DirectSinCos of direct-inl.h).
+// (DirectSinCos of direct-inl.h); the error bound above is derived for pos < 2^45 only.
 PEV_HD inline void direct_sincos(double pos, double w_hi, double w_lo, double& sin_out,
                                  double& cos_out) {
   const double hi = mul_rn(pos, w_hi);

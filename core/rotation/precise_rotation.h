@@ -21,6 +21,9 @@ inline constexpr double kU = 0x1p-53;
 // E_arg <= pos w (e_w + 2^-102.3) + 2^-102.6 (core/cuda/direct_double.h), constants rounded up.
 inline constexpr double kArgRelative = 0x1.9fdf8bcce534dp-103;
 inline constexpr double kArgAbsolute = 0x1.51cb453b95385p-103;
+inline constexpr double kDirectMaxPosition = 0x1p45;
+// |r| + E below this rounds to a finite float32 (FLT_MAX plus half its ulp rounds to infinity).
+inline constexpr double kFloat32Overflow = 0x1.ffffffp127;
 
 // E above as k_c |x| + k_s |y| + u |r|, the pair's part computed once for every head:
 // k_c = 6.1u |c| + 1.02 A E_arg, k_s = 7.1u |s| + 1.02 A E_arg.
@@ -39,7 +42,10 @@ PEV_HD inline PairTerms pair_terms(double pos, double w_hi, double w_lo, double 
       pos == 0 ? 0 : pos * w_hi * (e_w + kArgRelative) * (1 + 0x1p-50) + kArgAbsolute;
   const double ac = cuda::mul_rn(c, attention), as = cuda::mul_rn(s, attention);
   const double arg = 1.02 * attention * e_arg;
-  return {ac, as, 6.1 * kU * fabs(ac) + arg, 7.1 * kU * fabs(as) + arg};
+  // The bound of direct_sincos is derived for pos < 2^45 only (core/precise/direct-inl.h): from
+  // there an infinite bound sends every element to the caller's more precise path.
+  const double beyond = pos < kDirectMaxPosition ? 0 : HUGE_VAL;
+  return {ac, as, 6.1 * kU * fabs(ac) + arg + beyond, 7.1 * kU * fabs(as) + arg + beyond};
 }
 
 // Half an ulp of float32 at magnitude m (the subnormal spacing below 2^-126): for m in
@@ -67,7 +73,7 @@ PEV_HD inline double half_ulp_f32(double m) {
 }
 
 PEV_HD inline bool certified_f32(double r, double bound) {
-  return bound < half_ulp_f32(fabs(r) - bound);
+  return (bound < half_ulp_f32(fabs(r) - bound)) & (fabs(r) + bound < kFloat32Overflow);
 }
 
 // r = x c - y s in double (out_a: x = x_a, y = x_b; out_b: x = x_b, y = -x_a); true when r

@@ -37,12 +37,13 @@ float precise_rotation_fallback(double pos, double w_hi, double w_lo, double e_w
   sincosq(angle, &sq, &cq);
   const Quad rq = (static_cast<Quad>(x) * cq - static_cast<Quad>(y) * sq) * t.attention;
   const double rd = static_cast<double>(rq);
-  // Position 0 is exact (sin 0 = 0, cos 0 = 1): no angle error and no absolute term.
+  // Position 0 is exact (sin 0 = 0, cos 0 = 1): no angle error and no absolute term. A is the
+  // double one (u relative) and rq is rounded to double (u again): 2.02u |rd|.
   const double p = t.attention * static_cast<double>(fabsq(x * cq) + fabsq(y * sq));
   const double angle_error =
       t.pos == 0 ? 0 : t.pos * t.w_hi * (t.e_w + 0x1p-110) * (1 + 0x1p-50) + 0x1p-110;
   const double bound_q = (t.attention * (std::fabs(x) + std::fabs(y)) * angle_error + p * 0x1p-110 +
-                          kU * std::fabs(rd) * 1.01) *
+                          2.02 * kU * std::fabs(rd)) *
                          (1 + 0x1p-40);
   if (!certified_f32(rd, bound_q)) uncertified.fetch_add(1, std::memory_order_relaxed);
   return static_cast<float>(rd);

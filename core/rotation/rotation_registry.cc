@@ -52,7 +52,10 @@ std::vector<RotationImplementation> make_rotations() {
        "a fused kernel: float32 angle p * inv_freq, SLEEF's vector sincosf u10, float32 products",
        &apply_fused_sleef_f32},
       {"cpu/rotate/fused-f32/f32/hwy", Dtype::kFloat32, Dtype::kFloat32, "float32", every_recipe(),
-       "hwy target=" + std::string(highway_target()) + " (HWY_DYNAMIC_DISPATCH); " + no_fma,
+       "hwy target=" + std::string(highway_target()) +
+           " (HWY_DYNAMIC_DISPATCH); Sin and Cos use explicit FMA on AVX2/AVX3 targets; products "
+           "with " +
+           no_fma,
        "a fused kernel: float32 angle p * inv_freq, Highway contrib/math Sin and Cos on the "
        "best target, float32 products",
        &apply_fused_highway_f32},
