@@ -8,6 +8,7 @@
 // CUDA rotations are not here: through `apply` they would time the host-device copies.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -87,7 +88,10 @@ int main(int argc, char** argv) {
     }
     args.push_back(argv[i]);
   }
-  if (tokens == 0) return 2;
+  if (tokens == 0) {
+    std::fprintf(stderr, "rotation_benchmark: --tokens must be a whole number >= 1\n");
+    return 2;
+  }
   static const Workload w = make_workload(tokens);
   for (size_t esize : {4u, 2u})
     benchmark::RegisterBenchmark(("roofline/copy/" + std::to_string(esize * 8) + "bit").c_str(),

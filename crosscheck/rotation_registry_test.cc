@@ -316,7 +316,7 @@ TEST(PreciseRotation, IsFaithfulWhereTheProductsCancelAndCertifiesEveryElement) 
   for (const Case& c : cases()) {
     if (c.ids) continue;  // one stream: cot at the token's own position
     const std::vector<uint64_t> tokens = every_token();
-    TableSpec t = c.spec.table;
+    const TableSpec& t = c.spec.table;
     const RowPositions p = positions_of(c);
     oracle::TileValues cs;
     oracle::evaluate_rows(*oracle::make_fast_engine(t, Dtype::kFloat64), t, p, tokens.data(),

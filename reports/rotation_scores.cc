@@ -10,13 +10,12 @@
 #include "crosscheck/rotation_testutil.h"
 #include "encoding/model_presets.h"
 #include "reports/report_text.h"
+#include "reports/verify.h"
 
 namespace pev::reports {
 namespace {
 
 using nlohmann::json;
-
-json number(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 
 RotationSpec spec_of(const std::string& model) {
   const ModelRope m = *model_preset(model);
@@ -25,42 +24,38 @@ RotationSpec spec_of(const std::string& model) {
   return {t, m.head_dim > 0 ? m.head_dim : m.rotary_dim, PairConvention::kHalves};
 }
 
-std::string sci(double x) {
-  std::ostringstream o;
-  o.precision(2);
-  o << x;
-  return o.str();
-}
-
-// Per input type, among the entries whose every score is within what their claim allows: those
-// with the smallest worst error at the longest context (within 10% of it: the sampled figure does
-// not rank closer than that), and each other one as a multiple.
-bool within_claim(const RotationScoreRow& r) {
+// Every score of the entry within what its element budgets allow.
+bool within_budget(const RotationScoreRow& r) {
   for (const properties::ScoreError& e : r.by_context)
     if (!(e.budget_ratio <= 1)) return false;
   return true;
 }
 
+// Per input type, among the entries within budget: those with the smallest worst error at the
+// longest context (within 10% of it: the sampled figure does not rank closer than that), and each
+// other one as a multiple.
 std::vector<std::string> recommend_rotations(const RotationScores& s) {
   std::vector<std::string> out;
   for (const char* input : {"float32", "bfloat16"}) {
     double best = -1;
     for (const RotationScoreRow& r : s.rows)
-      if (r.input == input && within_claim(r) && (best < 0 || r.by_context.back().max < best))
+      if (r.input == input && within_budget(r) && (best < 0 || r.by_context.back().max < best))
         best = r.by_context.back().max;
     if (best < 0) continue;
     std::string chosen, others;
     for (const RotationScoreRow& r : s.rows) {
-      if (r.input != input || !within_claim(r)) continue;
+      if (r.input != input || !within_budget(r)) continue;
       const double worst = r.by_context.back().max;
       if (worst <= 1.1 * best)
         chosen += (chosen.empty() ? "" : " or ") + r.name;
       else
-        others += "; " + r.name + " " + (best > 0 ? sci(worst / best) + "x that" : sci(worst));
+        others +=
+            "; " + r.name + " " +
+            (best > 0 ? g3(finite_or_null(worst / best)) + "x that" : g3(finite_or_null(worst)));
     }
     out.push_back(std::string("q and k in ") + input + ": " + chosen + " (worst score error " +
-                  sci(best) + " of A^2 |q| |k| at " + std::to_string(s.contexts.back()) +
-                  " tokens)" + others);
+                  g3(finite_or_null(best)) + " of A^2 |q| |k| at " +
+                  std::to_string(s.contexts.back()) + " tokens)" + others);
   }
   return out;
 }
@@ -112,9 +107,9 @@ json to_json(const RotationScores& s) {
     json by = json::array();
     for (const properties::ScoreError& e : r.by_context)
       by.push_back({{"context", e.context},
-                    {"max", number(e.max)},
-                    {"median", number(e.median)},
-                    {"budget_ratio", number(e.budget_ratio)}});
+                    {"max", finite_or_null(e.max)},
+                    {"median", finite_or_null(e.median)},
+                    {"budget_ratio", finite_or_null(e.budget_ratio)}});
     j["entries"].push_back({{"name", r.name},
                             {"compute", r.compute},
                             {"input", r.input},
@@ -169,7 +164,7 @@ std::string rotation_scores_markdown(const json& report) {
        << " |";
     for (const json& c : e["by_context"]) md << " " << cell(c) << " |";
     const double ratio = worst_ratio(e);
-    md << " " << (ratio <= 1 ? "yes" : "NO") << " (" << g3(number(ratio)) << ") |\n";
+    md << " " << (ratio <= 1 ? "yes" : "NO") << " (" << g3(finite_or_null(ratio)) << ") |\n";
   }
   for (const json& n : s["not_run"])
     md << "| `" << n["name"].get<std::string>()
@@ -194,7 +189,7 @@ std::string rotation_scores_html(const json& report) {
       << html_escape(e["compute"].get<std::string>()) << "</td>";
     for (const json& c : e["by_context"]) h << "<td>" << html_escape(cell(c)) << "</td>";
     const double ratio = worst_ratio(e);
-    h << "<td>" << (ratio <= 1 ? "yes" : "NO") << " (" << html_escape(g3(number(ratio)))
+    h << "<td>" << (ratio <= 1 ? "yes" : "NO") << " (" << html_escape(g3(finite_or_null(ratio)))
       << ")</td></tr>\n";
   }
   for (const json& n : s["not_run"])

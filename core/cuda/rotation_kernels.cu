@@ -26,11 +26,16 @@ __device__ inline void store(const RotationRequest& r, uint64_t i, float v) {
 // Rounds to bfloat16 and back: each operation of PyTorch's bfloat16 tensor arithmetic.
 __device__ inline float bf16(float v) { return __bfloat162float(__float2bfloat16_rn(v)); }
 
-// Pair j's dims of one head, and its rotation by c, s in every head of token t.
+// Pair j's two dims within a head: (2j, 2j + 1) interleaved, else (j, j + d/2).
+__device__ inline int dim_a(const RotationRequest& r, int j) { return r.interleaved ? 2 * j : j; }
+__device__ inline int dim_b(const RotationRequest& r, int j) {
+  return r.interleaved ? 2 * j + 1 : j + r.d / 2;
+}
+
+// Pair j rotated by c, s in every head of token t.
 template <bool kBFloat16Math>
 __device__ void rotate_pair(const RotationRequest& r, uint64_t t, int j, float c, float s) {
-  const int a = r.interleaved ? 2 * j : j;
-  const int b = r.interleaved ? 2 * j + 1 : j + r.d / 2;
+  const int a = dim_a(r, j), b = dim_b(r, j);
   for (int h = 0; h < r.heads; ++h) {
     const uint64_t base = (t * r.heads + h) * static_cast<uint64_t>(r.head_dim);
     const float xa = load(r, base + a), xb = load(r, base + b);
@@ -88,8 +93,7 @@ __global__ void rotate_precise(RotationRequest r) {
   for_each_pair(r, [&](uint64_t t, int j) {
     const double pos = __ull2double_rn(r.positions[r.pair_stream[j] * r.tokens + t]);
     const pr::PairTerms terms = pr::pair_terms(pos, r.w_hi[j], r.w_lo[j], r.e_w, r.attention);
-    const int a = r.interleaved ? 2 * j : j;
-    const int b = r.interleaved ? 2 * j + 1 : j + r.d / 2;
+    const int a = dim_a(r, j), b = dim_b(r, j);
     for (int h = 0; h < r.heads; ++h) {
       const uint64_t base = (t * r.heads + h) * static_cast<uint64_t>(r.head_dim);
       const double xa = static_cast<const float*>(r.x)[base + a];

@@ -20,29 +20,24 @@ namespace {
 using namespace precise_rotation;
 std::atomic<uint64_t> uncertified{0}, recomputed{0};
 
-struct PairInputs {
-  double pos, w_hi, w_lo, attention, e_w;
-};
-
 }  // namespace
 
 float precise_rotation_fallback(double pos, double w_hi, double w_lo, double e_w, double attention,
                                 double x, double y) {
-  const PairInputs t{pos, w_hi, w_lo, attention, e_w};
   recomputed.fetch_add(1, std::memory_order_relaxed);
   // __float128: angle pos (w_hi + w_lo) in 113 bits, sincosq within an ulp of it.
   using Quad = __float128;
-  const Quad angle = static_cast<Quad>(t.pos) * (static_cast<Quad>(t.w_hi) + t.w_lo);
+  const Quad angle = static_cast<Quad>(pos) * (static_cast<Quad>(w_hi) + w_lo);
   Quad sq, cq;
   sincosq(angle, &sq, &cq);
-  const Quad rq = (static_cast<Quad>(x) * cq - static_cast<Quad>(y) * sq) * t.attention;
+  const Quad rq = (static_cast<Quad>(x) * cq - static_cast<Quad>(y) * sq) * attention;
   const double rd = static_cast<double>(rq);
   // Position 0 is exact (sin 0 = 0, cos 0 = 1): no angle error and no absolute term. A is the
   // double one (u relative) and rq is rounded to double (u again): 2.02u |rd|.
-  const double p = t.attention * static_cast<double>(fabsq(x * cq) + fabsq(y * sq));
+  const double p = attention * static_cast<double>(fabsq(x * cq) + fabsq(y * sq));
   const double angle_error =
-      t.pos == 0 ? 0 : t.pos * t.w_hi * (t.e_w + 0x1p-110) * (1 + 0x1p-50) + 0x1p-110;
-  const double bound_q = (t.attention * (std::fabs(x) + std::fabs(y)) * angle_error + p * 0x1p-110 +
+      pos == 0 ? 0 : pos * w_hi * (e_w + 0x1p-110) * (1 + 0x1p-50) + 0x1p-110;
+  const double bound_q = (attention * (std::fabs(x) + std::fabs(y)) * angle_error + p * 0x1p-110 +
                           2.02 * kU * std::fabs(rd)) *
                          (1 + 0x1p-40);
   if (!certified_f32(rd, bound_q)) uncertified.fetch_add(1, std::memory_order_relaxed);
@@ -74,8 +69,9 @@ inline bool rotate_head(const PairTerms* terms, int pairs, const float* x, float
 // One token's heads, then the rare uncertified pairs again through __float128. Cloned for
 // x86-64-v3 and AVX-512, where the FMAs are instructions and the pairs go 4 or 8 at a time.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void rotate_token(
-    const PairTerms* terms, const PairInputs* t, bool interleaved, int pairs, int heads, int hd,
-    const float* in, float* o, uint8_t* flags) {
+    const PairTerms* terms, const double* pos, const precise::DoubleDouble* w, double e_w,
+    double attention, bool interleaved, int pairs, int heads, int hd, const float* in, float* o,
+    uint8_t* flags) {
   for (int h = 0; h < heads; ++h) {
     const float* xh = in + static_cast<uint64_t>(h) * hd;
     float* oh = o + static_cast<uint64_t>(h) * hd;
@@ -85,10 +81,8 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
       if (!flags[j]) continue;
       const int a = interleaved ? 2 * j : j, b = interleaved ? 2 * j + 1 : j + pairs;
       const double xa = xh[a], xb = xh[b];
-      oh[a] = precise_rotation_fallback(t[j].pos, t[j].w_hi, t[j].w_lo, t[j].e_w, t[j].attention,
-                                        xa, xb);
-      oh[b] = precise_rotation_fallback(t[j].pos, t[j].w_hi, t[j].w_lo, t[j].e_w, t[j].attention,
-                                        xb, -xa);
+      oh[a] = precise_rotation_fallback(pos[j], w[j].hi, w[j].lo, e_w, attention, xa, xb);
+      oh[b] = precise_rotation_fallback(pos[j], w[j].hi, w[j].lo, e_w, attention, xb, -xa);
     }
     for (int k = 2 * pairs; k < hd; ++k) oh[k] = xh[k];
   }
@@ -117,18 +111,16 @@ void apply_precise_f32(const RotationImplementation&, const RotationSpec& spec,
   const float* in = static_cast<const float*>(x);
   float* o = static_cast<float*>(out);
   std::vector<PairTerms> terms(pairs);
-  std::vector<PairInputs> t(pairs);
   std::vector<uint8_t> flags(pairs);
   std::vector<double> pos(pairs);
   const uint64_t stride = static_cast<uint64_t>(heads) * static_cast<uint64_t>(hd);
   for (uint64_t i = 0; i < n; ++i) {
-    for (int j = 0; j < pairs; ++j) {
+    for (int j = 0; j < pairs; ++j)
       pos[j] = static_cast<double>(positions.of_pair(spec.table, tokens[i], j));
-      t[j] = {pos[j], w[j].hi, w[j].lo, attention, e_w};
-    }
     token_terms(pos.data(), w.data(), e_w, attention, pairs, terms.data());
-    rotate_token(terms.data(), t.data(), spec.pairs == PairConvention::kInterleaved, pairs, heads,
-                 hd, in + i * stride, o + i * stride, flags.data());
+    rotate_token(terms.data(), pos.data(), w.data(), e_w, attention,
+                 spec.pairs == PairConvention::kInterleaved, pairs, heads, hd, in + i * stride,
+                 o + i * stride, flags.data());
   }
 }
 
