@@ -46,21 +46,10 @@ class Collector : public benchmark::BenchmarkReporter {
 };
 
 // amount / time for each repetition, reduced to median and range.
-Figure rate(double amount, std::vector<double> seconds) {
+Spread rate(double amount, const std::vector<double>& seconds) {
   std::vector<double> r;
   for (double s : seconds) r.push_back(amount / s);
-  std::sort(r.begin(), r.end());
-  Figure f;
-  if (r.empty()) return f;
-  f.min = r.front();
-  f.max = r.back();
-  const size_t n = r.size();
-  f.median = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
-  return f;
-}
-
-nlohmann::json figure_json(const Figure& f) {
-  return {{"median", f.median}, {"min", f.min}, {"max", f.max}};
+  return spread_of(std::move(r));
 }
 
 }  // namespace
@@ -96,7 +85,7 @@ Report summarize(const std::map<std::string, Measured>& measured,
     Roofline& r = report.rooflines[roofline_of[key]];
     const auto it = seconds.find(name);
     if (it == seconds.end()) continue;
-    const Figure f = rate(static_cast<double>(m.bytes), it->second);
+    const Spread f = rate(static_cast<double>(m.bytes), it->second);
     if (m.impl == "memcpy") {
       r.memcpy_bytes_per_s = f;
       continue;
@@ -170,15 +159,15 @@ nlohmann::json to_json(const Report& report) {
   j["roofline"] = nlohmann::json::array();
   for (const Roofline& r : report.rooflines) {
     nlohmann::json fills = nlohmann::json::object();
-    for (const auto& [kind, f] : r.fills) fills[kind] = figure_json(f);
+    for (const auto& [kind, f] : r.fills) fills[kind] = to_json(f);
     j["roofline"].push_back({{"table", r.table},
                              {"threads", r.threads},
                              {"element_bytes", r.element_bytes},
                              {"columns", r.columns},
                              {"bytes", r.bytes},
                              {"best", r.best},
-                             {"bytes_per_s", figure_json(r.bytes_per_s)},
-                             {"memcpy_bytes_per_s", figure_json(r.memcpy_bytes_per_s)},
+                             {"bytes_per_s", to_json(r.bytes_per_s)},
+                             {"memcpy_bytes_per_s", to_json(r.memcpy_bytes_per_s)},
                              {"fills", fills}});
   }
   j["results"] = nlohmann::json::array();
@@ -194,7 +183,7 @@ nlohmann::json to_json(const Report& report) {
                             {"bytes_per_s", r.bytes_per_s.median},
                             {"roofline_bytes_per_s", r.roofline_bytes_per_s},
                             {"roofline_ratio", r.roofline_ratio},
-                            {"spread", {{"values_per_s", figure_json(r.values_per_s)}}}});
+                            {"spread", {{"values_per_s", to_json(r.values_per_s)}}}});
   if (report.oracle) {
     nlohmann::json engines = nlohmann::json::object();
     for (const auto& [name, v] : report.oracle->values_per_s) engines[name] = {{"values_per_s", v}};

@@ -13,12 +13,9 @@
 #include <vector>
 
 #include "bench/table_benchmarks.h"
+#include "support/spread.h"
 
 namespace pev::bench {
-
-struct Figure {
-  double median = 0, min = 0, max = 0;  // over the repetitions
-};
 
 struct Result {
   std::string impl, table, layout;
@@ -27,7 +24,7 @@ struct Result {
   int threads = 1;
   int element_bytes = 4;  // bytes per stored value
   int columns = 0;        // values per row
-  Figure values_per_s, bytes_per_s;
+  Spread values_per_s, bytes_per_s;
   double roofline_bytes_per_s = 0;  // median of the best store fill of the same bytes
   double roofline_ratio = 0;        // median bytes/s over roofline_bytes_per_s
 };
@@ -39,9 +36,9 @@ struct Roofline {
   int columns = 0;
   uint64_t bytes = 0;         // per fill
   std::string best;           // the store fill that was fastest
-  Figure bytes_per_s;         // of the best store fill
-  Figure memcpy_bytes_per_s;  // copying the same number of bytes, for reference
-  std::vector<std::pair<std::string, Figure>> fills;  // every store fill measured
+  Spread bytes_per_s;         // of the best store fill
+  Spread memcpy_bytes_per_s;  // copying the same number of bytes, for reference
+  std::vector<std::pair<std::string, Spread>> fills;  // every store fill measured
 };
 
 struct Machine {

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "bench/bench_report.h"
-#include "bench/verify_benchmark.h"
-#include "bench/verify_rotary_benchmark.h"
 #include "cli/command.h"
 #include "cli/enum_option.h"
 #include "encoding/request.h"
-#include "reports/study.h"
+#include "reports/study/study.h"
+#include "reports/verify/verify_benchmark.h"
+#include "reports/verify/verify_rotary_benchmark.h"
 #include "tables/atomic_file.h"
 
 namespace pev::cli {
@@ -21,8 +21,8 @@ namespace {
 
 struct BenchOptions {
   bool verify = false, verify_rotary = false;
-  bench::VerifyBenchConfig verify_config;
-  bench::VerifyRotaryBenchConfig rotary_config;
+  reports::VerifyBenchConfig verify_config;
+  reports::VerifyRotaryBenchConfig rotary_config;
   std::optional<int64_t> rotary_tokens;
   bool quick = false;
   std::string filter;
@@ -36,27 +36,27 @@ struct BenchOptions {
 };
 
 int run_verify_bench(const BenchOptions& o) {
-  const bench::VerifyBenchResult r = bench::run_verify_benchmark(
+  const reports::VerifyBenchResult r = reports::run_verify_benchmark(
       o.verify_config, [](const std::string& line) { fmt::print(stderr, "bench: {}\n", line); });
   write_file_atomically(o.json,
-                        [&](std::ostream& out) { out << bench::to_json(r).dump(2) << "\n"; });
-  std::fputs(bench::to_text(r).c_str(), stdout);
+                        [&](std::ostream& out) { out << reports::to_json(r).dump(2) << "\n"; });
+  std::fputs(reports::to_text(r).c_str(), stdout);
   return kExitOk;
 }
 
 int run_verify_rotary_bench(const BenchOptions& o) {
-  bench::VerifyRotaryBenchConfig c = o.rotary_config;
+  reports::VerifyRotaryBenchConfig c = o.rotary_config;
   c.work_dir = o.verify_config.work_dir;
   c.threads = o.verify_config.threads;
   c.repetitions = o.verify_config.repetitions;
   c.numpy = o.verify_config.numpy;
   if (o.rotary_tokens) c.tokens = non_negative(*o.rotary_tokens, "--rotary-tokens");
   if (c.tokens == 0) throw UsageError("--rotary-tokens must be >= 1");
-  const bench::VerifyRotaryBenchResult r = bench::run_verify_rotary_benchmark(
+  const reports::VerifyRotaryBenchResult r = reports::run_verify_rotary_benchmark(
       c, [](const std::string& line) { fmt::print(stderr, "bench: {}\n", line); });
   write_file_atomically(o.json,
-                        [&](std::ostream& out) { out << bench::to_json(r).dump(2) << "\n"; });
-  std::fputs(bench::to_text(r).c_str(), stdout);
+                        [&](std::ostream& out) { out << reports::to_json(r).dump(2) << "\n"; });
+  std::fputs(reports::to_text(r).c_str(), stdout);
   return kExitOk;
 }
 

@@ -8,7 +8,7 @@
 #include "cli/command.h"
 #include "cli/rotary_options.h"
 #include "cli/table_options.h"
-#include "reports/gate.h"
+#include "reports/gate/gate.h"
 #include "tables/atomic_file.h"
 #include "tables/table_file.h"
 

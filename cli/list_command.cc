@@ -12,8 +12,8 @@
 #include "cli/enum_option.h"
 #include "core/cuda/modelled_bounds.h"
 #include "core/registry.h"
+#include "core/registry_json.h"
 #include "encoding/model_presets.h"
-#include "reports/registry_json.h"
 
 namespace pev::cli {
 namespace {
@@ -55,7 +55,7 @@ int run_list_models(bool json) {
 
 int run_list(bool json) {
   if (json) {
-    std::cout << reports::registry_json().dump(2) << "\n";
+    std::cout << core::registry_json().dump(2) << "\n";
     return kExitOk;
   }
   for (const core::Implementation& e : core::registry()) {

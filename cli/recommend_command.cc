@@ -1,6 +1,6 @@
 // peverify recommend: the report's recommendation for one output type, context length and set
 // of targets, answered from the last study on disk (report.json) by the report's own rule
-// (reports/recommend.h). The study runs only when asked (--run) or when there is no report.
+// (reports/study/recommend.h). The study runs only when asked (--run) or when there is no report.
 #include <fmt/format.h>
 
 #include <array>
@@ -17,10 +17,11 @@
 #include "cli/progress.h"
 #include "cli/table_options.h"
 #include "properties/checks.h"
-#include "reports/recommend.h"
-#include "reports/render.h"
-#include "reports/report_text.h"
-#include "reports/study.h"
+#include "reports/render/render.h"
+#include "reports/render/report_text.h"
+#include "reports/study/recommend.h"
+#include "reports/study/report_json.h"
+#include "reports/study/study.h"
 #include "tables/atomic_file.h"
 
 namespace pev::cli {

@@ -10,8 +10,9 @@
 #include "cli/command.h"
 #include "cli/progress.h"
 #include "cli/table_options.h"
-#include "reports/render.h"
-#include "reports/study.h"
+#include "reports/render/render.h"
+#include "reports/study/report_json.h"
+#include "reports/study/study.h"
 #include "support/temporary_files.h"
 #include "tables/atomic_file.h"
 

@@ -14,8 +14,9 @@
 #include "cli/sweep_mpi.h"
 #include "cli/table_options.h"
 #include "encoding/request.h"
-#include "reports/render.h"
-#include "reports/sweep.h"
+#include "reports/render/render.h"
+#include "reports/study/report_json.h"
+#include "reports/study/sweep.h"
 #include "support/parallel.h"
 
 namespace pev::cli {

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "cli/command.h"
-#include "reports/sweep.h"
+#include "reports/study/sweep.h"
 #include "tables/atomic_file.h"
 
 namespace pev::cli {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/study.h"
+#include "reports/study/study.h"
 
 namespace pev::cli {
 

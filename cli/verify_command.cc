@@ -12,7 +12,7 @@
 #include "cli/rotary_options.h"
 #include "cli/table_options.h"
 #include "encoding/request.h"
-#include "reports/verify.h"
+#include "reports/verify/verify.h"
 #include "tables/atomic_file.h"
 #include "tables/position_ids.h"
 #include "tables/table_file.h"

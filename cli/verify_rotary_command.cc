@@ -12,7 +12,7 @@
 #include "cli/rotary_options.h"
 #include "cli/table_options.h"
 #include "encoding/request.h"
-#include "reports/verify_rotary.h"
+#include "reports/verify/verify_rotary.h"
 #include "tables/atomic_file.h"
 #include "tables/position_ids.h"
 #include "tables/table_stream.h"

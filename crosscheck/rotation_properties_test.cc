@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "crosscheck/rotation_testutil.h"
+#include "crosscheck/rotation_under_test.h"
 
 namespace pev::crosscheck {
 namespace {

@@ -11,14 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "core/convert.h"
 #include "core/generate.h"
 #include "core/registry.h"
 #include "core/rotation/rotation_entries.h"
-#include "crosscheck/rotation_testutil.h"
+#include "crosscheck/rotation_under_test.h"
 #include "encoding/model_presets.h"
 #include "oracle/engine.h"
 #include "oracle/positioned.h"
-#include "reports/verify_rotary.h"
+#include "reports/verify/verify_rotary.h"
 
 namespace pev::crosscheck {
 namespace {

@@ -71,4 +71,8 @@ constexpr double unit_roundoff(Dtype t) {
   return 0;
 }
 
+// The largest error a correctly rounded value in [-1, 1] has in `t`: half an ulp just below 1.
+// An absolute accuracy target below it is out of reach of any table stored in `t`.
+inline double output_rounding_error(Dtype t) { return 0.5 * ulp_of(0.75, t); }
+
 }  // namespace pev

@@ -13,6 +13,7 @@
 
 #include "core/generate.h"
 #include "core/registry.h"
+#include "core/registry_json.h"
 #include "encoding/format.h"
 #include "encoding/request.h"
 #include "oracle/engine.h"
@@ -22,8 +23,7 @@
 #include "python/array_table.h"
 #include "python/results.h"
 #include "python/rotary.h"
-#include "reports/registry_json.h"
-#include "reports/verify.h"
+#include "reports/verify/verify.h"
 #include "tables/atomic_file.h"
 
 namespace py = pybind11;
@@ -246,6 +246,6 @@ PYBIND11_MODULE(peverify, m) {
       "One registry entry's table, in its output type (bfloat16 as uint16 bit patterns). "
       "positions: a count of rows from start, or the rows' integer position ids.");
   m.def(
-      "list", [] { return from_json(reports::registry_json()); },
+      "list", [] { return from_json(core::registry_json()); },
       "Every registry entry, as `peverify list --json` gives it.");
 }

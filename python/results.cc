@@ -6,7 +6,7 @@
 #include <string>
 
 #include "encoding/model_config.h"
-#include "reports/verify.h"
+#include "reports/verify/verify.h"
 
 namespace py = pybind11;
 

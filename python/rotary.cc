@@ -8,7 +8,7 @@
 #include "encoding/request.h"
 #include "python/arguments.h"
 #include "python/array_table.h"
-#include "reports/verify_rotary.h"
+#include "reports/verify/verify_rotary.h"
 
 namespace py = pybind11;
 

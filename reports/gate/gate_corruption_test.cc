@@ -1,0 +1,102 @@
+// The gate judges every element of a table subject: a Llama 3.1 cos cache of 131072 rows, recorded
+// with --update, then one element corrupted at 64 random positions (by 8 times the table's own
+// error around it, at least 16 ulps): each is caught, and the failure names that element.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "core/generate.h"
+#include "core/registry.h"
+#include "core/rope_models_testutil.h"
+#include "oracle/table.h"
+#include "reports/gate/gate.h"
+#include "tables/npy_writer.h"
+
+namespace pev::reports {
+namespace {
+
+void quiet(const std::string&) {}
+
+// Overwrites one float32 element of an .npy file in place (`data_offset`: where its data begin).
+void poke(const std::string& path, uint64_t data_offset, uint64_t index, float value) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(data_offset + 4 * index));
+  f.write(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+TEST(GateCorruption, OneElementAnywhereInA131072RowCacheIsCaughtAndNamed) {
+  const std::string dir = ::testing::TempDir() + "/gate_corruption";
+  std::filesystem::create_directories(dir);
+  const ModelRope llama = core::models::real_rope_models().at(0).model;
+  const uint64_t rows = 131072;
+  const TableSpec spec = spec_of(llama, Layout::kRopeCosDup, 0, rows);
+  const int width = table_width(spec);
+  const core::GeneratedTable t =
+      core::generate(*core::find_implementation("cpu/pow/f32>f32/sleef-u10"), spec, rows);
+  std::vector<float> values(rows * static_cast<uint64_t>(width));
+  std::vector<uint64_t> bits(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = static_cast<float>(t.value(i));
+    bits[i] = std::bit_cast<uint32_t>(values[i]);
+  }
+  const std::string path = dir + "/cos.npy";
+  write_npy(path, Dtype::kFloat32, rows, static_cast<uint64_t>(width), bits);
+  const uint64_t data_offset = std::filesystem::file_size(path) - 4 * values.size();
+
+  BudgetFile file;
+  file.bands = default_bands();
+  GateSubject subject;
+  subject.table = subject.table_path = path;
+  subject.spec = spec;
+  file.subjects.push_back(subject);
+  const BudgetFile recorded = updated(file, run_gate(file, quiet));
+  for (const GateOutcome& o : run_gate(recorded, quiet))
+    ASSERT_FALSE(o.regressed) << "the honest cache: " << o.band << ": " << o.message;
+
+  std::mt19937_64 rng(64);
+  int caught = 0;
+  for (int trial = 0; trial < 64; ++trial) {
+    const uint64_t row = rng() % rows;
+    const int column = static_cast<int>(rng() % static_cast<uint64_t>(width));
+    // The table's own largest error within 32 rows either side, in that column.
+    TableSpec around = spec;
+    around.start = row > 32 ? row - 32 : 0;
+    const uint64_t n = std::min<uint64_t>(rows, row + 33) - around.start;
+    const std::vector<double> exact = oracle::exact_values(around, n);
+    double honest = 0;
+    for (uint64_t r = 0; r < n; ++r) {
+      const size_t at = (around.start + r) * width + column;
+      honest = std::max(honest, std::fabs(values[at] - exact[r * width + column]));
+    }
+    const size_t at = row * width + column;
+    const double x = exact[(row - around.start) * width + column];
+    honest = std::max(honest, 16 * ulp_of(x, Dtype::kFloat32));
+    const float bad = static_cast<float>(values[at] + (rng() % 2 ? 8 : -8) * honest);
+    poke(path, data_offset, at, bad);
+    bool named = false;
+    std::string messages;
+    const std::vector<GateOutcome> outcomes = run_gate(recorded, quiet);
+    EXPECT_NE(junit_xml(outcomes).find("position " + std::to_string(row) + ", column "),
+              std::string::npos)
+        << "the JUnit failure names the element";
+    for (const GateOutcome& o : outcomes) {
+      if (!o.regressed) continue;
+      messages += o.message + "\n";
+      named = named ||
+              (o.element && o.element->pos == row && o.element->column == column &&
+               o.element->got == bad && o.message.find(std::to_string(row)) != std::string::npos);
+    }
+    EXPECT_TRUE(named) << "position " << row << ", column " << column << " moved by " << 8 * honest
+                       << ": " << (messages.empty() ? "passed" : messages);
+    caught += named;
+    poke(path, data_offset, at, values[at]);
+  }
+  EXPECT_EQ(caught, 64);
+}
+
+}  // namespace
+}  // namespace pev::reports

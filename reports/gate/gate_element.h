@@ -1,0 +1,23 @@
+// Naming the element a failing band of the gate comes from (docs/design.md §8): the largest by
+// the figure that broke its record, scanned again (the measuring pass keeps no positions), and
+// its one-line description.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "measure/judge.h"
+#include "reports/gate/gate.h"
+#include "reports/gate/gate_positions.h"
+
+namespace pev::reports {
+
+measure::Finding largest_element(const std::function<void(const BlockVisitor&)>& for_each_block,
+                                 const measure::Judge& judge,
+                                 const std::function<double(uint64_t)>& steps,
+                                 double BandFigures::*figure, double record);
+
+// "row R at position P, column C: value, exact, error (ulp), allowed (why)".
+std::string describe_element(const measure::Finding& f);
+
+}  // namespace pev::reports

@@ -1,0 +1,106 @@
+// The report's CSV files and writing every output of a report into its directory.
+#include "reports/render/render.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include "reports/render/plots.h"
+#include "reports/render/report_text.h"
+#include "tables/atomic_file.h"
+
+namespace pev::reports {
+
+namespace {
+
+// A figure that may be null (not measured) or absent (older reports): empty in the CSV.
+std::string optional_g3(const nlohmann::json& e, const char* key) {
+  return e.contains(key) && !e[key].is_null() ? g3(e[key]) : "";
+}
+
+}  // namespace
+
+std::string entries_csv(const nlohmann::json& r) {
+  std::ostringstream c;
+  c << "implementation,strategy,compute,output,backend,claim,available,max_abs,mean_abs,max_ulp,"
+       "max_ulp_floored,"
+       "bounded,unique,shift,growth,claim_held,fitted_c,horizon_1e-4,horizon_1e-2,"
+       "horizon_faithful,values_per_s,values_per_s_min,values_per_s_max,roofline_ratio\n";
+  for (const auto& e : r["implementations"]) {
+    const bool avail = e["available"].get<bool>();
+    c << csv_field(e["name"].get<std::string>()) << "," << e["strategy"].get<std::string>() << ","
+      << e["compute"].get<std::string>() << "," << e["output"].get<std::string>() << ","
+      << e["backend"].get<std::string>() << "," << csv_field(e["claim"].get<std::string>()) << ","
+      << (avail ? "yes" : "no") << "," << g3(e["accuracy"]["max_abs"]) << ","
+      << g3(e["accuracy"]["mean_abs"]) << "," << g3(e["accuracy"]["max_ulp"]) << ","
+      << g3(e["accuracy"]["max_ulp_floored"]) << "," << verdict_cell(e, "bounded") << ","
+      << verdict_cell(e, "unique") << "," << verdict_cell(e, "shift") << ","
+      << verdict_cell(e, "growth") << "," << verdict_cell(e, "claim") << "," << g3(e["fitted_c"])
+      << "," << e["horizons"].value("1e-4", 0) << "," << e["horizons"].value("1e-2", 0) << ","
+      << e["horizons"].value("faithful", 0) << "," << optional_g3(e, "values_per_s") << ","
+      << optional_g3(e, "values_per_s_min") << "," << optional_g3(e, "values_per_s_max") << ","
+      << (e["roofline_ratio"].is_null() ? "" : g3(e["roofline_ratio"])) << "\n";
+  }
+  return c.str();
+}
+
+std::string bands_csv(const nlohmann::json& r) {
+  std::ostringstream c;
+  c << "implementation,first,last,elements,max_abs,mean_abs,max_ulp,max_ulp_floored,nan_inf,"
+       "over_claim\n";
+  for (const auto& e : r["implementations"])
+    for (const auto& b : e["bands"])
+      c << csv_field(e["name"].get<std::string>()) << "," << b["first"] << "," << b["last"] << ","
+        << b["elements"] << "," << g3(b["max_abs"]) << "," << g3(b["mean_abs"]) << ","
+        << g3(b["max_ulp"]) << "," << g3(b["max_ulp_floored"]) << "," << b["nan_inf"] << ","
+        << b["over_claim"] << "\n";
+  return c.str();
+}
+
+std::string recommendations_csv(const nlohmann::json& r) {
+  std::ostringstream c;
+  c << "model,dtype,context,target,implementation,evidence\n";
+  for (const auto& x : r["recommendations"])
+    c << (x["model"].is_null() ? "" : csv_field(x["model"].get<std::string>())) << ","
+      << x["dtype"].get<std::string>() << "," << x["context"] << ","
+      << x["target"].get<std::string>() << ","
+      << (x["implementation"].is_null() ? "" : csv_field(x["implementation"].get<std::string>()))
+      << "," << csv_field(x["evidence"].get<std::string>()) << "\n";
+  return c.str();
+}
+
+std::vector<std::string> write_report(const nlohmann::json& report, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw FileError("cannot create the report directory " + dir);
+  std::vector<Plot> plots;
+  std::string plot_note;
+  try {
+    plots = draw_plots(report);
+  } catch (const std::exception& e) {
+    plot_note = e.what();
+  }
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"report.json", report.dump(2) + "\n"},
+      {"report.md", to_markdown(report)},
+      {"index.html", to_html(report, plots, plot_note)},
+      {"implementations.csv", entries_csv(report)},
+      {"bands.csv", bands_csv(report)},
+      {"recommendations.csv", recommendations_csv(report)}};
+  std::vector<std::string> written;
+  for (const auto& [name, content] : files) {
+    const std::string path = dir + "/" + name;
+    write_file_atomically(path, [&](std::ostream& out) { out << content; });
+    written.push_back(path);
+  }
+  // Every plot beside the CSV of the data it draws.
+  for (const Plot& p : plots)
+    for (const auto& [name, content] : {std::pair{p.file, p.svg}, {p.data_file, p.data_csv}}) {
+      const std::string path = dir + "/" + name;
+      write_file_atomically(path, [&](std::ostream& out) { out << content; });
+      written.push_back(path);
+    }
+  return written;
+}
+
+}  // namespace pev::reports

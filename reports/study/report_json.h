@@ -1,0 +1,16 @@
+// report.json: a study's result as data (docs/design.md §8, schema
+// reports/study/report.schema.json), the canonical form every renderer (reports/render/) reads and
+// `peverify recommend` reads back.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "reports/study/study.h"
+
+namespace pev::reports {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+nlohmann::json to_json(const StudyResult& study);
+
+}  // namespace pev::reports

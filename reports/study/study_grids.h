@@ -1,0 +1,51 @@
+// The tables the study measures (internal to reports/): plain grids of (d, base) and, for each
+// rotary model preset, its cos/sin cache; each an exhaustive head of rows and blocks sampled on
+// a log scale beyond it, cut into the pieces that accuracy shards measure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "encoding/spec.h"
+#include "reports/study/study.h"
+
+namespace pev::reports {
+
+// Rows sampled per block beyond the exhaustive head.
+inline constexpr uint64_t kSampleRows = 4;
+
+// One table of the study: exact values for rows [spec.start, spec.start + rows).
+struct Block {
+  TableSpec spec;
+  uint64_t rows = 0;
+  std::vector<double> exact;
+};
+
+struct Grid {
+  std::string model;          // the rotary model preset; empty for a plain (d, base) grid
+  TableSpec spec;             // start 0; a rotary grid's spec carries its recipe
+  uint64_t last_position;     // the largest position measured
+  std::vector<Block> blocks;  // the exhaustive head, then the sampled blocks
+};
+
+// The plain grids (d_models x bases, in that order), then one grid per rotary model.
+std::vector<Grid> make_grids(const StudyConfig& config);
+
+// Rows [row_begin, row_end) of one block of a grid: a piece of an accuracy shard.
+struct Piece {
+  size_t block;
+  uint64_t row_begin, row_end;
+};
+
+// The parts a grid's positions are cut into: the exhaustive head in chunks of about 2^21 values,
+// then all the sampled blocks together.
+std::vector<std::vector<Piece>> parts_of(const Grid& g);
+
+// The largest position measured in any of `grids` that is below `first_failure` (none: every
+// measured position) and at most `max_position`; nullopt when there is none.
+std::optional<uint64_t> horizon_of(const std::vector<const Grid*>& grids,
+                                   std::optional<uint64_t> first_failure, uint64_t max_position);
+
+}  // namespace pev::reports

@@ -1,0 +1,77 @@
+// `peverify verify`: every property of the suite on a user's table, with the worst elements.
+// The table is read in blocks of rows and every element is judged against its exact value in one
+// pass (docs/design.md §8), so memory does not grow with the table.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "encoding/claim.h"
+#include "encoding/positions.h"
+#include "encoding/spec.h"
+#include "measure/judge.h"
+#include "properties/checks.h"
+
+namespace pev::reports {
+
+// A user's table: read on demand, or already in memory.
+struct TableInput {
+  std::string name;         // the file, as the user gave it
+  std::string description;  // "npy <f4 [4096, 512]"
+  Dtype dtype = Dtype::kFloat32;
+  uint64_t rows = 0;
+  // read(first, n, out): rows [first, first + n) widened exactly, row-major; safe to call from
+  // several threads at once. Empty: the rows are `values`.
+  std::function<void(uint64_t first, uint64_t n, double* out)> read;
+  std::vector<double> values;  // rows x table_width(spec), when `read` is empty
+};
+
+struct VerifyOptions {
+  TableSpec spec;  // d_model, base, schedule, layout, start as the user declared them
+  // Row r at these position ids, not spec.start + r (`--positions`). The recipe's sequence length
+  // stays the spec's: the caller sets it from every id of the table (set_sequence_length), which
+  // a part of the table (a gate band) does not hold.
+  std::optional<RowPositions> positions;
+  std::string positions_name;  // how the verdict names them ("positions.npy")
+  std::string source;          // where the rotary parameters came from (rotary_source), or empty
+  Claim budget;
+  int threads = 0;                              // 0: one per hardware thread
+  uint64_t block_elements = uint64_t{1} << 15;  // elements per block of the pass (at least a row)
+  // Row hashes the uniqueness check holds at once (16 bytes each); a table of more rows is
+  // checked for repeats in several passes.
+  uint64_t unique_rows_per_pass = uint64_t{1} << 25;
+};
+
+struct VerifyResult {
+  std::string table, description;
+  TableSpec spec;
+  Claim budget;
+  Dtype dtype = Dtype::kFloat32;
+  // bounded, unique, shift, growth, oracle, consistent
+  std::vector<properties::Verdict> verdicts;
+  std::string oracle_coverage;  // "exhaustive: every one of N elements"
+  std::string positions;        // "positions.npy: 3 streams x 4096 rows, ids 0 .. 1203", or empty
+  std::string source;           // the model config and the part of it read, or empty
+  measure::Figures oracle;      // the oracle's figures over every element
+  // Seconds per stage (read, oracle values, each property), CPU seconds summed over the threads
+  // for the stages of the pass: what the benchmark reports as each property's share.
+  std::vector<std::pair<std::string, double>> seconds;
+  bool holds() const;
+};
+
+VerifyResult verify_table(TableInput table, const VerifyOptions& options);
+
+nlohmann::json to_json(const VerifyResult& r);
+// The claim as JSON: its kind, constants and description.
+nlohmann::json claim_json(const Claim& claim);
+// The table's rotary recipe as JSON: its type, attention factor and parameters.
+nlohmann::json rope_json(const TableSpec& spec);
+// The human summary: one line per property and its notes, then the worst elements of the
+// failing ones.
+std::string to_text(const VerifyResult& r);
+
+}  // namespace pev::reports
