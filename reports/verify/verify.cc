@@ -96,12 +96,41 @@ struct ExactRows {
   }
 };
 
+// Seconds per stage of verify: CPU seconds summed over the threads for the stages of the pass
+// (what the benchmark reports as each property's share), wall seconds for the others.
+struct StageTimes {
+  double read = 0, exact = 0, oracle = 0, bounded = 0, unique = 0, consistent = 0;
+  double shift = 0, growth = 0;
+  void add(const StageTimes& o) {
+    read += o.read, exact += o.exact, oracle += o.oracle, bounded += o.bounded;
+    unique += o.unique, consistent += o.consistent, shift += o.shift, growth += o.growth;
+  }
+  std::vector<std::pair<std::string, double>> list() const {
+    return {{"read", read},       {"exact values", exact},   {"oracle", oracle},
+            {"bounded", bounded}, {"unique", unique},        {"shift", shift},
+            {"growth", growth},   {"consistent", consistent}};
+  }
+};
+
+// Adds the seconds from its start to a stage when it goes out of scope.
+class StageTimer {
+ public:
+  explicit StageTimer(double& stage) : stage_(stage), start_(Clock::now()) {}
+  ~StageTimer() { stage_ += seconds_since(start_); }
+  StageTimer(const StageTimer&) = delete;
+  StageTimer& operator=(const StageTimer&) = delete;
+
+ private:
+  double& stage_;
+  Clock::time_point start_;
+};
+
 // What one block of rows gave each per-element property, and the time each took.
 struct BlockParts {
   properties::BoundedCheck::Part bounded;
   properties::OracleCheck::Part oracle;
   properties::UniqueCheck::Part unique;
-  double read_s = 0, exact_s = 0, oracle_s = 0, bounded_s = 0, unique_s = 0, consistent_s = 0;
+  StageTimes times;
 };
 
 // The pass's rows cut into stripes of whole blocks, each run in order by one thread (the
@@ -132,6 +161,272 @@ properties::Verdict not_applicable(std::string property, const std::string& why)
   return v;
 }
 
+// A table as the pass sees it, set up once: its rows in the order the checks go along them (at
+// position ids, in order of their positions: the checks see indices into that order, with
+// spec.start 0, and `map` says which row and position each is), the engine of its exact values,
+// and the cut into blocks and stripes.
+struct PassTable {
+  std::string name;
+  Dtype dtype = Dtype::kFloat32;
+  uint64_t rows = 0, width = 0;
+  TableSpec spec;        // the pass's: start 0 at position ids
+  TableSpec exact_spec;  // the declared one, which the oracle evaluates
+  std::unique_ptr<const properties::PositionMap> positioned;
+  properties::RowReader read;
+  std::unique_ptr<properties::UnderTest> under_test;
+  std::unique_ptr<oracle::Engine> engine;
+  // Strict and faithful budgets compare encodings with the correctly rounded values; the model
+  // needs only the exact ones (an engine for float64 skips the rounding to the table's format).
+  bool by_encoding = false;
+  std::unique_ptr<ColumnMap> columns;
+  uint64_t block_rows = 1, blocks = 0;
+  std::unique_ptr<Stripes> stripes;
+
+  const properties::PositionMap* map() const { return positioned.get(); }
+
+  // Reads rows [first - before, first + n) and computes the exact values of [first, first + n):
+  // the row before is for the neighbours' distance of the unique check.
+  void load(uint64_t first, uint64_t n, uint64_t before, std::vector<double>& got, ExactRows& exact,
+            StageTimes& times) const {
+    got.resize((n + before) * width);
+    {
+      const StageTimer t(times.read);
+      read(first - before, n + before, got.data());
+    }
+    const StageTimer t(times.exact);
+    exact.compute(*engine, exact_spec, map(), first, spec.start + first, n, *columns, by_encoding);
+  }
+};
+
+PassTable set_up(TableInput table, const VerifyOptions& options) {
+  PassTable t;
+  t.name = table.name;
+  t.dtype = table.dtype;
+  t.rows = table.rows;
+  t.spec = t.exact_spec = options.spec;
+  if (options.positions) {
+    if (auto err = validate_positions(*options.positions, t.spec, t.rows))
+      throw std::invalid_argument(*err);
+    t.exact_spec = t.spec;
+    t.positioned = std::make_unique<properties::PositionMap>(t.spec, *options.positions);
+    t.spec.start = 0;
+  }
+  t.width = static_cast<uint64_t>(table_width(t.spec));
+  t.read = std::move(table.read);
+  if (!t.read) {
+    auto values = std::make_shared<const std::vector<double>>(std::move(table.values));
+    t.read = [values, width = t.width](uint64_t first, uint64_t n, double* out) {
+      std::copy_n(values->begin() + static_cast<std::ptrdiff_t>(first * width), n * width, out);
+    };
+  }
+  if (t.map()) t.read = in_position_order(std::move(t.read), *t.map(), t.width);
+  t.under_test =
+      properties::streamed_table(t.name, t.dtype, options.budget, t.spec, t.rows, t.read);
+  t.by_encoding = options.budget.kind != Claim::Kind::kModel;
+  t.engine = oracle::make_fast_engine(t.exact_spec, t.by_encoding ? t.dtype : Dtype::kFloat64);
+  t.columns = std::make_unique<ColumnMap>(t.spec);
+  t.block_rows = std::max<uint64_t>(1, options.block_elements / t.width);
+  t.blocks = (t.rows + t.block_rows - 1) / t.block_rows;
+  t.stripes = std::make_unique<Stripes>(t.rows, t.block_rows);
+  return t;
+}
+
+// The per-element checks the pass feeds, bounded, oracle and unique (its first partition of the
+// rows' hashes: a table of more rows than one pass holds gets passes of its own for the others).
+struct ElementChecks {
+  properties::BoundedCheck bounded;
+  properties::OracleCheck oracle;
+  uint64_t partitions;
+  properties::UniqueCheck unique;
+  ElementChecks(const PassTable& t, const VerifyOptions& options)
+      : bounded(*t.under_test, t.spec, t.map()),
+        oracle(*t.under_test, t.spec, t.map()),
+        partitions(properties::UniqueCheck::partitions_for(t.rows, options.unique_rows_per_pass)),
+        unique(*t.under_test, t.spec, t.rows, partitions, 0, t.map()) {}
+};
+
+// What the pass gave, merged in block order (the figures do not depend on the threads).
+struct PassFigures {
+  properties::BoundedCheck::Part bounded;
+  properties::OracleCheck::Part oracle;
+  properties::UniqueCheck::Part unique;
+  measure::ConsistencyFigures consistency;
+  StageTimes times;
+};
+
+// One stripe of whole blocks, in order on one thread: each block read once, its exact and
+// correctly rounded values computed once, and every per-element check fed from them. The
+// consistency check also sees the stripe's halo rows (not judged there), so that its verdicts do
+// not depend on where the stripes are cut; at position ids it goes along runs of smooth positions
+// instead (consistency_along_runs).
+measure::ConsistencyFigures run_stripe(const PassTable& t, const ElementChecks& checks,
+                                       uint64_t stripe, std::vector<BlockParts>& parts) {
+  thread_local std::vector<double> got;
+  thread_local ExactRows exact;
+  const auto [first_block, end_block] = t.stripes->blocks(stripe, t.blocks);
+  const uint64_t stripe_first = first_block * t.block_rows;
+  const uint64_t stripe_end = std::min(t.rows, end_block * t.block_rows);
+  const uint64_t halo = t.stripes->halo;
+  measure::ConsistencyRun run(t.dtype, static_cast<int>(t.width),
+                              stripe_first - std::min(stripe_first, halo), t.spec.start);
+  StageTimes stripe_times;  // the halo's and the stripe's own costs
+  const auto feed_halo = [&](uint64_t first, uint64_t end) {
+    for (; first < end; first += t.block_rows) {
+      const uint64_t n = std::min(t.block_rows, end - first);
+      t.load(first, n, 0, got, exact, stripe_times);
+      const StageTimer timer(stripe_times.consistent);
+      run.add(got.data(), exact.exact.data(), n, false);
+    }
+  };
+  if (!t.map()) feed_halo(stripe_first - std::min(stripe_first, halo), stripe_first);
+  for (uint64_t b = first_block; b < end_block; ++b) {
+    BlockParts& p = parts[b];
+    const uint64_t first = b * t.block_rows, n = std::min(t.block_rows, t.rows - first);
+    const uint64_t before = first > 0 ? 1 : 0;
+    t.load(first, n, before, got, exact, p.times);
+    const double* block = got.data() + before * t.width;
+    {
+      const StageTimer timer(p.times.oracle);
+      checks.oracle.add(p.oracle, first, n, block, exact.exact.data(),
+                        t.by_encoding ? exact.rounded.data() : nullptr);
+    }
+    {
+      const StageTimer timer(p.times.bounded);
+      checks.bounded.add(p.bounded, first, n, block);
+    }
+    {
+      const StageTimer timer(p.times.unique);
+      checks.unique.add(p.unique, first, n, block, before ? got.data() : nullptr);
+    }
+    const StageTimer timer(p.times.consistent);
+    if (!t.map()) run.add(block, exact.exact.data(), n, true);
+  }
+  if (!t.map()) feed_halo(stripe_end, std::min(t.rows, stripe_end + halo));
+  {
+    const StageTimer timer(stripe_times.consistent);
+    run.finish();
+  }
+  parts[first_block].times.add(stripe_times);  // the stripe's costs go to its first block
+  return run.figures();
+}
+
+PassFigures striped_pass(const PassTable& t, const ElementChecks& checks, int threads) {
+  std::vector<BlockParts> parts(t.blocks);
+  std::vector<measure::ConsistencyFigures> consistency(t.stripes->count);
+  parallel_for(t.stripes->count, threads,
+               [&](uint64_t s) { consistency[s] = run_stripe(t, checks, s, parts); });
+  PassFigures all;
+  for (BlockParts& p : parts) {  // in block order: the figures do not depend on the threads
+    all.bounded.merge(p.bounded);
+    all.oracle.merge(p.oracle);
+    all.unique.merge(std::move(p.unique));
+    all.times.add(p.times);
+  }
+  for (const measure::ConsistencyFigures& c : consistency) all.consistency.merge(c);
+  return all;
+}
+
+// At position ids: the consistency check along each run of smooth positions on its own, with its
+// own windows. Only elements with a whole window on both sides are judged: at a run's end the
+// window would be one-sided, and a gap in the positions can fall where the angle's rounding steps
+// up (its ulp doubles), which a one-sided window never saw. The rows at each end shape the
+// envelope; a run too short for that is the oracle's alone.
+void consistency_along_runs(const PassTable& t, int threads, PassFigures& all) {
+  const auto runs = smooth_runs(*t.map());
+  std::vector<measure::ConsistencyFigures> per_run(runs.size());
+  std::vector<double> run_s(runs.size());
+  parallel_for(runs.size(), threads, [&](uint64_t k) {
+    thread_local std::vector<double> got;
+    thread_local ExactRows exact;
+    StageTimes ignored;  // the run's whole time is the consistency check's
+    const auto t0 = Clock::now();
+    const uint64_t first = runs[k].first, end = runs[k].second, edge = t.stripes->halo;
+    if (end - first <= 2 * edge) {
+      per_run[k].unjudged = (end - first) * t.width;
+      return;
+    }
+    measure::ConsistencyRun run(t.dtype, static_cast<int>(t.width), 0, first);
+    const auto feed = [&](uint64_t from, uint64_t to, bool judged) {
+      for (; from < to; from += t.block_rows) {
+        const uint64_t n = std::min(t.block_rows, to - from);
+        t.load(from, n, 0, got, exact, ignored);
+        run.add(got.data(), exact.exact.data(), n, judged);
+      }
+    };
+    feed(first, first + edge, false);
+    feed(first + edge, end - edge, true);
+    feed(end - edge, end, false);
+    run.finish();
+    per_run[k] = run.figures();
+    per_run[k].unjudged += 2 * edge * t.width;
+    run_s[k] = seconds_since(t0);
+  });
+  for (size_t k = 0; k < runs.size(); ++k) {
+    all.consistency.merge(per_run[k]);
+    all.times.consistent += run_s[k];
+  }
+}
+
+// The unique check's verdict: the pass's partition of the rows' hashes, then each other
+// partition in a pass of its own that only reads and hashes.
+properties::Verdict unique_verdict(const PassTable& t, const ElementChecks& checks,
+                                   PassFigures& all, int threads) {
+  properties::UniqueCheck::Result repeats = checks.unique.resolve(all.unique);
+  for (uint64_t partition = 1; partition < checks.partitions; ++partition) {
+    const properties::UniqueCheck more(*t.under_test, t.spec, t.rows, checks.partitions, partition,
+                                       t.map());
+    std::vector<properties::UniqueCheck::Part> more_parts(t.blocks);
+    parallel_for(t.blocks, threads, [&](uint64_t b) {
+      const uint64_t first = b * t.block_rows, n = std::min(t.block_rows, t.rows - first);
+      thread_local std::vector<double> got;
+      got.resize(n * t.width);
+      t.read(first, n, got.data());
+      more.add(more_parts[b], first, n, got.data(), nullptr);
+    });
+    properties::UniqueCheck::Part merged;
+    for (auto& p : more_parts) merged.merge(std::move(p));
+    repeats.merge(more.resolve(merged));
+  }
+  return checks.unique.verdict(repeats, all.unique);
+}
+
+// Shift and growth compare rows a distance apart: along the table, or at position ids along the
+// longest run of consecutive positions its rows hold (said in a note).
+void shift_and_growth(const PassTable& t, const VerifyOptions& options,
+                      std::vector<properties::Verdict>& verdicts, StageTimes& times) {
+  const ConsecutiveRun run = t.map() ? longest_run(*t.map(), t.read, t.width, t.name, t.dtype,
+                                                   options.budget, t.exact_spec)
+                                     : ConsecutiveRun{};
+  const properties::UnderTest& along = t.map() ? *run.table : *t.under_test;
+  const TableSpec along_spec = t.map() ? run.spec : t.spec;
+  const uint64_t along_rows = t.map() ? run.rows : t.rows;
+  {
+    const StageTimer timer(times.shift);
+    if (!holds_sin_and_cos(t.spec.layout))
+      verdicts.push_back(
+          not_applicable("shift", "a cache of one function holds no (sin, cos) pairs to rotate"));
+    else if (along_rows < 2)
+      verdicts.push_back(not_applicable("shift", "no two rows at consecutive positions"));
+    else
+      verdicts.push_back(
+          properties::check_shift(along, along_spec, shift_cases(along_spec, along_rows)));
+  }
+  const StageTimer timer(times.growth);
+  std::vector<uint64_t> positions;
+  for (uint64_t p : properties::growth_positions(along_spec.start + along_rows - 1))
+    if (p >= along_spec.start) positions.push_back(p);
+  if (along_rows == 0)
+    verdicts.push_back(not_applicable("growth", "no rows at consecutive positions"));
+  else
+    verdicts.push_back(properties::check_growth(along, along_spec, positions));
+  if (!t.map() || along_rows < 2) return;
+  for (size_t i = verdicts.size() - 2; i < verdicts.size(); ++i)
+    verdicts[i].notes.push_back(fmt::format(
+        "judged along positions {} .. {}, the longest run of consecutive positions the rows "
+        "hold ({} rows)",
+        along_spec.start, along_spec.start + along_rows - 1, along_rows));
+}
+
 }  // namespace
 
 bool VerifyResult::holds() const {
@@ -143,243 +438,33 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
   VerifyResult r;
   r.table = table.name;
   r.description = table.description;
-  r.spec = options.spec;
   r.budget = options.budget;
   r.source = options.source;
   r.dtype = table.dtype;
-  const uint64_t rows = table.rows;
-  // At given position ids the pass goes along the rows in order of their positions, and the
-  // checks see indices into that order (spec.start 0); the map says which row and position each
-  // is, and the oracle takes each pair at its own position.
-  std::unique_ptr<const properties::PositionMap> positioned;
-  TableSpec spec = options.spec;
-  if (options.positions) {
-    if (auto err = validate_positions(*options.positions, spec, rows))
-      throw std::invalid_argument(*err);
-    r.spec = spec;
-    r.positions = options.positions->describe(options.positions_name);
-    positioned = std::make_unique<properties::PositionMap>(spec, *options.positions);
-    spec.start = 0;
-  }
-  const properties::PositionMap* map = positioned.get();
-  const uint64_t width = static_cast<uint64_t>(table_width(spec));
-  properties::RowReader read = std::move(table.read);
-  if (!read) {
-    auto values = std::make_shared<const std::vector<double>>(std::move(table.values));
-    read = [values, width](uint64_t first, uint64_t n, double* out) {
-      std::copy_n(values->begin() + static_cast<std::ptrdiff_t>(first * width), n * width, out);
-    };
-  }
-  if (map) read = in_position_order(std::move(read), *map, width);
-  const auto ut =
-      properties::streamed_table(table.name, table.dtype, options.budget, spec, rows, read);
+  const PassTable t = set_up(std::move(table), options);
+  r.spec = t.exact_spec;
+  if (options.positions) r.positions = options.positions->describe(options.positions_name);
 
-  // One pass: each block is read once, its exact and correctly rounded values computed once, and
-  // every per-element property fed from them.
-  const properties::BoundedCheck bounded(*ut, spec, map);
-  const properties::OracleCheck oracle_check(*ut, spec, map);
-  const uint64_t partitions =
-      properties::UniqueCheck::partitions_for(rows, options.unique_rows_per_pass);
-  const properties::UniqueCheck unique(*ut, spec, rows, partitions, 0, map);
-  // Strict and faithful budgets compare encodings with the correctly rounded values; the model
-  // needs only the exact ones (an engine for float64 skips the rounding to the table's format).
-  const auto engine = oracle::make_fast_engine(
-      r.spec, options.budget.kind == Claim::Kind::kModel ? Dtype::kFloat64 : table.dtype);
-  // The correctly rounded values matter to strict and faithful budgets (judged by encoding).
-  const bool by_encoding = options.budget.kind != Claim::Kind::kModel;
-  const ColumnMap columns(spec);
-  const uint64_t block_rows = std::max<uint64_t>(1, options.block_elements / width);
-  const uint64_t blocks = (rows + block_rows - 1) / block_rows;
-  const Stripes stripes(rows, block_rows);
-  std::vector<BlockParts> parts(blocks);
-  std::vector<measure::ConsistencyFigures> consistency(stripes.count);
-  // Reads rows [first - before, first + n) and computes the exact values of [first, first + n):
-  // the row before is for the neighbours' distance of the unique check.
-  const auto load = [&](uint64_t first, uint64_t n, uint64_t before, std::vector<double>& got,
-                        ExactRows& exact, double& read_s, double& exact_s) {
-    got.resize((n + before) * width);
-    auto t = Clock::now();
-    read(first - before, n + before, got.data());
-    read_s += seconds_since(t);
-    t = Clock::now();
-    exact.compute(*engine, r.spec, map, first, spec.start + first, n, columns, by_encoding);
-    exact_s += seconds_since(t);
-  };
-  parallel_for(stripes.count, options.threads, [&](uint64_t s) {
-    thread_local std::vector<double> got;
-    thread_local ExactRows exact;
-    const auto [first_block, end_block] = stripes.blocks(s, blocks);
-    const uint64_t stripe_first = first_block * block_rows;
-    const uint64_t stripe_end = std::min(rows, end_block * block_rows);
-    // The consistency check sees the rows either side of the stripe too (not judged there), so
-    // that its verdicts do not depend on where the stripes are cut.
-    measure::ConsistencyRun run(table.dtype, static_cast<int>(width),
-                                stripe_first - std::min(stripe_first, stripes.halo), spec.start);
-    double halo_read_s = 0, halo_exact_s = 0, consistent_s = 0;
-    const auto halo = [&](uint64_t first, uint64_t end) {
-      for (; first < end; first += block_rows) {
-        const uint64_t n = std::min(block_rows, end - first);
-        load(first, n, 0, got, exact, halo_read_s, halo_exact_s);
-        const auto t = Clock::now();
-        run.add(got.data(), exact.exact.data(), n, false);
-        consistent_s += seconds_since(t);
-      }
-    };
-    // At position ids the consistency check goes along runs of smooth positions instead (below).
-    if (!map) halo(stripe_first - std::min(stripe_first, stripes.halo), stripe_first);
-    for (uint64_t b = first_block; b < end_block; ++b) {
-      BlockParts& p = parts[b];
-      const uint64_t first = b * block_rows, n = std::min(block_rows, rows - first);
-      const uint64_t before = first > 0 ? 1 : 0;
-      load(first, n, before, got, exact, p.read_s, p.exact_s);
-      const double* block = got.data() + before * width;
-      auto t = Clock::now();
-      oracle_check.add(p.oracle, first, n, block, exact.exact.data(),
-                       by_encoding ? exact.rounded.data() : nullptr);
-      p.oracle_s = seconds_since(t);
-      t = Clock::now();
-      bounded.add(p.bounded, first, n, block);
-      p.bounded_s = seconds_since(t);
-      t = Clock::now();
-      unique.add(p.unique, first, n, block, before ? got.data() : nullptr);
-      p.unique_s = seconds_since(t);
-      t = Clock::now();
-      if (!map) run.add(block, exact.exact.data(), n, true);
-      p.consistent_s = seconds_since(t);
-    }
-    if (!map) halo(stripe_end, std::min(rows, stripe_end + stripes.halo));
-    const auto t = Clock::now();
-    run.finish();
-    consistency[s] = run.figures();
-    // The stripe's own costs go to its first block's account.
-    parts[first_block].read_s += halo_read_s;
-    parts[first_block].exact_s += halo_exact_s;
-    parts[first_block].consistent_s += consistent_s + seconds_since(t);
-  });
-  properties::BoundedCheck::Part bounded_all;
-  properties::OracleCheck::Part oracle_all;
-  properties::UniqueCheck::Part unique_all;
-  measure::ConsistencyFigures consistency_all;
-  double read_s = 0, exact_s = 0, oracle_s = 0, bounded_s = 0, unique_s = 0, consistent_s = 0;
-  for (BlockParts& p : parts) {  // in block order: the figures do not depend on the threads
-    bounded_all.merge(p.bounded);
-    oracle_all.merge(p.oracle);
-    unique_all.merge(std::move(p.unique));
-    read_s += p.read_s;
-    exact_s += p.exact_s;
-    oracle_s += p.oracle_s;
-    bounded_s += p.bounded_s;
-    unique_s += p.unique_s;
-    consistent_s += p.consistent_s;
+  // One pass: each block read once, its exact values computed once, every per-element check fed.
+  const ElementChecks checks(t, options);
+  PassFigures all = striped_pass(t, checks, options.threads);
+  if (t.map()) consistency_along_runs(t, options.threads, all);
+  StageTimes& times = all.times;
+  {
+    const StageTimer timer(times.unique);  // bounded's verdict is a summary: no stage of its own
+    r.verdicts.push_back(checks.bounded.verdict(all.bounded));
+    r.verdicts.push_back(unique_verdict(t, checks, all, options.threads));
   }
-  for (const measure::ConsistencyFigures& c : consistency) consistency_all.merge(c);
-  if (map) {  // each run of smooth positions on its own, with its own windows
-    const auto runs = smooth_runs(*map);
-    std::vector<measure::ConsistencyFigures> per_run(runs.size());
-    std::vector<double> run_s(runs.size());
-    parallel_for(runs.size(), options.threads, [&](uint64_t k) {
-      thread_local std::vector<double> got;
-      thread_local ExactRows exact;
-      double read_s = 0, exact_s = 0;
-      const auto t = Clock::now();
-      // Only elements with a whole window on both sides are judged: at a run's end the window
-      // would be one-sided, and a gap in the positions can fall where the angle's rounding steps
-      // up (its ulp doubles), which a one-sided window never saw. The 32 rows at each end shape
-      // the envelope; a run too short for that is the oracle's alone.
-      const uint64_t first = runs[k].first, end = runs[k].second, edge = stripes.halo;
-      if (end - first <= 2 * edge) {
-        per_run[k].unjudged = (end - first) * width;
-        return;
-      }
-      measure::ConsistencyRun run(table.dtype, static_cast<int>(width), 0, first);
-      const auto feed = [&](uint64_t from, uint64_t to, bool judged) {
-        for (; from < to; from += block_rows) {
-          const uint64_t n = std::min(block_rows, to - from);
-          load(from, n, 0, got, exact, read_s, exact_s);
-          run.add(got.data(), exact.exact.data(), n, judged);
-        }
-      };
-      feed(first, first + edge, false);
-      feed(first + edge, end - edge, true);
-      feed(end - edge, end, false);
-      run.finish();
-      per_run[k] = run.figures();
-      per_run[k].unjudged += 2 * edge * width;
-      run_s[k] = seconds_since(t);
-    });
-    for (size_t k = 0; k < runs.size(); ++k) {
-      consistency_all.merge(per_run[k]);
-      consistent_s += run_s[k];
-    }
-  }
-  parts.clear();
-  parts.shrink_to_fit();
-
-  auto t = Clock::now();
-  r.verdicts.push_back(bounded.verdict(bounded_all));
-  properties::UniqueCheck::Result repeats = unique.resolve(unique_all);
-  // A table of more rows than one pass can hold the hashes of: the other partitions, each in a
-  // pass of its own that only reads and hashes.
-  for (uint64_t partition = 1; partition < partitions; ++partition) {
-    const properties::UniqueCheck more(*ut, spec, rows, partitions, partition, map);
-    std::vector<properties::UniqueCheck::Part> more_parts(blocks);
-    parallel_for(blocks, options.threads, [&](uint64_t b) {
-      const uint64_t first = b * block_rows, n = std::min(block_rows, rows - first);
-      thread_local std::vector<double> got;
-      got.resize(n * width);
-      read(first, n, got.data());
-      more.add(more_parts[b], first, n, got.data(), nullptr);
-    });
-    properties::UniqueCheck::Part all;
-    for (auto& p : more_parts) all.merge(std::move(p));
-    repeats.merge(more.resolve(all));
-  }
-  r.verdicts.push_back(unique.verdict(repeats, unique_all));
-  unique_s += seconds_since(t);
-
-  // Shift and growth compare rows at positions a distance apart: at given ids, along the longest
-  // run of consecutive positions the table holds.
-  const ConsecutiveRun run =
-      map ? longest_run(*map, read, width, table.name, table.dtype, options.budget, r.spec)
-          : ConsecutiveRun{};
-  const properties::UnderTest& along = map ? *run.table : *ut;
-  const TableSpec along_spec = map ? run.spec : spec;
-  const uint64_t along_rows = map ? run.rows : rows;
-  t = Clock::now();
-  if (!holds_sin_and_cos(spec.layout)) {
+  shift_and_growth(t, options, r.verdicts, times);
+  r.verdicts.push_back(checks.oracle.verdict(all.oracle));
+  {
+    const StageTimer timer(times.consistent);
     r.verdicts.push_back(
-        not_applicable("shift", "a cache of one function holds no (sin, cos) pairs to rotate"));
-  } else if (along_rows < 2) {
-    r.verdicts.push_back(not_applicable("shift", "no two rows at consecutive positions"));
-  } else {
-    r.verdicts.push_back(
-        properties::check_shift(along, along_spec, shift_cases(along_spec, along_rows)));
+        properties::ConsistentCheck(*t.under_test, t.spec, t.map()).verdict(all.consistency));
   }
-  const double shift_s = seconds_since(t);
-  t = Clock::now();
-  std::vector<uint64_t> positions;
-  for (uint64_t p : properties::growth_positions(along_spec.start + along_rows - 1))
-    if (p >= along_spec.start) positions.push_back(p);
-  if (along_rows == 0)
-    r.verdicts.push_back(not_applicable("growth", "no rows at consecutive positions"));
-  else
-    r.verdicts.push_back(properties::check_growth(along, along_spec, positions));
-  for (size_t i = r.verdicts.size() - 2; map && i < r.verdicts.size(); ++i)
-    if (along_rows >= 2)
-      r.verdicts[i].notes.push_back(fmt::format(
-          "judged along positions {} .. {}, the longest run of consecutive positions the rows "
-          "hold ({} rows)",
-          along_spec.start, along_spec.start + along_rows - 1, along_rows));
-  const double growth_s = seconds_since(t);
-  r.verdicts.push_back(oracle_check.verdict(oracle_all));
-  t = Clock::now();
-  r.verdicts.push_back(properties::ConsistentCheck(*ut, spec, map).verdict(consistency_all));
-  consistent_s += seconds_since(t);
-  r.oracle = oracle_all.figures;
-  r.oracle_coverage = fmt::format("exhaustive: every one of {} elements", rows * width);
-  r.seconds = {{"read", read_s},       {"exact values", exact_s},   {"oracle", oracle_s},
-               {"bounded", bounded_s}, {"unique", unique_s},        {"shift", shift_s},
-               {"growth", growth_s},   {"consistent", consistent_s}};
+  r.oracle = all.oracle.figures;
+  r.oracle_coverage = fmt::format("exhaustive: every one of {} elements", t.rows * t.width);
+  r.seconds = times.list();
   return r;
 }
 
