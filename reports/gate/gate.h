@@ -116,6 +116,12 @@ std::string regression(const BandFigures& measured, const BandFigures& recorded)
 std::vector<GateOutcome> run_gate(const BudgetFile& file,
                                   const std::function<void(const std::string&)>& progress);
 
+// Judges a measured band (its `measured`, `ceilings` and `inconsistent` set) against its record:
+// none is a failure, a record at a ceiling gates nothing, a figure above it regresses; the
+// consistency verdict fails the band whatever the record. Sets `recorded`, `regressed` and
+// `message`.
+void judge_outcome(GateOutcome& o, const std::optional<BandFigures>& recorded);
+
 // Compares outcomes again with the records of `file` (the same subjects and bands): what a
 // changed record would make of the same measurements.
 void compare_with(const BudgetFile& file, std::vector<GateOutcome>& outcomes);

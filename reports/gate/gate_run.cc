@@ -1,0 +1,304 @@
+// run_gate (docs/design.md §8): each subject opened once, then each band measured (a registry
+// entry on sampled blocks, a table whole through verify's pass), judged against its record and,
+// when it fails, the element that decides it named.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "core/generate.h"
+#include "core/registry.h"
+#include "encoding/model_config.h"
+#include "measure/judge.h"
+#include "measure/sampling.h"
+#include "oracle/engine.h"
+#include "oracle/table.h"
+#include "reports/gate/gate.h"
+#include "reports/gate/gate_element.h"
+#include "reports/gate/gate_positions.h"
+#include "reports/verify/verify.h"
+#include "tables/position_ids.h"
+#include "tables/table_stream.h"
+
+namespace pev::reports {
+namespace {
+
+constexpr uint64_t kHeadRows = 4096;  // the first band is measured whole up to this many rows
+constexpr int kBlocksPerBand = 16;    // then blocks of kBlockRows on a log scale
+constexpr uint64_t kBlockRows = 16;
+
+// Blocks of one band: the whole head (up to kHeadRows rows) of a band that starts at 0 or is
+// short, else kBlocksPerBand blocks of kBlockRows rows on a log scale.
+std::vector<measure::RowBlock> band_blocks(const GateBand& b) {
+  const uint64_t size = b.last - b.first + 1;
+  if (b.first == 0 || size <= kHeadRows) return {{b.first, std::min(size, kHeadRows)}};
+  return measure::log_spaced_blocks(b.first, b.last + 1 - kBlockRows, kBlocksPerBand - 1,
+                                    kBlockRows, /*include_lo=*/true);
+}
+
+// Every registry subject is measured on the same blocks: their exact values, computed once.
+class RegistryExactValues {
+ public:
+  const std::vector<double>& of(const TableSpec& part, uint64_t n) {
+    const std::string key =
+        fmt::format("{}/{:a}/{}/{}/{}", part.d_model, part.base, static_cast<int>(part.schedule),
+                    static_cast<int>(part.layout), part.start);
+    auto [it, fresh] = cache_.try_emplace({key, n});
+    if (fresh) it->second = oracle::exact_values(part, n);
+    return it->second;
+  }
+
+ private:
+  std::map<std::pair<std::string, uint64_t>, std::vector<double>> cache_;
+};
+
+// A subject as the bands measure it: a registry entry on the file's grid, or a table file (its
+// width checked against the declaration, its position ids read, its recipe's sequence length set).
+struct OpenSubject {
+  explicit OpenSubject(const GateSubject& g) : declared(g) {}
+  const GateSubject& declared;
+  const core::Implementation* impl = nullptr;
+  std::optional<TableStream> table;
+  std::optional<RowPositions> ids;  // a table subject's position ids, when given
+  TableSpec spec;
+  std::string name;
+  Dtype output = Dtype::kFloat32;
+  Claim claim;  // the gate records errors; the claim gives the budget ratio and the fixed signs
+  std::optional<measure::Judge> judge;
+  std::unique_ptr<oracle::Engine> engine;  // table subjects: their spec's, recipe included
+
+  uint64_t last_position() const {
+    return impl ? impl->max_position : ids ? ids->max_position() : spec.start + table->rows() - 1;
+  }
+  double steps_since_direct(uint64_t pos) const {
+    return impl ? static_cast<double>(impl->steps_since_direct(pos)) : 0.0;
+  }
+};
+
+void open_table_subject(OpenSubject& s) {
+  const GateSubject& g = s.declared;
+  ReadOptions ro;
+  if (!g.dtype.empty()) ro.dtype = parse_dtype(g.dtype);
+  if (!g.tensor.empty()) ro.tensor = g.tensor;
+  s.table = open_table(g.table_path, ro);
+  TableSpec& spec = s.spec;
+  const bool half = spec.layout == Layout::kRopeCos || spec.layout == Layout::kRopeSin;
+  if (spec.d_model == 0)
+    spec.d_model = static_cast<int>(half ? 2 * s.table->width() : s.table->width());
+  if (static_cast<uint64_t>(half ? spec.d_model / 2 : spec.d_model) != s.table->width())
+    throw FileError(
+        fmt::format("{}: the table is {} wide, but d_model {} with layout {} needs {} columns",
+                    printable(g.table, 160), s.table->width(), spec.d_model, name_of(spec.layout),
+                    half ? spec.d_model / 2 : spec.d_model));
+  if (!g.positions_path.empty()) {
+    s.ids = read_position_ids(g.positions_path);
+    if (auto err = validate_positions(*s.ids, spec, s.table->rows()))
+      throw FileError(printable(g.positions, 160) + ": " + *err);
+    set_sequence_length(spec, *s.ids);
+  } else {
+    set_sequence_length(spec, s.table->rows());
+    if (auto err = validate_range(spec, s.table->rows()))
+      throw FileError(printable(g.table, 160) + ": " + *err);
+  }
+}
+
+std::unique_ptr<OpenSubject> open_subject(const GateSubject& g, const BudgetFile& file) {
+  auto s = std::make_unique<OpenSubject>(g);
+  s->impl = g.impl.empty() ? nullptr : core::find_implementation(g.impl);
+  s->spec = g.spec;
+  if (s->impl)
+    s->spec = grid_spec(file.d_model, file.base);
+  else
+    open_table_subject(*s);
+  s->name = s->impl ? g.impl : g.table;
+  s->output = s->impl ? s->impl->output : s->table->dtype();
+  s->claim = s->impl ? s->impl->claim : Claim::model(Dtype::kFloat32);
+  s->judge.emplace(s->spec, s->claim, s->output);
+  if (!s->impl) s->engine = oracle::make_fast_engine(s->spec, Dtype::kFloat64);
+  return s;
+}
+
+// One band of a subject: which rows it holds (clipped to the subject's range), and its blocks of
+// (got, exact) values, for the measuring pass of implementations and for naming the element of a
+// regression.
+struct BandRows {
+  GateBand clipped;
+  PositionedBand at;  // at position ids: the file rows whose ids fall in the band
+  uint64_t rows() const { return clipped.last - clipped.first + 1; }
+};
+
+void visit_band(const OpenSubject& s, const BandRows& band, RegistryExactValues& exact,
+                const BlockVisitor& visit) {
+  if (s.ids) return visit_rows(band.at, *s.table, s.spec, *s.engine, visit);
+  if (s.impl) {
+    for (const auto& [first, n] : band_blocks(band.clipped)) {
+      TableSpec part = s.spec;
+      part.start = first;
+      const core::GeneratedTable t = core::generate(*s.impl, part, n);
+      std::vector<double> got(n * static_cast<uint64_t>(table_width(part)));
+      for (size_t i = 0; i < got.size(); ++i) got[i] = t.value(i);
+      visit(first, n, got.data(), exact.of(part, n).data());
+    }
+    return;
+  }
+  const uint64_t block = std::max<uint64_t>(1, (uint64_t{1} << 16) / s.table->width());
+  std::vector<double> got;
+  for (uint64_t first = band.clipped.first; first <= band.clipped.last; first += block) {
+    const uint64_t n = std::min(block, band.clipped.last - first + 1);
+    TableSpec part = s.spec;
+    part.start = first;
+    got.resize(n * s.table->width());
+    s.table->read_rows(first - s.spec.start, n, got.data());
+    visit(first, n, got.data(), oracle::compute_table(*s.engine, part, n).exact.data());
+  }
+}
+
+// What measuring a band gave: its figures, the worst elements outside the claim (NaN, Inf and
+// wrong signs first) and, for tables, verify's consistency verdict.
+struct BandMeasurement {
+  measure::Figures figures;
+  std::vector<measure::Finding> worst;
+  std::optional<properties::Verdict> consistent;
+  std::string coverage;
+};
+
+// A registry entry: its sampled blocks through the judge.
+BandMeasurement measure_sampled(const OpenSubject& s, const BandRows& band,
+                                RegistryExactValues& exact) {
+  BandMeasurement m;
+  uint64_t sampled = 0;
+  const int width = table_width(s.spec);
+  visit_band(s, band, exact, [&](uint64_t first, uint64_t n, const double* got, const double* x) {
+    for (uint64_t r = 0; r < n; ++r)
+      s.judge->add_row(first + r, s.steps_since_direct(first + r), got + r * width, x + r * width,
+                       m.figures, &m.worst);
+    sampled += n;
+  });
+  m.coverage = sampled == band.rows()
+                   ? fmt::format("every one of {} positions", band.rows())
+                   : fmt::format("sampled {} of {} positions", sampled, band.rows());
+  return m;
+}
+
+// A table: every element of the band, through verify's own pass and memory bound.
+BandMeasurement measure_whole(const OpenSubject& s, const BandRows& band) {
+  const uint64_t row0 = band.clipped.first - s.spec.start;
+  const uint64_t width = s.table->width();
+  const TableStream& table = *s.table;
+  const bool ids = s.ids.has_value();
+  TableInput input{s.declared.table,
+                   table.description(),
+                   table.dtype(),
+                   ids ? band.at.rows.size() : band.rows(),
+                   [&](uint64_t first, uint64_t n, double* out) {
+                     if (!ids) return table.read_rows(row0 + first, n, out);
+                     for (uint64_t i = 0; i < n; ++i)
+                       table.read_rows(band.at.rows[first + i], 1, out + i * width);
+                   },
+                   {}};
+  VerifyOptions options;
+  options.spec = s.spec;
+  options.spec.start = ids ? 0 : band.clipped.first;
+  if (ids) {
+    options.positions = band.at.ids;
+    options.positions_name = s.declared.positions;
+  }
+  options.budget = s.claim;
+  const VerifyResult r = verify_table(std::move(input), options);
+  BandMeasurement m;
+  m.figures = r.oracle;
+  for (const properties::Verdict& v : r.verdicts) {
+    if (v.property == "oracle") m.worst = v.worst;
+    if (v.property == "consistent") m.consistent = v;
+  }
+  m.coverage = fmt::format("every one of {} elements", m.figures.elements);
+  return m;
+}
+
+BandFigures band_figures(const measure::Figures& f) {
+  BandFigures b;
+  b.max_abs = f.max_abs;
+  b.max_ulp = f.max_ulp_floored;
+  b.max_budget_ratio = f.worst_fraction;
+  b.elements = f.elements;
+  b.nan = f.nan;
+  b.inf = f.inf;
+  b.wrong_sign = f.failed_sign;
+  return b;
+}
+
+// The element a regressed band names: NaN, Inf or a wrong sign if the worst elements hold one
+// (else the worst of them); else the largest element by the first figure above its record,
+// scanned again (the measuring pass keeps no positions).
+std::optional<measure::Finding> deciding_element(const OpenSubject& s, const BandRows& band,
+                                                 const GateOutcome& o,
+                                                 const std::vector<measure::Finding>& worst,
+                                                 RegistryExactValues& exact) {
+  if (o.measured.nan || o.measured.inf || o.measured.wrong_sign) {
+    for (const measure::Finding& f : worst)
+      if (f.what != "number") return f;
+    if (!worst.empty()) return worst.front();
+    return std::nullopt;
+  }
+  if (!o.recorded) return std::nullopt;
+  for (double BandFigures::*figure :
+       {&BandFigures::max_abs, &BandFigures::max_ulp, &BandFigures::max_budget_ratio}) {
+    const double record = (*o.recorded).*figure;
+    if (std::isnan(record) || o.measured.*figure <= record) continue;
+    measure::Finding f = largest_element(
+        [&](const BlockVisitor& visit) { visit_band(s, band, exact, visit); }, *s.judge,
+        [&](uint64_t pos) { return s.steps_since_direct(pos); },  // as the measuring pass counts
+        figure, record);
+    if (s.ids) f.row = row_holding(band.at, *s.table, f.pos, f.column, f.got);
+    return f;
+  }
+  return std::nullopt;
+}
+
+GateOutcome measure_band(const OpenSubject& s, const GateBand& band, RegistryExactValues& exact) {
+  GateOutcome o;
+  o.subject = s.name;
+  o.band = band.name();
+  o.ceilings = ceilings_of(s.spec, s.output);
+  const auto t0 = std::chrono::steady_clock::now();
+  const uint64_t last_pos = s.last_position();
+  BandRows rows{{band.first, std::min(band.last, last_pos)},
+                s.ids ? rows_in_band(*s.ids, band.first, band.last) : PositionedBand{}};
+  if ((!s.ids && band.first < s.spec.start) || band.first > last_pos ||
+      (s.ids && rows.at.rows.empty()) || (s.impl && s.impl->available && !s.impl->available())) {
+    o.skipped = true;
+    o.message = "outside the valid range";
+    return o;
+  }
+  const BandMeasurement m = s.impl ? measure_sampled(s, rows, exact) : measure_whole(s, rows);
+  o.coverage = m.coverage;
+  o.measured = band_figures(m.figures);
+  if (m.consistent && !m.consistent->holds) {
+    o.inconsistent = m.consistent->summary;
+    if (!m.consistent->worst.empty()) o.element = m.consistent->worst.front();
+  }
+  const auto rec = s.declared.budgets.find(o.band);
+  judge_outcome(
+      o, rec == s.declared.budgets.end() ? std::nullopt : std::optional<BandFigures>(rec->second));
+  if (o.regressed && !o.element) o.element = deciding_element(s, rows, o, m.worst, exact);
+  if (o.element) o.message += "; at " + describe_element(*o.element);
+  o.message += " (" + o.coverage + ")";
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return o;
+}
+
+}  // namespace
+
+std::vector<GateOutcome> run_gate(const BudgetFile& file,
+                                  const std::function<void(const std::string&)>& progress) {
+  std::vector<GateOutcome> outcomes;
+  RegistryExactValues exact;
+  for (const GateSubject& g : file.subjects) {
+    const std::unique_ptr<OpenSubject> subject = open_subject(g, file);
+    for (const GateBand& band : file.bands) outcomes.push_back(measure_band(*subject, band, exact));
+    progress(subject->name);
+  }
+  return outcomes;
+}
+
+}  // namespace pev::reports
