@@ -88,6 +88,24 @@ struct Figures {
 };
 
 // The verdict on one element.
+// The claim rule (docs/design.md §3.3), the one every element of a table or an applied rotation
+// is judged by: strict, the correctly rounded encoding `rounded` itself; faithful, one of the two
+// finite values of the format that bracket `exact` (its side known where `exact_is_true`); the
+// model, an error within what it allows. NaN and Inf categories, and the model's rule for signs,
+// are the caller's (Judge::judge).
+inline bool within_claim(Claim::Kind kind, double got, double exact, double rounded,
+                         double abs_error, double allowed, Dtype output, bool exact_is_true) {
+  switch (kind) {
+    case Claim::Kind::kStrict:
+      return same_encoding(got, rounded);
+    case Claim::Kind::kFaithful:
+      return std::isfinite(got) && is_faithful_encoding(got, exact, rounded, output, exact_is_true);
+    case Claim::Kind::kModel:
+      return abs_error <= allowed;
+  }
+  return false;
+}
+
 struct Judgement {
   ElementError error;
   double allowed = 0;
@@ -137,16 +155,16 @@ class Judge {
       return j;
     }
     if (rounded && claim_.kind != Claim::Kind::kModel) {
-      j.within = claim_.kind == Claim::Kind::kStrict
-                     ? same_encoding(got, *rounded)
-                     : is_faithful_encoding(got, exact, *rounded, output_, pos == 0);
+      j.within = within_claim(claim_.kind, got, exact, *rounded, j.error.abs, j.allowed, output_,
+                              pos == 0);
       j.failure =
           std::signbit(got) != std::signbit(*rounded) ? Category::kSignMismatch : Category::kNumber;
       return j;
     }
     const bool sign_fails =
         cat == Category::kSignMismatch && (exact == 0.0 || std::fabs(exact) > j.allowed);
-    j.within = !sign_fails && j.error.abs <= j.allowed;
+    j.within = !sign_fails && within_claim(Claim::Kind::kModel, got, exact, exact, j.error.abs,
+                                           j.allowed, output_, pos == 0);
     j.failure = sign_fails ? Category::kSignMismatch : Category::kNumber;
     return j;
   }

@@ -149,6 +149,8 @@ RowPositions token_positions(const VerifyRotaryOptions& o) {
   return p;
 }
 
+// What a block's elements gave: the rotated ones against the exact rotation, the pass-through
+// ones against the input.
 struct Part {
   uint64_t rotated = 0, over = 0, not_finite = 0, passthrough = 0, touched = 0;
   double max_abs = 0, worst_ratio = 0;
@@ -167,141 +169,168 @@ bool same_value(double a, double b) {
   return (a == b && std::signbit(a) == std::signbit(b)) || (std::isnan(a) && std::isnan(b));
 }
 
-}  // namespace
+// One block of whole tokens within one batch row, as read and as the oracle rotates it.
+struct Block {
+  uint64_t batch = 0, first = 0, tokens = 0;  // sequence indices first .. first + tokens - 1
+  std::vector<uint64_t> token;                // each token's index into the positions
+  std::vector<double> x, y;                   // x[i][h][k]: token first + i, head h
+  oracle::RotatedValues rotated;
+  oracle::TileValues cos_sin;  // the exact A cos, A sin, when a budget needs them
+  bool have_cos_sin = false;
+};
 
-VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& output,
-                                 const VerifyRotaryOptions& o) {
-  const auto t0 = std::chrono::steady_clock::now();
-  VerifyRotaryResult r;
-  r.input = input.name;
-  r.output = output.name;
-  r.description = input.description + " -> " + output.description;
-  r.options = o;
-  r.output_dtype = output.dtype;
-  const RotationSpec& spec = o.spec;
-  if (auto err = validate(spec)) throw ConfigError(*err);
-  const TensorGeometry& g = o.geometry;
-  if (spec.head_dim != g.head_dim)
-    throw ConfigError(fmt::format("the tensors' last axis is {}, but the head dimension is {}",
-                                  g.head_dim, spec.head_dim));
-  const RowPositions tokens = token_positions(o);
-  if (auto err = validate_positions(tokens, spec.table, tokens.rows())) throw ConfigError(*err);
+// The pass over the tensors: blocks of whole tokens within a batch row, so that the oracle, the
+// cache values and the cache's errors are computed once per token and pair, for every head.
+class RotaryPass {
+ public:
+  RotaryPass(const RotaryTensor& input, const RotaryTensor& output, const VerifyRotaryOptions& o,
+             const RowPositions& tokens)
+      : input_(input),
+        output_(output),
+        o_(o),
+        spec_(o.spec),
+        g_(o.geometry),
+        tokens_(tokens),
+        exact_rotation_(spec_, output.dtype, oracle::EngineKind::kFast),
+        cache_(oracle::make_fast_engine(spec_.table, Dtype::kFloat64)),
+        budget_(spec_, o.compute, output.dtype),
+        per_block_(std::max<uint64_t>(1, o.block_rows / g_.heads)),
+        chunks_((g_.seq + per_block_ - 1) / per_block_) {}
 
-  const int d = spec.table.d_model, hd = spec.head_dim, pairs = d / 2;
-  const oracle::RotationOracle exact_rotation(spec, output.dtype, oracle::EngineKind::kFast);
-  const auto cache = oracle::make_fast_engine(spec.table, Dtype::kFloat64);
-  const measure::RotationBudget budget(spec, o.compute, output.dtype);
-  // Blocks of whole tokens within one batch row: the oracle, the cache values and the cache's
-  // errors are computed once per token and pair, for every head.
-  const uint64_t heads = g.heads;
-  const uint64_t per_block = std::max<uint64_t>(1, o.block_rows / heads);
-  const uint64_t chunks = (g.seq + per_block - 1) / per_block, blocks = g.batch * chunks;
-  std::vector<Part> parts(blocks);
-  parallel_for(blocks, o.threads, [&](uint64_t blk) {
-    const uint64_t bat = blk / chunks, s0 = blk % chunks * per_block;
-    const uint64_t nt = std::min(per_block, g.seq - s0);
-    thread_local std::vector<double> x, y, run;
-    thread_local std::vector<uint64_t> token;
-    thread_local oracle::TileValues cs;
-    thread_local oracle::RotatedValues rotated;
-    const size_t row_len = static_cast<size_t>(hd);
-    x.resize(nt * heads * row_len), y.resize(nt * heads * row_len);
-    token.resize(nt);
-    for (uint64_t i = 0; i < nt; ++i) token[i] = bat * g.seq + s0 + i;
-    // x[i][h][k]: token s0 + i, head h. In batch-seq-heads order a block's rows are contiguous;
-    // in batch-heads-seq order each head's are.
-    if (g.axes == RotaryAxes::kBatchHeadsSeqDim) {
-      run.resize(nt * row_len);
-      for (const auto& [t, dst] : {std::pair{&input, &x}, std::pair{&output, &y}})
+  uint64_t blocks() const { return g_.batch * chunks_; }
+
+  Part judge(uint64_t index) const {
+    thread_local Block b;
+    read(index, b);
+    Part p;
+    for (uint64_t i = 0; i < b.tokens; ++i)
+      for (int j = 0; j < spec_.table.d_model / 2; ++j) judge_pair(b, i, j, p);
+    judge_passthrough(b, p);
+    return p;
+  }
+
+ private:
+  // Reads block `index` of both tensors and rotates its input exactly. In batch-seq-heads order a
+  // block's rows are contiguous; in batch-heads-seq order each head's are.
+  void read(uint64_t index, Block& b) const {
+    b.batch = index / chunks_, b.first = index % chunks_ * per_block_;
+    b.tokens = std::min(per_block_, g_.seq - b.first);
+    b.have_cos_sin = false;
+    const uint64_t heads = g_.heads;
+    const size_t row_len = static_cast<size_t>(spec_.head_dim);
+    b.x.resize(b.tokens * heads * row_len), b.y.resize(b.tokens * heads * row_len);
+    b.token.resize(b.tokens);
+    for (uint64_t i = 0; i < b.tokens; ++i) b.token[i] = b.batch * g_.seq + b.first + i;
+    if (g_.axes == RotaryAxes::kBatchHeadsSeqDim) {
+      thread_local std::vector<double> run;
+      run.resize(b.tokens * row_len);
+      for (const auto& [t, dst] : {std::pair{&input_, &b.x}, std::pair{&output_, &b.y}})
         for (uint64_t h = 0; h < heads; ++h) {
-          t->read(g.row(bat, s0, h), nt, run.data());
-          for (uint64_t i = 0; i < nt; ++i)
+          t->read(g_.row(b.batch, b.first, h), b.tokens, run.data());
+          for (uint64_t i = 0; i < b.tokens; ++i)
             std::copy_n(&run[i * row_len], row_len, &(*dst)[(i * heads + h) * row_len]);
         }
     } else {
-      input.read(g.row(bat, s0, 0), nt * heads, x.data());
-      output.read(g.row(bat, s0, 0), nt * heads, y.data());
+      input_.read(g_.row(b.batch, b.first, 0), b.tokens * heads, b.x.data());
+      output_.read(g_.row(b.batch, b.first, 0), b.tokens * heads, b.y.data());
     }
     // An input that is not a number has no exact rotation: the oracle names it (bad input).
     try {
-      exact_rotation.rotate(tokens, token.data(), nt, static_cast<int>(heads), x.data(), rotated);
+      exact_rotation_.rotate(tokens_, b.token.data(), b.tokens, static_cast<int>(heads), b.x.data(),
+                             b.rotated);
     } catch (const std::invalid_argument& e) {
-      throw ConfigError(
-          fmt::format("{}: {} (batch {}, from sequence index {})", input.name, e.what(), bat, s0));
+      throw ConfigError(fmt::format("{}: {} (batch {}, from sequence index {})", input_.name,
+                                    e.what(), b.batch, b.first));
     }
-    // The exact A cos, A sin the budgets need: for every block under the model budget, else only
-    // for a block where some element is not the correctly rounded output.
-    bool have_cs = false;
-    const auto cos_sin = [&] {
-      if (!have_cs) oracle::evaluate_rows(*cache, spec.table, tokens, token.data(), nt, cs);
-      have_cs = true;
-      return &cs;
-    };
-    Part& p = parts[blk];
-    for (uint64_t i = 0; i < nt; ++i)
-      for (int j = 0; j < pairs; ++j) {
-        const auto [a, bdim] = rotated_dims(spec, j);
-        const uint64_t pos = tokens.of_pair(spec.table, token[i], j);
-        // The cache's errors, once per token and pair, and only where a budget is needed.
-        std::optional<measure::RotationBudget::CacheErrors> errors;
-        for (uint64_t h = 0; h < heads; ++h) {
-          const size_t at = (i * heads + h) * row_len;
-          const double* xi = &x[at];
-          const double* yi = &y[at];
-          for (const auto& [k, own, other] :
-               {std::tuple{a, xi[a], -xi[bdim]}, std::tuple{bdim, xi[bdim], xi[a]}}) {
-            ++p.rotated;
-            const double got = yi[k], want = rotated.exact[at + k];
-            const double err = std::fabs(got - want);
-            if (std::isfinite(got))
-              p.max_abs = std::max(p.max_abs, err);
-            else
-              ++p.not_finite;
-            // The correctly rounded output needs no budget: strict and faithful skip it (and its
-            // figure) for every element that holds, the bulk of the time they take.
-            const bool exact_bits = same_value(got, rotated.rounded[at + k]);
-            if (exact_bits && o.budget != Claim::Kind::kModel) continue;
-            const double c = cos_sin()->cos_exact[i * pairs + j];
-            const double s = cs.sin_exact[i * pairs + j];
-            if (!errors) errors = budget.cache_errors(pos, j, c, s);
-            const double allowed = budget.allowed(*errors, own, other, c, s, want);
-            if (allowed > 0) p.worst_ratio = std::max(p.worst_ratio, err / allowed);
-            const bool ok = o.budget == Claim::Kind::kStrict ? exact_bits
-                            : o.budget == Claim::Kind::kFaithful
-                                ? std::isfinite(got) &&
-                                      measure::is_faithful_encoding(
-                                          got, want, rotated.rounded[at + k], output.dtype, false)
-                                : err <= allowed;
-            if (ok) continue;
-            ++p.over;
-            const double shown =
-                o.budget == Claim::Kind::kModel ? allowed : ulp_of(want, output.dtype);
-            if (measure::would_keep(p.worst, err, shown))
-              measure::keep_worst(
-                  p.worst, properties::Finding(pos, k, got, want, err, shown,
-                                               measure::floored_ulps(err, want, output.dtype),
-                                               std::isfinite(got) ? "number" : "not finite",
-                                               g.row(bat, s0 + i, h)));
-          }
-        }
-      }
-    for (uint64_t i = 0; i < nt; ++i)  // pass-through: the input itself, bit for bit
-      for (uint64_t h = 0; h < heads; ++h)
-        for (int k = d; k < hd; ++k) {
-          const size_t at = (i * heads + h) * row_len + static_cast<size_t>(k);
-          ++p.passthrough;
-          if (same_value(y[at], x[at])) continue;
-          ++p.touched;
-          measure::keep_worst(p.touched_worst,
-                              properties::Finding(tokens.budget_position(token[i]), k, y[at], x[at],
-                                                  std::fabs(y[at] - x[at]), 0, 0,
-                                                  "pass-through changed", g.row(bat, s0 + i, h)));
-        }
-  });
-  Part all;
-  for (const Part& p : parts) all.merge(p);
-  r.elements = all.rotated + all.passthrough;
+  }
 
+  // The exact A cos, A sin the budgets need: for every block under the model budget, else only
+  // for a block where some element is not the correctly rounded output.
+  const oracle::TileValues& cos_sin(Block& b) const {
+    if (!b.have_cos_sin)
+      oracle::evaluate_rows(*cache_, spec_.table, tokens_, b.token.data(), b.tokens, b.cos_sin);
+    b.have_cos_sin = true;
+    return b.cos_sin;
+  }
+
+  // Token i's pair j, in every head: both rotated elements against the exact rotation, by the
+  // claim rule (measure::within_claim); the cache's errors once, and only where a budget is
+  // needed.
+  void judge_pair(Block& b, uint64_t i, int j, Part& p) const {
+    const auto [a, bdim] = rotated_dims(spec_, j);
+    const uint64_t pos = tokens_.of_pair(spec_.table, b.token[i], j);
+    const size_t pairs = static_cast<size_t>(spec_.table.d_model / 2);
+    const size_t row_len = static_cast<size_t>(spec_.head_dim);
+    std::optional<measure::RotationBudget::CacheErrors> errors;
+    for (uint64_t h = 0; h < g_.heads; ++h) {
+      const size_t at = (i * g_.heads + h) * row_len;
+      const double* xi = &b.x[at];
+      const double* yi = &b.y[at];
+      for (const auto& [k, own, other] :
+           {std::tuple{a, xi[a], -xi[bdim]}, std::tuple{bdim, xi[bdim], xi[a]}}) {
+        ++p.rotated;
+        const double got = yi[k], want = b.rotated.exact[at + k];
+        const double rounded = b.rotated.rounded[at + k];
+        const double err = std::fabs(got - want);
+        if (std::isfinite(got))
+          p.max_abs = std::max(p.max_abs, err);
+        else
+          ++p.not_finite;
+        // The correctly rounded output needs no budget: strict and faithful skip it (and its
+        // figure) for every element that holds, the bulk of the time they take.
+        if (same_value(got, rounded) && o_.budget != Claim::Kind::kModel) continue;
+        const double c = cos_sin(b).cos_exact[i * pairs + static_cast<size_t>(j)];
+        const double s = b.cos_sin.sin_exact[i * pairs + static_cast<size_t>(j)];
+        if (!errors) errors = budget_.cache_errors(pos, j, c, s);
+        const double allowed = budget_.allowed(*errors, own, other, c, s, want);
+        if (allowed > 0) p.worst_ratio = std::max(p.worst_ratio, err / allowed);
+        if (measure::within_claim(o_.budget, got, want, rounded, err, allowed, output_.dtype,
+                                  false))
+          continue;
+        ++p.over;
+        const double shown =
+            o_.budget == Claim::Kind::kModel ? allowed : ulp_of(want, output_.dtype);
+        if (measure::would_keep(p.worst, err, shown))
+          measure::keep_worst(p.worst,
+                              properties::Finding(pos, k, got, want, err, shown,
+                                                  measure::floored_ulps(err, want, output_.dtype),
+                                                  std::isfinite(got) ? "number" : "not finite",
+                                                  g_.row(b.batch, b.first + i, h)));
+      }
+    }
+  }
+
+  // Dims past the rotary dimension: the input itself, bit for bit.
+  void judge_passthrough(const Block& b, Part& p) const {
+    const int d = spec_.table.d_model, hd = spec_.head_dim;
+    for (uint64_t i = 0; i < b.tokens; ++i)
+      for (uint64_t h = 0; h < g_.heads; ++h)
+        for (int k = d; k < hd; ++k) {
+          const size_t at = (i * g_.heads + h) * static_cast<size_t>(hd) + static_cast<size_t>(k);
+          ++p.passthrough;
+          if (same_value(b.y[at], b.x[at])) continue;
+          ++p.touched;
+          measure::keep_worst(
+              p.touched_worst,
+              properties::Finding(tokens_.budget_position(b.token[i]), k, b.y[at], b.x[at],
+                                  std::fabs(b.y[at] - b.x[at]), 0, 0, "pass-through changed",
+                                  g_.row(b.batch, b.first + i, h)));
+        }
+  }
+
+  const RotaryTensor& input_;
+  const RotaryTensor& output_;
+  const VerifyRotaryOptions& o_;
+  const RotationSpec& spec_;
+  const TensorGeometry& g_;
+  const RowPositions& tokens_;
+  const oracle::RotationOracle exact_rotation_;
+  const std::unique_ptr<oracle::Engine> cache_;
+  const measure::RotationBudget budget_;
+  const uint64_t per_block_, chunks_;
+};
+
+properties::Verdict rotation_verdict(const Part& all, const VerifyRotaryOptions& o) {
   properties::Verdict rot;
   rot.property = "rotation";
   rot.checked = all.rotated;
@@ -320,7 +349,10 @@ VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& 
       "{} of {} rotated elements outside the budget ({}); max abs error {:.3g}, worst error / "
       "model budget {:.3g}",
       all.over, all.rotated, held, all.max_abs, all.worst_ratio);
-  r.verdicts.push_back(rot);
+  return rot;
+}
+
+properties::Verdict passthrough_verdict(const Part& all, int rotary_dim) {
   properties::Verdict pass;
   pass.property = "pass-through";
   pass.checked = all.passthrough;
@@ -332,8 +364,36 @@ VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& 
           : fmt::format(
                 "{} of {} elements past the rotary dimension {} changed (they must pass "
                 "through bit for bit)",
-                all.touched, all.passthrough, d);
-  r.verdicts.push_back(pass);
+                all.touched, all.passthrough, rotary_dim);
+  return pass;
+}
+
+}  // namespace
+
+VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& output,
+                                 const VerifyRotaryOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  VerifyRotaryResult r;
+  r.input = input.name;
+  r.output = output.name;
+  r.description = input.description + " -> " + output.description;
+  r.options = o;
+  r.output_dtype = output.dtype;
+  if (auto err = validate(o.spec)) throw ConfigError(*err);
+  if (o.spec.head_dim != o.geometry.head_dim)
+    throw ConfigError(fmt::format("the tensors' last axis is {}, but the head dimension is {}",
+                                  o.geometry.head_dim, o.spec.head_dim));
+  const RowPositions tokens = token_positions(o);
+  if (auto err = validate_positions(tokens, o.spec.table, tokens.rows())) throw ConfigError(*err);
+
+  const RotaryPass pass(input, output, o, tokens);
+  std::vector<Part> parts(pass.blocks());
+  parallel_for(pass.blocks(), o.threads, [&](uint64_t b) { parts[b] = pass.judge(b); });
+  Part all;
+  for (const Part& p : parts) all.merge(p);  // in block order: independent of the threads
+  r.elements = all.rotated + all.passthrough;
+  r.verdicts.push_back(rotation_verdict(all, o));
+  r.verdicts.push_back(passthrough_verdict(all, o.spec.table.d_model));
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
