@@ -12,7 +12,7 @@
 #include "core/recipe.h"
 #include "core/registry.h"
 #include "core/rope_models_testutil.h"
-#include "crosscheck/expectations.h"
+#include "crosscheck/expectations_testutil.h"
 #include "measure/judge.h"
 #include "oracle/table.h"
 

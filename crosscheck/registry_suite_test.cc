@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "core/registry.h"
-#include "crosscheck/expectations.h"
+#include "crosscheck/expectations_testutil.h"
 #include "crosscheck/registry_under_test.h"
-#include "properties/suite.h"
+#include "properties/gtest/register_suite.h"
 
 int main(int argc, char** argv) {
   using namespace pev;

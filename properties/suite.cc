@@ -1,12 +1,10 @@
 #include "properties/suite.h"
 
 #include <fmt/format.h>
-#include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <stdlib.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 
 #include "properties/checks.h"
@@ -15,46 +13,16 @@
 namespace pev::properties {
 namespace {
 
-std::string describe(const Verdict& v) {
-  std::string out = fmt::format("{}: {} - {}", v.property, v.holds ? "holds" : "FAILS", v.summary);
-  for (const std::string& note : v.notes) out += "\n  note: " + note;
-  for (const Finding& f : v.worst)
-    out +=
-        fmt::format("\n  pos {} dim {}: got {:a}, expected {:a}, error {:.3g}, allowed {:.3g} ({})",
-                    f.pos, f.column, f.got, f.expected, f.error, f.allowed, f.what);
-  return out;
-}
-
-void expect(const Verdict& v, const Expectation& e) {
-  if (e.holds) {
-    EXPECT_TRUE(v.holds) << describe(v);
-  } else {
-    EXPECT_FALSE(v.holds) << "expected to fail (" << e.reason << ") but it holds: " << describe(v);
-  }
-  if (!e.figure.empty()) {
-    const auto it = v.figures.find(e.figure);
-    if (it == v.figures.end()) {
-      ADD_FAILURE() << v.property << " has no figure " << e.figure
-                    << " to assert the recorded cause (" << e.reason << "): " << describe(v);
-    } else {
-      const double tol = e.relative ? e.tolerance * std::fabs(e.value) : e.tolerance;
-      EXPECT_LE(std::fabs(it->second - e.value), tol)
-          << v.property << "'s " << e.figure << " is " << it->second << ", recorded " << e.value
-          << (e.relative ? " within a relative " : " within ") << e.tolerance << " (" << e.reason
-          << "): the failure changed its cause. " << describe(v);
-    }
-  }
-  testing::Test::RecordProperty("verdict", describe(v));
-  fmt::print("{}\n", describe(v));
-}
-
-void expect_rc(bool passed, const std::string& property, const Expectation& e) {
-  if (e.holds)
-    EXPECT_TRUE(passed) << property << ": RapidCheck found a counterexample (see above; replay "
-                        << "with RC_PARAMS=\"reproduce=...\")";
-  else
-    EXPECT_FALSE(passed) << property << " was expected to fail (" << e.reason
-                         << ") but no counterexample was found";
+// A property RapidCheck ran: its cases are no rows of a table, so the verdict says what RapidCheck
+// found (its counterexample is printed where it ran, with the seed to replay it).
+Verdict rapidcheck_verdict(const char* property, bool passed) {
+  Verdict v;
+  v.property = property;
+  v.holds = passed;
+  v.summary = passed ? "RapidCheck found no counterexample"
+                     : "RapidCheck found a counterexample (printed above; replay with "
+                       "RC_PARAMS=\"reproduce=...\")";
+  return v;
 }
 
 TableSpec spec_of(int d, double base) {
@@ -94,23 +62,7 @@ std::vector<TableSpec> model_specs(const UnderTest& ut) {
   return out;
 }
 
-// The shared state of one suite: the implementation, made once per test program.
-struct SuiteState {
-  Factory make;
-  Expectations expected;
-  std::unique_ptr<UnderTest> ut;
-  const UnderTest& get() {
-    if (!ut) ut = make();
-    return *ut;
-  }
-  Expectation expectation(const std::string& property) const {
-    auto it = expected.find(property);
-    return it == expected.end() ? Expectation{} : it->second;
-  }
-};
-
-void run_bounded(SuiteState& s) {
-  const UnderTest& ut = s.get();
+std::optional<Verdict> run_bounded(const UnderTest& ut) {
   std::vector<Verdict> parts;
   if (auto fixed = ut.fixed_spec()) {
     const uint64_t rows = ut.max_position(fixed->d_model) - fixed->start + 1;
@@ -128,33 +80,26 @@ void run_bounded(SuiteState& s) {
       if (ut.can_produce(big, 4)) parts.push_back(check_bounded(ut, big, 4));
     }
   }
-  expect(merge(parts), s.expectation("bounded"));
+  return merge(parts);
 }
 
-void run_unique(SuiteState& s) {
-  const UnderTest& ut = s.get();
-  if (auto fixed = ut.fixed_spec()) {
-    expect(check_unique(ut, *fixed, ut.max_position(fixed->d_model) - fixed->start + 1),
-           s.expectation("unique"));
-    return;
-  }
+std::optional<Verdict> run_unique(const UnderTest& ut) {
+  if (auto fixed = ut.fixed_spec())
+    return check_unique(ut, *fixed, ut.max_position(fixed->d_model) - fixed->start + 1);
   // 2^15 positions: far past where float16 (2048) and bfloat16 (256) positions collide.
   const TableSpec spec = spec_of(64, 1e4);
-  expect(check_unique(ut, spec, std::min<uint64_t>(uint64_t{1} << 15, ut.max_position(64) + 1)),
-         s.expectation("unique"));
+  return check_unique(ut, spec, std::min<uint64_t>(uint64_t{1} << 15, ut.max_position(64) + 1));
 }
 
-void run_growth(SuiteState& s) {
-  const UnderTest& ut = s.get();
+std::optional<Verdict> run_growth(const UnderTest& ut) {
   TableSpec spec = ut.fixed_spec().value_or(spec_of(512, 1e4));
   std::vector<uint64_t> positions;
   for (uint64_t p : growth_positions(ut.max_position(spec.d_model)))
     if (p >= spec.start) positions.push_back(p);
-  expect(check_growth(ut, spec, positions), s.expectation("growth"));
+  return check_growth(ut, spec, positions);
 }
 
-void run_oracle_exhaustive(SuiteState& s) {
-  const UnderTest& ut = s.get();
+std::optional<Verdict> run_oracle_exhaustive(const UnderTest& ut) {
   std::vector<Verdict> parts;
   if (auto fixed = ut.fixed_spec()) {
     const uint64_t width = static_cast<uint64_t>(table_width(*fixed));
@@ -173,8 +118,8 @@ void run_oracle_exhaustive(SuiteState& s) {
       if (ut.can_produce(model, rows)) parts.push_back(check_oracle(ut, model, rows));
     }
   }
-  if (parts.empty()) GTEST_SKIP() << "no small grid this implementation can produce";
-  expect(merge(parts), s.expectation("oracle"));
+  if (parts.empty()) return std::nullopt;  // no small grid this implementation can produce
+  return merge(parts);
 }
 
 // A generated table spec (or the loaded table's) with a position it can produce.
@@ -224,8 +169,7 @@ Case generate_case(const UnderTest& ut, uint64_t margin) {
   return c;
 }
 
-void run_shift(SuiteState& s) {
-  const UnderTest& ut = s.get();
+std::optional<Verdict> run_shift(const UnderTest& ut) {
   const bool passed = rc::check("shift identities M_m, M_m^T, M_a M_b = M_{a+b}", [&] {
     const uint64_t m = *rc::gen::weightedOneOf<uint64_t>(
         {{3, rc::gen::inRange<uint64_t>(1, 16)}, {1, rc::gen::inRange<uint64_t>(1, 100000)}});
@@ -237,11 +181,10 @@ void run_shift(SuiteState& s) {
     const Verdict v = check_shift(ut, c.spec, {{c.pos, m, c.pair}});
     RC_ASSERT(v.holds);
   });
-  expect_rc(passed, "shift", s.expectation("shift"));
+  return rapidcheck_verdict("shift", passed);
 }
 
-void run_oracle_sampled(SuiteState& s) {
-  const UnderTest& ut = s.get();
+std::optional<Verdict> run_oracle_sampled(const UnderTest& ut) {
   const bool passed = rc::check("every element within the budget (sampled)", [&] {
     Case c = generate_case(ut, 0);
     c.spec.start = c.pos;
@@ -249,50 +192,40 @@ void run_oracle_sampled(SuiteState& s) {
     const Verdict v = check_oracle(ut, c.spec, 1);
     RC_ASSERT(v.holds);
   });
-  expect_rc(passed, "oracle", s.expectation("oracle"));
+  return rapidcheck_verdict("oracle", passed);
 }
 
 }  // namespace
 
-std::string test_name_of(const std::string& name) {
-  std::string n = name;
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
+const std::vector<SuiteProperty>& suite_properties() {
+  static const std::vector<SuiteProperty> all = {
+      {"Bounded", "bounded", false, run_bounded},
+      {"Unique", "unique", false, run_unique},
+      {"ShiftIdentities", "shift", true, run_shift},
+      {"Growth", "growth", false, run_growth},
+      {"OracleAgreementExhaustive", "oracle", false, run_oracle_exhaustive},
+      {"OracleAgreementSampled", "oracle", true, run_oracle_sampled}};
+  return all;
 }
 
-void register_suite(const std::string& suite_name, Factory make, Expectations expected) {
-  // The same cases on every run unless the caller asks for others (RC_PARAMS="seed=..." or
-  // "max_success=..."): a CI gate must not flip on a lucky draw.
-  setenv("RC_PARAMS", "seed=20261122", /*overwrite=*/0);
-  auto state = std::make_shared<SuiteState>();
-  state->make = std::move(make);
-  state->expected = std::move(expected);
-  const std::string suite = test_name_of(suite_name);
-  const struct {
-    const char* name;
-    void (*run)(SuiteState&);
-  } tests[] = {{"Bounded", run_bounded},
-               {"Unique", run_unique},
-               {"ShiftIdentities", run_shift},
-               {"Growth", run_growth},
-               {"OracleAgreementExhaustive", run_oracle_exhaustive},
-               {"OracleAgreementSampled", run_oracle_sampled}};
-  for (const auto& t : tests) {
-    auto run = t.run;
-    testing::RegisterTest(suite.c_str(), t.name, nullptr, nullptr, __FILE__, __LINE__,
-                          [state, run]() -> testing::Test* {
-                            struct Body : testing::Test {
-                              std::shared_ptr<SuiteState> state;
-                              void (*run)(SuiteState&);
-                              void TestBody() override { run(*state); }
-                            };
-                            auto* b = new Body;
-                            b->state = state;
-                            b->run = run;
-                            return b;
-                          });
-  }
+void fix_rapidcheck_seed() { setenv("RC_PARAMS", "seed=20261122", /*overwrite=*/0); }
+
+std::vector<Verdict> run_suite(const UnderTest& ut) {
+  fix_rapidcheck_seed();
+  std::vector<Verdict> out;
+  for (const SuiteProperty& p : suite_properties())
+    if (std::optional<Verdict> v = p.run(ut)) out.push_back(std::move(*v));
+  return out;
+}
+
+std::string describe(const Verdict& v) {
+  std::string out = fmt::format("{}: {} - {}", v.property, v.holds ? "holds" : "FAILS", v.summary);
+  for (const std::string& note : v.notes) out += "\n  note: " + note;
+  for (const Finding& f : v.worst)
+    out +=
+        fmt::format("\n  pos {} dim {}: got {:a}, expected {:a}, error {:.3g}, allowed {:.3g} ({})",
+                    f.pos, f.column, f.got, f.expected, f.error, f.allowed, f.what);
+  return out;
 }
 
 }  // namespace pev::properties

@@ -1,51 +1,48 @@
-// The property suite as GoogleTest tests, for any implementation under test: registry entries,
-// a user's kernel, a loaded table. Another project runs it in about ten lines:
+// The property suite on one implementation, with no test framework (docs/design.md §5): each
+// property on the grids and RapidCheck cases the suite chooses for it, as verdicts. A kernel's own
+// test runs it in a few lines:
 //
-//   #include "properties/suite.h"
+//   #include "properties/peverify_properties.h"
 //   void my_kernel(const pev::TableSpec& spec, uint64_t rows, double* out);  // yours
-//   int main(int argc, char** argv) {
-//     pev::properties::register_suite("MyKernel", [] {
-//       return pev::properties::callable("my-kernel", pev::Dtype::kFloat32,
-//                                        pev::Claim::model(pev::Dtype::kFloat32), my_kernel);
-//     });
-//     testing::InitGoogleTest(&argc, argv);
-//     return RUN_ALL_TESTS();
+//   int main() {
+//     const auto ut = pev::properties::callable("my-kernel", pev::Dtype::kFloat32,
+//                                               pev::Claim::model(pev::Dtype::kFloat32),
+//                                               my_kernel);
+//     bool ok = true;
+//     for (const auto& v : pev::properties::run_suite(*ut)) ok = ok && v.holds;
+//     return ok ? 0 : 1;
 //   }
+//
+// properties/gtest/register_suite.h registers the same as GoogleTest tests, with expectations.
 #pragma once
 
-#include <functional>
-#include <map>
-#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "properties/checks.h"
 #include "properties/under_test.h"
 
 namespace pev::properties {
 
-using Factory = std::function<std::unique_ptr<UnderTest>()>;
-
-// What a property is expected to do: hold, or fail for a recorded reason. The suite asserts the
-// expectation both ways, so a good implementation turning bad and a known-bad one silently
-// changing are both noticed.
-struct Expectation {
-  bool holds = true;
-  std::string reason;
-  // A failure's cause, asserted too: the verdict's figure (first_duplicate_position, fitted_c,
-  // max_abs_value, ...) must be within `tolerance` of `value` (relative to it when `relative`),
-  // so that a failure that changes its cause does not pass for the recorded one.
-  std::string figure;  // empty: the verdict alone is asserted
-  double value = 0;
-  double tolerance = 0;
-  bool relative = false;
+// One property of the suite: its test name, its verdict's name, and how it runs on an
+// implementation (nullopt: nothing to run, e.g. no small grid the implementation can produce).
+struct SuiteProperty {
+  const char* test_name;  // Bounded, Unique, ShiftIdentities, Growth, OracleAgreement...
+  const char* property;   // the verdict's: bounded, unique, shift, growth, oracle
+  bool rapidcheck;        // run over RapidCheck's generated cases (a counterexample is printed)
+  std::optional<Verdict> (*run)(const UnderTest& ut);
 };
-using Expectations = std::map<std::string, Expectation>;  // property name -> expectation
+const std::vector<SuiteProperty>& suite_properties();
 
-// The properties, as test names: Bounded, Unique, ShiftIdentities, Growth,
-// OracleAgreementExhaustive, OracleAgreementSampled. The property names of Expectations are the
-// verdicts' names: bounded, unique, shift, growth, oracle.
-void register_suite(const std::string& suite_name, Factory make, Expectations expected = {});
+// RapidCheck's cases are the same on every run unless RC_PARAMS asks for others ("seed=...",
+// "max_success=..."): a CI gate must not flip on a lucky draw.
+void fix_rapidcheck_seed();
 
-// "cpu/logspace/f32>bf16/sleef-u10" -> "cpu_logspace_f32_bf16_sleef_u10": a valid test name.
-std::string test_name_of(const std::string& name);
+// Every property of the suite on `ut`, in suite_properties()' order (the seed fixed as above).
+std::vector<Verdict> run_suite(const UnderTest& ut);
+
+// A verdict in words: the property, holds or FAILS, its summary, notes and worst elements.
+std::string describe(const Verdict& v);
 
 }  // namespace pev::properties

@@ -15,10 +15,10 @@
 #include "core/recipe.h"
 #include "core/registry.h"
 #include "core/rope_models_testutil.h"
-#include "crosscheck/expectations.h"
+#include "crosscheck/expectations_testutil.h"
 #include "crosscheck/registry_under_test.h"
 #include "oracle/table.h"
-#include "properties/suite.h"
+#include "properties/gtest/register_suite.h"
 
 namespace pev::core::cuda {
 namespace {

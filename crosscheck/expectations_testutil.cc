@@ -1,4 +1,4 @@
-#include "crosscheck/expectations.h"
+#include "crosscheck/expectations_testutil.h"
 
 #include <fnmatch.h>
 

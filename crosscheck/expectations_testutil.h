@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "properties/suite.h"
+#include "properties/gtest/register_suite.h"
 
 namespace pev::crosscheck {
 
