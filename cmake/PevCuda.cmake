@@ -48,7 +48,7 @@ function(pev_cuda_library name)
   set_property(TARGET ${name} PROPERTY COMPILE_OPTIONS "")
   target_compile_options(${name} PRIVATE ${PEV_CUDA_DEVICE_FLAGS}
                                          -Xcompiler=-ffp-contract=off,-Wall,-Wextra)
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
+  target_include_directories(${name} PRIVATE ${PEV_INCLUDE_ROOT})
   set_target_properties(${name} PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON
                                            POSITION_INDEPENDENT_CODE ON)
 endfunction()
@@ -60,7 +60,7 @@ function(pev_cuda_ptx name)
   add_library(${name} OBJECT ${ARG_SOURCES})
   set_property(TARGET ${name} PROPERTY COMPILE_OPTIONS "")
   target_compile_options(${name} PRIVATE ${PEV_CUDA_DEVICE_FLAGS} ${ARG_OPTIONS})
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
+  target_include_directories(${name} PRIVATE ${PEV_INCLUDE_ROOT})
   set_target_properties(${name} PROPERTIES CUDA_PTX_COMPILATION ON CUDA_ARCHITECTURES ${ARG_ARCH}
                                            CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
 endfunction()

@@ -37,7 +37,7 @@ function(pev_fuzz_test name)
   add_test(NAME ${name}
            COMMAND ${PROJECT_SOURCE_DIR}/support/fuzz/run_fuzzer.sh ${name} ${PROJECT_SOURCE_DIR}
                    ${CMAKE_BINARY_DIR}/fuzz
-                   "$<TARGET_PROPERTY:nlohmann_json::nlohmann_json,INTERFACE_INCLUDE_DIRECTORIES>"
+                   "${PEV_INCLUDE_ROOT};$<TARGET_PROPERTY:nlohmann_json::nlohmann_json,INTERFACE_INCLUDE_DIRECTORIES>"
                    ${ARG_SEEDS} -- ${ARG_SOURCES})
   set_tests_properties(${name} PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT 600)
 endfunction()

@@ -1,11 +1,11 @@
 // The expectations file's format: every failure records its cause; bad lines name what is wrong.
-#include "crosscheck/expectations_testutil.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+
+#include "peverify/crosscheck/expectations_testutil.h"
 
 namespace pev::crosscheck {
 namespace {

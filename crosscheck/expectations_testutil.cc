@@ -1,4 +1,4 @@
-#include "crosscheck/expectations_testutil.h"
+#include "peverify/crosscheck/expectations_testutil.h"
 
 #include <fnmatch.h>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "properties/gtest/register_suite.h"
+#include "peverify/properties/gtest/register_suite.h"
 
 namespace pev::crosscheck {
 

@@ -2,10 +2,10 @@
 // honest failures of crosscheck/expectations.tsv asserted as failures.
 #include <gtest/gtest.h>
 
-#include "core/registry.h"
-#include "crosscheck/expectations_testutil.h"
-#include "crosscheck/registry_under_test.h"
-#include "properties/gtest/register_suite.h"
+#include "peverify/core/registry.h"
+#include "peverify/crosscheck/expectations_testutil.h"
+#include "peverify/crosscheck/registry_under_test.h"
+#include "peverify/properties/gtest/register_suite.h"
 
 int main(int argc, char** argv) {
   using namespace pev;

@@ -19,7 +19,7 @@ SOURCE_SUFFIXES = {".cc", ".h", ".cu", ".cuh"}
 SKIP = {".git", "Testing"}
 # A test's own files: the test, its helpers, its fuzz targets.
 TEST_FILE = re.compile(r"(_test\.(cc|cu)|_testutil\.(h|cc|cu)|(^|/)fuzz/)")
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+INCLUDE = re.compile(r'^\s*#\s*(?:include|define\s+HWY_TARGET_INCLUDE)\s+"([^"]+)"')
 
 
 def read_table(design: pathlib.Path):
@@ -86,11 +86,16 @@ def check(root: pathlib.Path):
             m = INCLUDE.match(line)
             if not m:
                 continue
-            target = room_of(rooms, m.group(1))
+            path = m.group(1)
+            if room_of(rooms, path) is not None:
+                problems.append(f"{name}:{n}: includes {path} without its prefix: write "
+                                f'"peverify/{path}", the path it has when installed')
+                continue
+            target = room_of(rooms, path.removeprefix("peverify/"))
             if target is None or target == room or target in allowed:
                 continue
             kind = "test" if TEST_FILE.search(name) else "source"
-            problems.append(f"{name}:{n}: includes {m.group(1)}, but {room}/ (a {kind}) may not "
+            problems.append(f"{name}:{n}: includes {path}, but {room}/ (a {kind}) may not "
                             f"include {target}/ (docs/design.md §7)")
     return problems
 
@@ -103,7 +108,7 @@ def self_test(root: pathlib.Path) -> bool:
                         ignore=lambda d, names: [n for n in names
                                                  if n in SKIP or n.startswith("build")])
         planted = copy / "reports" / "render" / "render.cc"
-        planted.write_text('#include "reports/study/study.h"\n' + planted.read_text())
+        planted.write_text('#include "peverify/reports/study/study.h"\n' + planted.read_text())
         result = subprocess.run([sys.executable, __file__, str(copy)], capture_output=True,
                                 text=True)
         caught = result.returncode != 0 and "reports/render/render.cc:1" in result.stdout

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Fails when a code block of README.md would not work as printed: every ```cpp / ```c++ block is
-compiled against an installed peverify the way a user's project builds (find_package(peverify),
-peverify::properties, examples/own_kernel), every ```python block must parse, every ```json block
+compiled against an installed peverify the way a user's project builds (find_package(peverify)
+with its gtest component, peverify::properties and peverify::properties_gtest, as
+examples/own_kernel), every ```python block must parse, every ```json block
 must load. Shell blocks are left alone: they run commands, some of them long.
 
 Usage (ctest readme_code_blocks): check_readme_code.py REPO BUILD_DIR [CXX_FLAGS [LINK_FLAGS]]
@@ -85,9 +86,9 @@ with tempfile.TemporaryDirectory() as tmp:
         sources.append(name)
     (project / "CMakeLists.txt").write_text(
         "cmake_minimum_required(VERSION 3.25)\nproject(readme_blocks LANGUAGES CXX)\n"
-        "find_package(peverify CONFIG REQUIRED)\n"
+        "find_package(peverify CONFIG REQUIRED COMPONENTS gtest)\n"
         f"add_library(readme_blocks OBJECT {' '.join(sources)})\n"
-        "target_link_libraries(readme_blocks PRIVATE peverify::properties)\n")
+        "target_link_libraries(readme_blocks PRIVATE peverify::properties_gtest)\n")
     run(["cmake", "-S", str(project), "-B", str(tmp / "build"), "-G", "Ninja",
          "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_PREFIX_PATH={prefix}",
          f"-DCMAKE_CXX_FLAGS={cxx_flags}", f"-DCMAKE_EXE_LINKER_FLAGS={link_flags}"],

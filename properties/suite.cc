@@ -1,4 +1,4 @@
-#include "properties/suite.h"
+#include "peverify/properties/suite.h"
 
 #include <fmt/format.h>
 #include <rapidcheck.h>
@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "properties/checks.h"
-#include "properties/generators.h"
+#include "peverify/properties/checks.h"
+#include "peverify/properties/generators.h"
 
 namespace pev::properties {
 namespace {

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "properties/checks.h"
-#include "properties/under_test.h"
+#include "peverify/properties/checks.h"
+#include "peverify/properties/under_test.h"
 
 namespace pev::properties {
 

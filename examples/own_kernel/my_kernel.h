@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "properties/peverify_properties.h"
+#include "peverify/properties/peverify_properties.h"
 
 inline void my_kernel(const pev::TableSpec& spec, uint64_t rows, double* out) {
   const int width = pev::table_width(spec);

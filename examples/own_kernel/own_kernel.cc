@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "my_kernel.h"
-#include "properties/peverify_properties.h"
+#include "peverify/properties/peverify_properties.h"
 
 int main() {
   using namespace pev::properties;

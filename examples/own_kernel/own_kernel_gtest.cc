@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "my_kernel.h"
-#include "properties/gtest/register_suite.h"
+#include "peverify/properties/gtest/register_suite.h"
 
 int main(int argc, char** argv) {
   using namespace pev::properties;

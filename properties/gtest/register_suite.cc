@@ -1,4 +1,4 @@
-#include "properties/gtest/register_suite.h"
+#include "peverify/properties/gtest/register_suite.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

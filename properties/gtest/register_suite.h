@@ -16,8 +16,8 @@
 #include <memory>
 #include <string>
 
-#include "properties/suite.h"
-#include "properties/under_test.h"
+#include "peverify/properties/suite.h"
+#include "peverify/properties/under_test.h"
 
 namespace pev::properties {
 

@@ -1,13 +1,13 @@
-#include "reports/gate/gate.h"
+#include "peverify/reports/gate/gate.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <sstream>
 
-#include "core/registry.h"
-#include "support/html_escape.h"
-#include "tables/atomic_file.h"
+#include "peverify/core/registry.h"
+#include "peverify/support/html_escape.h"
+#include "peverify/tables/atomic_file.h"
 
 namespace pev::reports {
 namespace {

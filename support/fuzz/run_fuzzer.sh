@@ -41,7 +41,9 @@ if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { r
   exit 77
 fi
 
-inc=(-I"$src")
+# The project's headers are included as "peverify/...": INCLUDE_DIRS holds the build's include
+# root, where that prefix leads to the sources.
+inc=()
 IFS=';' read -r -a dirs <<<"$includes"
 # A system folder passed with -I would reorder the standard headers' #include_next.
 for d in "${dirs[@]}"; do [[ -n $d && $d != /usr/include ]] && inc+=(-I"$d"); done
