@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "encoding/format.h"
+#include "tables/stored_type.h"
 
 namespace pev {
 namespace {
@@ -172,11 +173,9 @@ class HeaderParser {
 
 // How the elements of a descr are stored.
 struct ElementType {
-  Dtype dtype;
-  int itemsize;
+  const StoredType* stored;
+  Dtype dtype;  // each value's, as read
   bool big_endian;
-  bool reinterpreted;    // 16-bit patterns that are not a NumPy float type
-  bool complex = false;  // each element two of dtype: real, imaginary
 };
 
 ElementType resolve_type(const ByteSource& src, const std::string& descr, const ReadOptions& opts) {
@@ -185,50 +184,31 @@ ElementType resolve_type(const ByteSource& src, const std::string& descr, const 
   quoted += "'";
   const char order = descr.empty() ? '\0' : descr[0];
   const std::string_view type = descr.size() > 1 ? std::string_view(descr).substr(1) : "";
-  struct Known {
-    std::string_view type;
-    std::optional<Dtype> natural;  // a float type, else 16-bit patterns read as --dtype says
-    std::string_view opaque;       // what those patterns are, for messages
-  };
-  static constexpr Known kKnown[] = {
-      {"f8", Dtype::kFloat64, ""},   {"f4", Dtype::kFloat32, ""},
-      {"f2", Dtype::kFloat16, ""},   {"u2", std::nullopt, "uint16"},
-      {"i2", std::nullopt, "int16"}, {"V2", std::nullopt, "2-byte void"},
-      {"c8", Dtype::kFloat32, ""},   {"c16", Dtype::kFloat64, ""}};
-  std::optional<Dtype> natural;
-  std::string opaque;
-  for (const Known& k : kKnown) {
-    if (k.type == type) {
-      natural = k.natural;
-      opaque = k.opaque;
-    }
+  const StoredType* stored = find_stored_type(&StoredType::npy, type);
+  if (!stored || (order != '<' && order != '>' && order != '|')) {
+    const ReadableNames names = readable_names(
+        &StoredType::npy, [](std::string_view t) { return "'<" + std::string(t) + "'"; });
+    src.fail("unsupported dtype " + quoted + " (peverify reads " + names.floats + ", and " +
+             names.patterns + " bit patterns)");
   }
-  if ((!natural && opaque.empty()) || (order != '<' && order != '>' && order != '|'))
-    src.fail("unsupported dtype " + quoted +
-             " (peverify reads '<f8', '<f4', '<f2', '<c8', '<c16', and '<u2', '<i2' or '<V2' bit "
-             "patterns)");
   if (order == '|' && type != "V2")
     src.fail("dtype " + quoted + " has no byte order ('|'), which a multi-byte type needs");
-  ElementType t{Dtype::kFloat32, 0, order == '>', !natural};
-  if (natural) {
-    if (opts.dtype && *opts.dtype != *natural)
+  const DtypeChoice choice = choose_dtype(*stored, opts.dtype);
+  const std::string patterns(stored->patterns);
+  switch (choice.problem) {
+    case DtypeProblem::kNone:
+      break;
+    case DtypeProblem::kMismatch:
       src.fail("--dtype " + std::string(name_of(*opts.dtype)) + " does not match the file's " +
-               std::string(name_of(*natural)) + " data (" + quoted + ")");
-    t.dtype = *natural;
-  } else if (opts.dtype) {
-    if (*opts.dtype != Dtype::kBFloat16 && *opts.dtype != Dtype::kFloat16)
-      src.fail("the file holds 16-bit " + opaque + " data (" + quoted + "), which --dtype " +
+               std::string(name_of(choice.dtype)) + " data (" + quoted + ")");
+    case DtypeProblem::kNotPatternType:
+      src.fail("the file holds 16-bit " + patterns + " data (" + quoted + "), which --dtype " +
                std::string(name_of(*opts.dtype)) + " cannot read: use --dtype bfloat16 or float16");
-    t.dtype = *opts.dtype;
-  } else if (type == "V2") {
-    t.dtype = Dtype::kBFloat16;  // NumPy saves ml_dtypes' bfloat16 as a 2-byte void.
-  } else {
-    src.fail("the file holds " + opaque + " data (" + quoted +
-             "); if these are bfloat16 bit patterns, read them with --dtype bfloat16");
+    case DtypeProblem::kNeedsDtype:
+      src.fail("the file holds " + patterns + " data (" + quoted +
+               "); if these are bfloat16 bit patterns, read them with --dtype bfloat16");
   }
-  t.complex = type == "c8" || type == "c16";
-  t.itemsize = traits_of(t.dtype).storage_bits / 8 * (t.complex ? 2 : 1);
-  return t;
+  return {stored, choice.dtype, order == '>'};
 }
 
 uint64_t read_le(const unsigned char* p, int n) {
@@ -296,11 +276,12 @@ TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
                   : "expected shape [N, d] (extra dimensions of size 1 allowed), found ") +
              shape_string(s));
   const auto [rows, width] = *shape;
-  if (type.complex && h.fortran_order)
+  if (type.stored->complex && h.fortran_order)
     src.fail("a complex table in Fortran order is not supported: save it in C order");
   if (rows == 0 || width == 0) src.fail("the table is empty (shape " + shape_string(s) + ")");
   const auto count = checked_mul(rows, width);
-  const auto bytes = count ? checked_mul(*count, type.itemsize) : std::nullopt;
+  const auto bytes =
+      count ? checked_mul(*count, type.stored->element_bytes(type.dtype)) : std::nullopt;
   const uint64_t need = bytes.value_or(UINT64_MAX);
   const uint64_t have = size - h.data_offset;
   const std::string what = "shape " + shape_string(s) + " of '" + h.descr + "'";
@@ -311,7 +292,7 @@ TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
     src.fail(std::to_string(have - need) + " bytes follow the data that " + what + " needs");
 
   std::string description = "npy " + h.descr;
-  if (type.reinterpreted) description += " as " + std::string(name_of(type.dtype));
+  if (type.stored->bit_patterns()) description += " as " + std::string(name_of(type.dtype));
   description += ' ';
   description += shape_string(s);
   if (h.fortran_order) description += " fortran_order";
@@ -321,8 +302,8 @@ TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
   layout.big_endian = type.big_endian;
   layout.column_major = h.fortran_order;
   layout.rows = rows;
-  layout.width = type.complex ? 2 * width : width;  // real and imaginary parts, side by side
-  return {layout, s, std::move(description), type.complex};
+  layout.width = type.stored->parts() * width;  // real and imaginary parts, side by side
+  return {layout, s, std::move(description), type.stored->complex};
 }
 
 LoadedTable read_npy(const ByteSource& src, const ReadOptions& opts) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "encoding/format.h"
+#include "tables/stored_type.h"
 
 namespace pev {
 namespace {
@@ -181,29 +181,27 @@ TableHeader safetensors_header(const ByteSource& src, const ReadOptions& opts) {
   if (dt == t.end() || !dt->is_string())
     src.fail("tensor " + quoted(name) + ": 'dtype' is missing or not a string");
   const std::string& dtype_name = dt->get_ref<const std::string&>();
-  static const std::map<std::string, Dtype> kNatural = {{"F64", Dtype::kFloat64},
-                                                        {"F32", Dtype::kFloat32},
-                                                        {"F16", Dtype::kFloat16},
-                                                        {"BF16", Dtype::kBFloat16},
-                                                        {"C64", Dtype::kFloat32}};
-  const bool complex = dtype_name == "C64";  // two float32 each: real, imaginary
-  Dtype dtype = Dtype::kFloat32;
-  const bool opaque = dtype_name == "U16" || dtype_name == "I16";
-  if (const auto it = kNatural.find(dtype_name); it != kNatural.end()) {
-    if (opts.dtype && *opts.dtype != it->second)
+  const StoredType* stored = find_stored_type(&StoredType::safetensors, dtype_name);
+  if (!stored) {
+    const ReadableNames names =
+        readable_names(&StoredType::safetensors, [](std::string_view t) { return std::string(t); });
+    src.fail("tensor " + quoted(name) + " has dtype '" + printable(dtype_name, 20) +
+             "' (peverify reads " + names.floats + ", and " + names.patterns +
+             " with --dtype bfloat16)");
+  }
+  const DtypeChoice choice = choose_dtype(*stored, opts.dtype);
+  switch (choice.problem) {
+    case DtypeProblem::kNone:
+      break;
+    case DtypeProblem::kMismatch:
       src.fail("--dtype " + std::string(name_of(*opts.dtype)) + " does not match tensor " +
                quoted(name) + "'s dtype " + dtype_name);
-    dtype = it->second;
-  } else if (opaque && opts.dtype &&
-             (*opts.dtype == Dtype::kBFloat16 || *opts.dtype == Dtype::kFloat16)) {
-    dtype = *opts.dtype;
-  } else if (opaque) {
-    src.fail("tensor " + quoted(name) + " holds " + dtype_name +
-             " data; if these are bfloat16 bit patterns, read them with --dtype bfloat16");
-  } else {
-    src.fail("tensor " + quoted(name) + " has dtype '" + printable(dtype_name, 20) +
-             "' (peverify reads F64, F32, F16, BF16, C64, and U16 or I16 with --dtype bfloat16)");
+    case DtypeProblem::kNotPatternType:
+    case DtypeProblem::kNeedsDtype:
+      src.fail("tensor " + quoted(name) + " holds " + dtype_name +
+               " data; if these are bfloat16 bit patterns, read them with --dtype bfloat16");
   }
+  const Dtype dtype = choice.dtype;
 
   const std::vector<uint64_t> s = shape_of(src, name, t);
   const auto shape = rows_and_width(s, opts.any_rank);
@@ -216,7 +214,7 @@ TableHeader safetensors_header(const ByteSource& src, const ReadOptions& opts) {
   const auto [rows, width] = *shape;
   if (rows == 0 || width == 0)
     src.fail("tensor " + quoted(name) + " is empty (shape " + shape_string(s) + ")");
-  const int itemsize = traits_of(dtype).storage_bits / 8 * (complex ? 2 : 1);
+  const int itemsize = stored->element_bytes(dtype);
   const auto count = checked_mul(rows, width);
   const auto bytes = count ? checked_mul(*count, itemsize) : std::nullopt;
   const uint64_t have = chosen->end - chosen->begin;
@@ -226,15 +224,15 @@ TableHeader safetensors_header(const ByteSource& src, const ReadOptions& opts) {
              " bytes, its data_offsets span " + std::to_string(have));
 
   std::string description = "safetensors " + quoted(name) + " " + dtype_name;
-  if (opaque) description += " as " + std::string(name_of(dtype));
+  if (stored->bit_patterns()) description += " as " + std::string(name_of(dtype));
   description += ' ';
   description += shape_string(s);
   ElementLayout layout;
   layout.offset = data_start + chosen->begin;
   layout.dtype = dtype;
   layout.rows = rows;
-  layout.width = complex ? 2 * width : width;
-  return {layout, s, std::move(description), complex};
+  layout.width = stored->parts() * width;  // real and imaginary parts, side by side
+  return {layout, s, std::move(description), stored->complex};
 }
 
 LoadedTable read_safetensors(const ByteSource& src, const ReadOptions& opts) {
