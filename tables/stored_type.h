@@ -16,15 +16,15 @@
 namespace pev {
 
 struct StoredType {
-  std::string_view npy;          // the descr's type without its byte order ("f4"); "": none
-  std::string_view safetensors;  // the header's dtype ("F32"); "": none
+  std::string_view npy = {};          // the descr's type without its byte order ("f4"); "": none
+  std::string_view safetensors = {};  // the header's dtype ("F32"); "": none
   // The float type stored (a complex type: that of each part); nullopt: 16-bit patterns that
   // are no float type of their own, read as --dtype says.
-  std::optional<Dtype> natural;
+  std::optional<Dtype> natural = std::nullopt;
   bool complex = false;  // each element two values of `natural`: real, imaginary
   // Bit patterns only: what NumPy calls them, for messages; how to read them without --dtype.
-  std::string_view patterns;
-  std::optional<Dtype> implied;
+  std::string_view patterns = {};
+  std::optional<Dtype> implied = std::nullopt;
 
   bool bit_patterns() const { return !natural; }
   int parts() const { return complex ? 2 : 1; }  // values per element
