@@ -211,12 +211,6 @@ ElementType resolve_type(const ByteSource& src, const std::string& descr, const 
   return {stored, choice.dtype, order == '>'};
 }
 
-uint64_t read_le(const unsigned char* p, int n) {
-  uint64_t v = 0;
-  for (int i = 0; i < n; ++i) v |= uint64_t{p[i]} << (8 * i);
-  return v;
-}
-
 }  // namespace
 
 NpyRawHeader npy_raw_header(const ByteSource& src) {
@@ -233,15 +227,8 @@ NpyRawHeader npy_raw_header(const ByteSource& src) {
   // Version 1.0 stores the header length in 2 bytes, 2.0 and 3.0 in 4.
   const uint64_t prefix = major == 1 ? 10 : 12;
   if (size < prefix) src.fail("truncated .npy file (" + std::to_string(size) + " bytes)");
-  const uint64_t header_len = read_le(pre + 8, major == 1 ? 2 : 4);
-  if (header_len > size - prefix)
-    src.fail("the header length (" + std::to_string(header_len) +
-             " bytes) runs past the end of the file (" + std::to_string(size) + " bytes)");
-  if (header_len > kMaxHeaderBytes)
-    src.fail("the header is too large (" + std::to_string(header_len) + " bytes)");
-
-  std::string text(header_len, '\0');
-  src.read(prefix, header_len, reinterpret_cast<unsigned char*>(text.data()));
+  const uint64_t header_len = little_endian(pre + 8, major == 1 ? 2 : 4);
+  const std::string text = read_header_text(src, prefix, header_len, kMaxHeaderBytes);
   // Every header NumPy writes for a float array is ASCII (3.0 allows UTF-8 only in the field
   // names of structured dtypes, which are not tables).
   for (size_t i = 0; i < text.size(); ++i) {

@@ -121,6 +121,25 @@ void widen_elements(const unsigned char* bytes, uint64_t n, Dtype dtype, bool bi
   }
 }
 
+uint64_t little_endian(const unsigned char* bytes, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v |= uint64_t{bytes[i]} << (8 * i);
+  return v;
+}
+
+std::string read_header_text(const ByteSource& src, uint64_t offset, uint64_t length,
+                             uint64_t max_length) {
+  const uint64_t size = src.size();
+  if (length > size - offset)
+    src.fail("the header length (" + std::to_string(length) +
+             " bytes) runs past the end of the file (" + std::to_string(size) + " bytes)");
+  if (length > max_length)
+    src.fail("the header is too large (" + std::to_string(length) + " bytes)");
+  std::string text(length, '\0');
+  src.read(offset, length, reinterpret_cast<unsigned char*>(text.data()));
+  return text;
+}
+
 LoadedTable load_elements(const ByteSource& src, const ElementLayout& layout,
                           std::string description) {
   const int size = traits_of(layout.dtype).storage_bits / 8;
@@ -225,11 +244,8 @@ TableKind sniff_table_kind(const ByteSource& src, const std::string& path) {
   const uint64_t n = std::min<uint64_t>(src.size(), sizeof head);
   src.read(0, n, head);
   if (n >= 6 && std::memcmp(head, "\x93NUMPY", 6) == 0) return TableKind::kNpy;
-  if (n == 9 && head[8] == '{') {
-    uint64_t len = 0;
-    for (int i = 0; i < 8; ++i) len |= uint64_t{head[i]} << (8 * i);
-    if (len <= src.size() - 8) return TableKind::kSafetensors;
-  }
+  if (n == 9 && head[8] == '{' && little_endian(head, 8) <= src.size() - 8)
+    return TableKind::kSafetensors;
   if (n >= 4 && std::memcmp(head, "PK\x03\x04", 4) == 0)
     src.fail("is a zip archive (.npz?): extract the .npy file from it first");
   const auto ends_with = [&](std::string_view ext) {

@@ -112,6 +112,15 @@ struct TableHeader {
   bool complex = false;
 };
 
+// The unsigned integer stored little-endian in bytes[0, n), n <= 8: the headers' lengths.
+uint64_t little_endian(const unsigned char* bytes, int n);
+
+// The `length` bytes of a header that starts at `offset` (within the file), read only after
+// `length` is checked against the rest of the file and against `max_length`: a hostile length
+// must cost no memory.
+std::string read_header_text(const ByteSource& src, uint64_t offset, uint64_t length,
+                             uint64_t max_length);
+
 // Reads rows * width elements into a LoadedTable (values row-major, encodings little-endian).
 // The caller has checked the sizes; they are checked again here, before allocating.
 LoadedTable load_elements(const ByteSource& src, const ElementLayout& layout,
