@@ -294,10 +294,7 @@ TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
 }
 
 LoadedTable read_npy(const ByteSource& src, const ReadOptions& opts) {
-  TableHeader h = npy_header(src, opts);
-  LoadedTable t = load_elements(src, h.layout, std::move(h.description));
-  t.complex = h.complex;
-  return t;
+  return load_table(src, npy_header(src, opts));
 }
 
 }  // namespace pev

@@ -268,10 +268,7 @@ TableHeader safetensors_header(const ByteSource& src, const ReadOptions& opts) {
 }
 
 LoadedTable read_safetensors(const ByteSource& src, const ReadOptions& opts) {
-  TableHeader h = safetensors_header(src, opts);
-  LoadedTable t = load_elements(src, h.layout, std::move(h.description));
-  t.complex = h.complex;
-  return t;
+  return load_table(src, safetensors_header(src, opts));
 }
 
 }  // namespace pev

@@ -140,8 +140,8 @@ std::string read_header_text(const ByteSource& src, uint64_t offset, uint64_t le
   return text;
 }
 
-LoadedTable load_elements(const ByteSource& src, const ElementLayout& layout,
-                          std::string description) {
+LoadedTable load_table(const ByteSource& src, TableHeader header) {
+  const ElementLayout& layout = header.layout;
   const int size = traits_of(layout.dtype).storage_bits / 8;
   const auto count = checked_mul(layout.rows, layout.width);
   const auto bytes = count ? checked_mul(*count, size) : std::nullopt;
@@ -151,7 +151,8 @@ LoadedTable load_elements(const ByteSource& src, const ElementLayout& layout,
   t.rows = layout.rows;
   t.width = layout.width;
   t.dtype = layout.dtype;
-  t.description = std::move(description);
+  t.description = std::move(header.description);
+  t.complex = header.complex;
   try {
     t.values.resize(*count);
     t.raw.resize(*bytes);
@@ -259,19 +260,23 @@ TableKind sniff_table_kind(const ByteSource& src, const std::string& path) {
   return TableKind::kUnknown;
 }
 
-LoadedTable read_table(const std::string& path, const ReadOptions& opts) {
-  const FileSource src(path);
+TableHeader table_header(const ByteSource& src, const std::string& path, const ReadOptions& opts) {
   if (src.size() == 0) src.fail("the file is empty");
   switch (sniff_table_kind(src, path)) {
     case TableKind::kNpy:
       if (opts.tensor) src.fail("--tensor applies to .safetensors files only");
-      return read_npy(src, opts);
+      return npy_header(src, opts);
     case TableKind::kSafetensors:
-      return read_safetensors(src, opts);
+      return safetensors_header(src, opts);
     case TableKind::kUnknown:
       break;
   }
   src.fail("is neither a .npy nor a .safetensors file (unrecognised content)");
+}
+
+LoadedTable read_table(const std::string& path, const ReadOptions& opts) {
+  const FileSource src(path);
+  return load_table(src, table_header(src, path, opts));
 }
 
 }  // namespace pev

@@ -112,6 +112,10 @@ struct TableHeader {
   bool complex = false;
 };
 
+// The header, read by the reader sniff_table_kind picks: what read_table and open_table
+// (tables/table_stream.h) both start with. Throws FileError.
+TableHeader table_header(const ByteSource& src, const std::string& path, const ReadOptions& opts);
+
 // The unsigned integer stored little-endian in bytes[0, n), n <= 8: the headers' lengths.
 uint64_t little_endian(const unsigned char* bytes, int n);
 
@@ -121,10 +125,10 @@ uint64_t little_endian(const unsigned char* bytes, int n);
 std::string read_header_text(const ByteSource& src, uint64_t offset, uint64_t length,
                              uint64_t max_length);
 
-// Reads rows * width elements into a LoadedTable (values row-major, encodings little-endian).
-// The caller has checked the sizes; they are checked again here, before allocating.
-LoadedTable load_elements(const ByteSource& src, const ElementLayout& layout,
-                          std::string description);
+// Reads the rows * width elements a header describes into a LoadedTable (values row-major,
+// encodings little-endian). The reader has checked the sizes; they are checked again here,
+// before allocating.
+LoadedTable load_table(const ByteSource& src, TableHeader header);
 
 // Widens n stored elements exactly to double (NaN and Inf kept; bfloat16 NaN payloads too).
 void widen_elements(const unsigned char* bytes, uint64_t n, Dtype dtype, bool big_endian,
