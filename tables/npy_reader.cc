@@ -257,11 +257,7 @@ TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
   const ElementType type = resolve_type(src, h.descr, opts);
   const std::vector<uint64_t>& s = h.shape;
   const auto shape = rows_and_width(s, opts.any_rank);
-  if (!shape)
-    src.fail((opts.any_rank
-                  ? "expected a tensor of rank >= 1, found "
-                  : "expected shape [N, d] (extra dimensions of size 1 allowed), found ") +
-             shape_string(s));
+  if (!shape) src.fail(std::string(expected_shape(opts.any_rank)) + ", found " + shape_string(s));
   const auto [rows, width] = *shape;
   if (type.stored->complex && h.fortran_order)
     src.fail("a complex table in Fortran order is not supported: save it in C order");

@@ -224,9 +224,7 @@ TensorShape tensor_shape(const ByteSource& src, const Entry& tensor, const Tenso
   const std::vector<uint64_t> s = shape_of(src, name, *tensor.tensor);
   const auto shape = rows_and_width(s, any_rank);
   if (!shape)
-    src.fail("tensor " + quoted(name) +
-             (any_rank ? ": expected a tensor of rank >= 1, found "
-                       : ": expected shape [N, d] (extra dimensions of size 1 allowed), found ") +
+    src.fail("tensor " + quoted(name) + ": " + std::string(expected_shape(any_rank)) + ", found " +
              shape_string(s));
   const auto [rows, width] = *shape;
   if (rows == 0 || width == 0)

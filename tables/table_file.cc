@@ -204,6 +204,11 @@ std::optional<std::pair<uint64_t, uint64_t>> rows_and_width(const std::vector<ui
   return std::pair{rows, shape.back()};
 }
 
+std::string_view expected_shape(bool any_rank) {
+  return any_rank ? "expected a tensor of rank >= 1"
+                  : "expected shape [N, d] (extra dimensions of size 1 allowed)";
+}
+
 std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b) {
   uint64_t r;
   if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;

@@ -143,6 +143,8 @@ std::optional<std::pair<uint64_t, uint64_t>> table_shape(const std::vector<uint6
 // of every dimension but the last, and the last (nullopt for a scalar or an overflow).
 std::optional<std::pair<uint64_t, uint64_t>> rows_and_width(const std::vector<uint64_t>& shape,
                                                             bool any_rank);
+// What rows_and_width accepts, in words, for the message when it refuses a shape.
+std::string_view expected_shape(bool any_rank);
 
 // a * b, or nullopt when it does not fit in 64 bits.
 std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b);
