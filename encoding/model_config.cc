@@ -132,28 +132,30 @@ RopeScaling read_recipe(const json& rs, const std::string& where, const json& to
       r.mscale_all_dim = optional_number(rs, "mscale_all_dim", where);
       r.attention_factor = optional_number(rs, "attention_factor", where);
       if (find(rs, "truncate")) r.truncate = bool_at(rs, "truncate", where);
-      if (r.original_max_position == 0) r.original_max_position = max_position;
       break;
     case RopeType::kLongRope:
       r.short_factor = number_list(rs, "short_factor", where);
       r.long_factor = number_list(rs, "long_factor", where);
       if (auto f = optional_number(rs, "factor", where)) r.factor = *f;
       r.attention_factor = optional_number(rs, "attention_factor", where);
-      if (r.original_max_position == 0) {
-        // Without a pretrained length the expanded one is it, and `factor` scales attention.
-        r.original_max_position = max_position;
-        r.max_position = 0;
-      }
       break;
     case RopeType::kLlama3:
       r.factor = number_at(rs, "factor", where);
       r.low_freq_factor = number_at(rs, "low_freq_factor", where);
       r.high_freq_factor = number_at(rs, "high_freq_factor", where);
-      // transformers 5 defaults it to max_position_embeddings, as for yarn.
-      if (r.original_max_position == 0) r.original_max_position = max_position;
-      if (r.original_max_position == 0) fail(where + "original_max_position_embeddings is missing");
       break;
   }
+  // Without a pretrained length, yarn, longrope and llama3 take max_position_embeddings
+  // (transformers 5); longrope's expanded length is then its pretrained one, and `factor` scales
+  // attention.
+  const bool pretrained =
+      r.type == RopeType::kYarn || r.type == RopeType::kLongRope || r.type == RopeType::kLlama3;
+  if (pretrained && r.original_max_position == 0) {
+    r.original_max_position = max_position;
+    if (r.type == RopeType::kLongRope) r.max_position = 0;
+  }
+  if (r.type == RopeType::kLlama3 && r.original_max_position == 0)
+    fail(where + "original_max_position_embeddings is missing");
   return r;
 }
 
