@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/rope.h"
+#include "peverify/encoding/rope.h"
 
 namespace pev {
 

@@ -1,4 +1,4 @@
-#include "tables/npy_reader.h"
+#include "peverify/tables/npy_reader.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/format.h"
-#include "tables/stored_type.h"
+#include "peverify/encoding/format.h"
+#include "peverify/tables/stored_type.h"
 
 namespace pev {
 namespace {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/format.h"
-#include "encoding/spec.h"
+#include "peverify/encoding/format.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev {
 

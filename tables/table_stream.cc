@@ -1,9 +1,9 @@
-#include "tables/table_stream.h"
+#include "peverify/tables/table_stream.h"
 
 #include <algorithm>
 #include <vector>
 
-#include "encoding/format.h"
+#include "peverify/encoding/format.h"
 
 namespace pev {
 
