@@ -71,6 +71,118 @@ std::vector<const core::Implementation*> selected(const Config& config) {
   return out;
 }
 
+// The table an entry fills for a table case in a layout.
+TableSpec spec_of(const TableCase& tc, Layout layout) {
+  TableSpec spec;
+  spec.d_model = tc.d_model;
+  spec.layout = layout;
+  return spec;
+}
+
+int element_bytes_of(const core::Implementation& impl) {
+  return static_cast<int>(core::element_size(impl.output));
+}
+
+// What a benchmark writing `columns` values of `element_bytes` per row of the table case measures.
+Measured measured_of(const TableCase& tc, std::string impl, bool roofline, int threads,
+                     int element_bytes, int columns, std::string layout) {
+  const uint64_t values = tc.positions * static_cast<uint64_t>(columns);
+  return {std::move(impl),        roofline,          tc.label,      tc.d_model,
+          tc.positions,           threads,           element_bytes, values,
+          values * element_bytes, std::move(layout), columns};
+}
+
+// Every benchmark here: wall-clock time (the work runs on threads of its own), repeated so that
+// the figures can be medians.
+void time_as_configured(benchmark::internal::Benchmark* b, const Config& config) {
+  b->UseRealTime()->Repetitions(config.repetitions)->MinTime(config.min_time);
+}
+
+// (columns per row, bytes per value), largest first.
+using Shapes = std::set<std::pair<int, int>, std::greater<>>;
+
+// The shapes the selected entries write on a table case; float32's full rows when none is
+// selected.
+Shapes shapes_written(const std::vector<const core::Implementation*>& impls, const TableCase& tc,
+                      const std::vector<Layout>& layouts) {
+  Shapes shapes;
+  for (const core::Implementation* impl : impls)
+    for (const Layout layout : layouts)
+      shapes.emplace(table_width(spec_of(tc, layout)), element_bytes_of(*impl));
+  if (shapes.empty()) shapes.emplace(tc.d_model, 4);
+  return shapes;
+}
+
+// The table case's buffer, large enough for its largest shape (shared by every Config that
+// registers the same case and size).
+std::shared_ptr<Buffer> buffer_for(const TableCase& tc, const Shapes& shapes) {
+  size_t largest = 0;
+  for (const auto& [columns, element_bytes] : shapes)
+    largest = std::max(largest, tc.positions * columns * static_cast<size_t>(element_bytes));
+  auto& buffer = buffers()[tc.label + "/" + std::to_string(largest)];
+  if (!buffer) buffer = std::make_shared<Buffer>(largest);
+  return buffer;
+}
+
+// What registering the benchmarks of one table case needs.
+struct CaseRegistry {
+  const Config& config;
+  const TableCase& tc;
+  std::shared_ptr<Buffer> buffer;
+  std::map<std::string, Measured>& measured;
+};
+
+// The store fills the roofline is the best of, and memcpy, each writing exactly the bytes of one
+// shape.
+void register_rooflines(const CaseRegistry& r, int columns, int element_bytes, int threads) {
+  const std::string shape = (columns == r.tc.d_model ? "" : std::to_string(columns) + "cols/") +
+                            std::to_string(element_bytes) + "B";
+  std::vector<Fill> fills(std::begin(kStoreFills), std::end(kStoreFills));
+  fills.push_back(Fill::kMemcpy);
+  for (const Fill f : fills) {
+    const std::string name = "roofline/" + std::string(name_of(f)) + "/" + r.tc.label + "/" +
+                             shape + threads_suffix(threads);
+    const Measured m =
+        measured_of(r.tc, std::string(name_of(f)), true, threads, element_bytes, columns, "");
+    const size_t bytes = m.bytes;
+    time_as_configured(benchmark::RegisterBenchmark(
+                           name.c_str(),
+                           [buf = r.buffer, f, threads, bytes](benchmark::State& state) {
+                             const char* src = f == Fill::kMemcpy ? buf->memcpy_source() : nullptr;
+                             for (auto _ : state)
+                               split(bytes, threads, [&](size_t at, size_t n) {
+                                 fill(f, buf->data.get() + at, src ? src + at : nullptr, n);
+                               });
+                             benchmark::ClobberMemory();
+                           }),
+                       r.config);
+    r.measured[name] = m;
+  }
+}
+
+// One registry entry filling the table case in one layout.
+void register_entry(const CaseRegistry& r, const core::Implementation& impl, Layout layout,
+                    int threads) {
+  const TableSpec spec = spec_of(r.tc, layout);
+  std::string name = impl.name + "/" + r.tc.label;
+  if (layout != Layout::kInterleaved) {  // the default layout's names carry none
+    name += '/';
+    name += pev::name_of(layout);
+  }
+  name += threads_suffix(threads);
+  time_as_configured(
+      benchmark::RegisterBenchmark(name.c_str(),
+                                   [buf = r.buffer, p = &impl, spec, count = r.tc.positions,
+                                    threads](benchmark::State& state) {
+                                     for (auto _ : state)
+                                       core::fill_rows(*p, spec, count, buf->data.get(), threads);
+                                     benchmark::ClobberMemory();
+                                   }),
+      r.config);
+  r.measured[name] = measured_of(r.tc, impl.name, false, threads, element_bytes_of(impl),
+                                 table_width(spec), std::string(pev::name_of(layout)));
+}
+
 }  // namespace
 
 std::optional<TableCase> parse_table_case(std::string_view text) {
@@ -106,89 +218,14 @@ std::map<std::string, Measured> register_table_benchmarks(const Config& config) 
   const std::vector<TableCase> cases =
       config.tables.empty() ? table_cases(config.quick) : config.tables;
   for (const TableCase& tc : cases) {
-    // The shapes the selected entries write (columns per row, bytes per value), largest first;
-    // float32's full rows when none is selected.
-    std::set<std::pair<int, int>, std::greater<>> shapes;
-    for (const core::Implementation* impl : impls)
-      for (const Layout layout : config.layouts) {
-        TableSpec spec;
-        spec.d_model = tc.d_model;
-        spec.layout = layout;
-        shapes.emplace(table_width(spec), static_cast<int>(core::element_size(impl->output)));
-      }
-    if (shapes.empty()) shapes.emplace(tc.d_model, 4);
-    size_t largest = 0;
-    for (const auto& [columns, element_bytes] : shapes)
-      largest = std::max(largest, tc.positions * columns * static_cast<size_t>(element_bytes));
-    auto& buffer = buffers()[tc.label + "/" + std::to_string(largest)];
-    if (!buffer) buffer = std::make_shared<Buffer>(largest);
-    std::shared_ptr<Buffer> buf = buffer;
+    const Shapes shapes = shapes_written(impls, tc, config.layouts);
+    const CaseRegistry registry{config, tc, buffer_for(tc, shapes), measured};
     for (const int threads : thread_counts(config.quick)) {
       // Rooflines first, so that each group of results reads baseline then candidates.
-      for (const auto& [columns, element_bytes] : shapes) {
-        const uint64_t values = tc.positions * static_cast<uint64_t>(columns);
-        const size_t bytes = values * element_bytes;
-        const std::string shape = (columns == tc.d_model ? "" : std::to_string(columns) + "cols/") +
-                                  std::to_string(element_bytes) + "B";
-        for (const Fill f :
-             {Fill::kMemsetNonZero, Fill::kStreaming, Fill::kPlainLoop, Fill::kMemcpy}) {
-          const std::string name = "roofline/" + std::string(name_of(f)) + "/" + tc.label + "/" +
-                                   shape + threads_suffix(threads);
-          benchmark::RegisterBenchmark(
-              name.c_str(),
-              [buf, f, threads, bytes](benchmark::State& state) {
-                const char* src = f == Fill::kMemcpy ? buf->memcpy_source() : nullptr;
-                for (auto _ : state)
-                  split(bytes, threads, [&](size_t at, size_t n) {
-                    fill(f, buf->data.get() + at, src ? src + at : nullptr, n);
-                  });
-                benchmark::ClobberMemory();
-              })
-              ->UseRealTime()
-              ->Repetitions(config.repetitions)
-              ->MinTime(config.min_time);
-          measured[name] = {
-              std::string(name_of(f)), true,   tc.label, tc.d_model, tc.positions, threads,
-              element_bytes,           values, bytes,    "",         columns};
-        }
-      }
-      for (const core::Implementation* p : impls) {
-        for (const Layout layout : config.layouts) {
-          TableSpec spec;
-          spec.d_model = tc.d_model;
-          spec.layout = layout;
-          const uint64_t count = tc.positions;
-          const std::string name =
-              p->name + "/" + tc.label +
-              (layout == Layout::kInterleaved ? std::string()
-                                              : "/" + std::string(pev::name_of(layout))) +
-              threads_suffix(threads);
-          benchmark::RegisterBenchmark(name.c_str(),
-                                       [buf, p, spec, count, threads](benchmark::State& state) {
-                                         for (auto _ : state)
-                                           core::fill_rows(*p, spec, count, buf->data.get(),
-                                                           threads);
-                                         benchmark::ClobberMemory();
-                                       })
-              ->UseRealTime()
-              ->Repetitions(config.repetitions)
-              ->MinTime(config.min_time);
-          const int element_bytes = static_cast<int>(core::element_size(p->output));
-          const int columns = table_width(spec);
-          const uint64_t values = count * static_cast<uint64_t>(columns);
-          measured[name] = {p->name,
-                            false,
-                            tc.label,
-                            tc.d_model,
-                            tc.positions,
-                            threads,
-                            element_bytes,
-                            values,
-                            values * element_bytes,
-                            std::string(pev::name_of(layout)),
-                            columns};
-        }
-      }
+      for (const auto& [columns, element_bytes] : shapes)
+        register_rooflines(registry, columns, element_bytes, threads);
+      for (const core::Implementation* impl : impls)
+        for (const Layout layout : config.layouts) register_entry(registry, *impl, layout, threads);
     }
   }
   return measured;

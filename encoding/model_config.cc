@@ -132,28 +132,30 @@ RopeScaling read_recipe(const json& rs, const std::string& where, const json& to
       r.mscale_all_dim = optional_number(rs, "mscale_all_dim", where);
       r.attention_factor = optional_number(rs, "attention_factor", where);
       if (find(rs, "truncate")) r.truncate = bool_at(rs, "truncate", where);
-      if (r.original_max_position == 0) r.original_max_position = max_position;
       break;
     case RopeType::kLongRope:
       r.short_factor = number_list(rs, "short_factor", where);
       r.long_factor = number_list(rs, "long_factor", where);
       if (auto f = optional_number(rs, "factor", where)) r.factor = *f;
       r.attention_factor = optional_number(rs, "attention_factor", where);
-      if (r.original_max_position == 0) {
-        // Without a pretrained length the expanded one is it, and `factor` scales attention.
-        r.original_max_position = max_position;
-        r.max_position = 0;
-      }
       break;
     case RopeType::kLlama3:
       r.factor = number_at(rs, "factor", where);
       r.low_freq_factor = number_at(rs, "low_freq_factor", where);
       r.high_freq_factor = number_at(rs, "high_freq_factor", where);
-      // transformers 5 defaults it to max_position_embeddings, as for yarn.
-      if (r.original_max_position == 0) r.original_max_position = max_position;
-      if (r.original_max_position == 0) fail(where + "original_max_position_embeddings is missing");
       break;
   }
+  // Without a pretrained length, yarn, longrope and llama3 take max_position_embeddings
+  // (transformers 5); longrope's expanded length is then its pretrained one, and `factor` scales
+  // attention.
+  const bool pretrained =
+      r.type == RopeType::kYarn || r.type == RopeType::kLongRope || r.type == RopeType::kLlama3;
+  if (pretrained && r.original_max_position == 0) {
+    r.original_max_position = max_position;
+    if (r.type == RopeType::kLongRope) r.max_position = 0;
+  }
+  if (r.type == RopeType::kLlama3 && r.original_max_position == 0)
+    fail(where + "original_max_position_embeddings is missing");
   return r;
 }
 
@@ -172,7 +174,17 @@ bool keyed_by_layer_type(const json* params) {
   return std::all_of(params->begin(), params->end(), [](const json& v) { return v.is_object(); });
 }
 
-// The layer type to read, from those whose rotary parameters differ (`variants`) or, where all
+// A layer type named that the config does not have, refused with those it has.
+[[noreturn]] void refuse_layer_type(const std::string& name, const std::string& who,
+                                    const std::vector<std::string>& known) {
+  if (known.empty())
+    fail(fmt::format(
+        "layer type {}: {} declares no layer_types (every layer has the same rotary parameters)",
+        shown(json(name)), who));
+  fail(fmt::format("layer type {}: {} has layer types {}", shown(json(name)), who, joined(known)));
+}
+
+// The layer type to read, from those whose rotary parameters differ (m.layer_types) or, where all
 // layers share them, those the config declares.
 std::string resolve_layer_type(ModelRope& m, std::string_view named,
                                const std::vector<std::string>& declared) {
@@ -186,9 +198,7 @@ std::string resolve_layer_type(ModelRope& m, std::string_view named,
       m.layer_type_chosen = true;
       return "full_attention";
     }
-    if (!contains(m.layer_types, name))
-      fail(fmt::format("layer type {}: {} has layer types {}", shown(json(name)), who,
-                       joined(m.layer_types)));
+    if (!contains(m.layer_types, name)) refuse_layer_type(name, who, m.layer_types);
     return name;
   }
   if (name.empty()) return name;
@@ -199,13 +209,117 @@ std::string resolve_layer_type(ModelRope& m, std::string_view named,
         "embedding (NoPE); its rotary layers are \"chunked_attention\"");
   std::vector<std::string> known = declared;
   if (m.model_type == "llama4_text" && known.empty()) known = {"chunked_attention"};
-  if (!contains(known, name))
-    fail(known.empty() ? fmt::format("layer type {}: {} declares no layer_types (every layer has "
-                                     "the same rotary parameters)",
-                                     shown(json(name)), who)
-                       : fmt::format("layer type {}: {} has layer types {}", shown(json(name)), who,
-                                     joined(known)));
+  if (!contains(known, name)) refuse_layer_type(name, who, known);
   return name;
+}
+
+// The text model's section as read: its fields, the prefix that names them in messages ("" or
+// "text_config."), and its config class's defaults.
+struct Section {
+  const json& fields;
+  std::string at;
+  const ClassDefaults& defaults;
+};
+
+// head_dim, or DeepSeek's qk_rope_head_dim, or the class's, or hidden_size / num_attention_heads.
+int head_dim_of(const Section& s) {
+  const json& c = s.fields;
+  if (find(c, "qk_rope_head_dim"))  // DeepSeek's multi-head latent attention
+    return static_cast<int>(count_at(c, "qk_rope_head_dim", s.at));
+  if (find(c, "head_dim")) return static_cast<int>(count_at(c, "head_dim", s.at));
+  if (s.defaults.head_dim) return s.defaults.head_dim;
+  if (find(c, "hidden_size") && find(c, "num_attention_heads")) {
+    const uint64_t hidden = count_at(c, "hidden_size", s.at);
+    const uint64_t heads = count_at(c, "num_attention_heads", s.at);
+    if (heads == 0) fail(s.at + "num_attention_heads must be > 0");
+    return static_cast<int>(hidden / heads);
+  }
+  fail(s.at +
+       "head_dim is missing, and there is no hidden_size / num_attention_heads to derive it");
+}
+
+// Where the rotary parameters of the layers read are.
+struct LayerParams {
+  bool keyed = false;            // transformers 5's rope_parameters, keyed by layer type
+  bool local = false;            // Gemma 3's sliding layers: rope_local_base_freq, default recipe
+  const json* params = nullptr;  // those layers' rope_parameters, if any
+  std::string params_at;         // its path, for messages
+};
+
+// Sets the layer types whose rotary parameters differ and the one read (`named`, or the
+// full-attention layers'), and finds those layers' parameters.
+LayerParams layer_params(ModelRope& m, const Section& s, const json* rope_parameters,
+                         std::string_view named) {
+  const json& c = s.fields;
+  LayerParams p;
+  // Layer types with rotary parameters of their own: transformers 5's keyed rope_parameters, or
+  // Gemma 3's sliding layers on rope_local_base_freq (Gemma3TextModel's rotary_emb_local).
+  p.keyed = keyed_by_layer_type(rope_parameters);
+  const bool local_base =
+      m.model_type.starts_with("gemma3") || find(c, "rope_local_base_freq") != nullptr;
+  const bool gemma3 = !p.keyed && local_base;
+  if (p.keyed)
+    for (const auto& [key, value] : rope_parameters->items()) m.layer_types.push_back(key);
+  else if (gemma3)
+    m.layer_types = {"full_attention", "sliding_attention"};
+  m.layer_type = resolve_layer_type(m, named, string_list(c, "layer_types", s.at));
+
+  p.params = p.keyed ? &rope_parameters->at(m.layer_type) : rope_parameters;
+  p.params_at = s.at + (p.keyed ? "rope_parameters." + m.layer_type + "." : "rope_parameters.");
+  // Gemma 3's sliding layers: rope_local_base_freq, keyed or not (its convert_rope_params_to_dict).
+  p.local = (p.keyed || gemma3) && m.layer_type == "sliding_attention" && local_base;
+  return p;
+}
+
+// The base of the layers read: their own rope_theta (transformers 5) first, then the section's.
+double base_of(const Section& s, const LayerParams& p) {
+  const json& c = s.fields;
+  const ClassDefaults& defaults = s.defaults;
+  if (p.params && find(*p.params, "rope_theta"))
+    return number_at(*p.params, "rope_theta", p.params_at);
+  if (p.local && find(c, "rope_local_base_freq")) return number_at(c, "rope_local_base_freq", s.at);
+  if (!p.local && find(c, "rope_theta")) return number_at(c, "rope_theta", s.at);
+  if (!p.local && find(c, "rotary_emb_base"))  // GPT-NeoX
+    return number_at(c, "rotary_emb_base", s.at);
+  return p.local && defaults.local_base ? defaults.local_base : defaults.rope_theta;
+}
+
+// partial_rotary_factor and the rotary dimension it leaves of head_dim.
+void read_rotary_dim(ModelRope& m, const Section& s, const LayerParams& p) {
+  const json& c = s.fields;
+  if (find(c, "partial_rotary_factor"))
+    m.partial_rotary_factor = number_at(c, "partial_rotary_factor", s.at);
+  else if (p.params && find(*p.params, "partial_rotary_factor"))
+    m.partial_rotary_factor = number_at(*p.params, "partial_rotary_factor", p.params_at);
+  else if (find(c, "rotary_pct"))  // GPT-NeoX
+    m.partial_rotary_factor = number_at(c, "rotary_pct", s.at);
+  if (!(m.partial_rotary_factor > 0 && m.partial_rotary_factor <= 1))
+    fail(fmt::format("{}partial_rotary_factor must be in (0, 1], got {}", s.at,
+                     m.partial_rotary_factor));
+  // Hugging Face's int(head_dim * partial_rotary_factor), in double, truncated.
+  m.rotary_dim = static_cast<int>(static_cast<double>(m.head_dim) * m.partial_rotary_factor);
+  if (find(c, "rotary_dim"))  // GPT-J gives it in full
+    m.rotary_dim = static_cast<int>(count_at(c, "rotary_dim", s.at));
+  if (m.rotary_dim < 2 || m.rotary_dim % 2 != 0)
+    fail(
+        fmt::format("the rotary dimension (head_dim {} x partial_rotary_factor {}) is {}: it must "
+                    "be even and >= 2",
+                    m.head_dim, m.partial_rotary_factor, m.rotary_dim));
+}
+
+// The recipe of the layers read: keyed, each layer type's own; Gemma 3's sliding layers take the
+// default recipe (rope_scaling is the global layers'); else rope_scaling, or rope_parameters.
+RopeScaling layer_recipe(const ModelRope& m, const Section& s, const LayerParams& p) {
+  const json* rs = p.keyed || p.local ? nullptr : find(s.fields, "rope_scaling");
+  std::string where = s.at + "rope_scaling.";
+  if (!rs && (p.keyed || !p.local) && p.params) {
+    rs = p.params;
+    where = p.params_at;
+  }
+  if (!rs) return {};
+  if (!rs->is_object()) fail(where.substr(0, where.size() - 1) + " must be an object");
+  // Keyed rope_parameters take no top-level original length (standardize_rope_params).
+  return read_recipe(*rs, where, p.keyed ? json::object() : s.fields, m.max_position, m.model_type);
 }
 
 }  // namespace
@@ -214,94 +328,22 @@ ModelRope model_rope_from_config(std::string_view json_text, std::string_view la
   const json top = parse(json_text, "the model config");
   ModelRope m;
   const json& c = text_section(top, m.section);
-  const std::string at = m.section.empty() ? "" : m.section + ".";  // every field's path
   m.outer_model_type = string_at(top, "model_type");
   m.model_type = string_at(c, "model_type");
-  const ClassDefaults& defaults = class_defaults(m.model_type);
+  const Section s{c, m.section.empty() ? "" : m.section + ".", class_defaults(m.model_type)};
 
-  const json* params = find(c, "rope_parameters");
-  if (params && !params->is_object()) fail(at + "rope_parameters must be an object");
-  m.max_position = defaults.max_position;
+  const json* rope_parameters = find(c, "rope_parameters");
+  if (rope_parameters && !rope_parameters->is_object())
+    fail(s.at + "rope_parameters must be an object");
+  m.max_position = s.defaults.max_position;
   if (find(c, "max_position_embeddings"))
-    m.max_position = count_at(c, "max_position_embeddings", at);
-
-  if (find(c, "qk_rope_head_dim")) {  // DeepSeek's multi-head latent attention
-    m.head_dim = static_cast<int>(count_at(c, "qk_rope_head_dim", at));
-  } else if (find(c, "head_dim")) {
-    m.head_dim = static_cast<int>(count_at(c, "head_dim", at));
-  } else if (defaults.head_dim) {
-    m.head_dim = defaults.head_dim;
-  } else if (find(c, "hidden_size") && find(c, "num_attention_heads")) {
-    const uint64_t hidden = count_at(c, "hidden_size", at);
-    const uint64_t heads = count_at(c, "num_attention_heads", at);
-    if (heads == 0) fail(at + "num_attention_heads must be > 0");
-    m.head_dim = static_cast<int>(hidden / heads);
-  } else {
-    fail(at +
-         "head_dim is missing, and there is no hidden_size / num_attention_heads to derive it");
-  }
-
-  // Layer types with rotary parameters of their own: transformers 5's keyed rope_parameters, or
-  // Gemma 3's sliding layers on rope_local_base_freq (Gemma3TextModel's rotary_emb_local).
-  const bool keyed = keyed_by_layer_type(params);
-  const bool gemma3 =
-      !keyed && (m.model_type.starts_with("gemma3") || find(c, "rope_local_base_freq") != nullptr);
-  if (keyed)
-    for (const auto& [key, value] : params->items()) m.layer_types.push_back(key);
-  else if (gemma3)
-    m.layer_types = {"full_attention", "sliding_attention"};
-  m.layer_type = resolve_layer_type(m, layer_type, string_list(c, "layer_types", at));
-
-  // The base and the recipe object of those layers; the recipe's `where` names its fields.
-  const json* recipe_params = keyed ? &params->at(m.layer_type) : params;
-  const std::string params_at =
-      at + (keyed ? "rope_parameters." + m.layer_type + "." : "rope_parameters.");
-  // Gemma 3's sliding layers: rope_local_base_freq, keyed or not (its convert_rope_params_to_dict).
-  const bool local = (keyed || gemma3) && m.layer_type == "sliding_attention" &&
-                     (m.model_type.starts_with("gemma3") || find(c, "rope_local_base_freq"));
-  m.base = local && defaults.local_base ? defaults.local_base : defaults.rope_theta;
-  if (recipe_params && find(*recipe_params, "rope_theta"))  // transformers 5: its own value first
-    m.base = number_at(*recipe_params, "rope_theta", params_at);
-  else if (local && find(c, "rope_local_base_freq"))
-    m.base = number_at(c, "rope_local_base_freq", at);
-  else if (!local && find(c, "rope_theta"))
-    m.base = number_at(c, "rope_theta", at);
-  else if (!local && find(c, "rotary_emb_base"))  // GPT-NeoX
-    m.base = number_at(c, "rotary_emb_base", at);
-
-  if (find(c, "partial_rotary_factor"))
-    m.partial_rotary_factor = number_at(c, "partial_rotary_factor", at);
-  else if (recipe_params && find(*recipe_params, "partial_rotary_factor"))
-    m.partial_rotary_factor = number_at(*recipe_params, "partial_rotary_factor", params_at);
-  else if (find(c, "rotary_pct"))  // GPT-NeoX
-    m.partial_rotary_factor = number_at(c, "rotary_pct", at);
-  if (!(m.partial_rotary_factor > 0 && m.partial_rotary_factor <= 1))
-    fail(fmt::format("{}partial_rotary_factor must be in (0, 1], got {}", at,
-                     m.partial_rotary_factor));
-  // Hugging Face's int(head_dim * partial_rotary_factor), in double, truncated.
-  m.rotary_dim = static_cast<int>(static_cast<double>(m.head_dim) * m.partial_rotary_factor);
-  if (find(c, "rotary_dim"))  // GPT-J gives it in full
-    m.rotary_dim = static_cast<int>(count_at(c, "rotary_dim", at));
-  if (m.rotary_dim < 2 || m.rotary_dim % 2 != 0)
-    fail(
-        fmt::format("the rotary dimension (head_dim {} x partial_rotary_factor {}) is {}: it must "
-                    "be even and >= 2",
-                    m.head_dim, m.partial_rotary_factor, m.rotary_dim));
-
-  // Keyed: each layer type's own recipe. Gemma 3's sliding layers take the default recipe:
-  // rope_scaling is the global layers'.
-  const json* rs = keyed || local ? nullptr : find(c, "rope_scaling");
-  std::string where = at + "rope_scaling.";
-  if (!rs && (keyed || !local) && recipe_params) {
-    rs = recipe_params;
-    where = params_at;
-  }
-  if (rs) {
-    if (!rs->is_object()) fail(where.substr(0, where.size() - 1) + " must be an object");
-    // Keyed rope_parameters take no top-level original length (standardize_rope_params).
-    m.rope = read_recipe(*rs, where, keyed ? json::object() : c, m.max_position, m.model_type);
-  }
-  if (!(m.base > 1)) fail(fmt::format("{}rope_theta must be > 1, got {}", at, m.base));
+    m.max_position = count_at(c, "max_position_embeddings", s.at);
+  m.head_dim = head_dim_of(s);
+  const LayerParams layers = layer_params(m, s, rope_parameters, layer_type);
+  m.base = base_of(s, layers);
+  read_rotary_dim(m, s, layers);
+  m.rope = layer_recipe(m, s, layers);
+  if (!(m.base > 1)) fail(fmt::format("{}rope_theta must be > 1, got {}", s.at, m.base));
   validate_recipe(m.rope, m.rotary_dim, m.section);
   return m;
 }

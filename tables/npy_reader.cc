@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "peverify/encoding/format.h"
+#include "peverify/tables/stored_type.h"
 
 namespace pev {
 namespace {
@@ -172,11 +173,9 @@ class HeaderParser {
 
 // How the elements of a descr are stored.
 struct ElementType {
-  Dtype dtype;
-  int itemsize;
+  const StoredType* stored;
+  Dtype dtype;  // each value's, as read
   bool big_endian;
-  bool reinterpreted;    // 16-bit patterns that are not a NumPy float type
-  bool complex = false;  // each element two of dtype: real, imaginary
 };
 
 ElementType resolve_type(const ByteSource& src, const std::string& descr, const ReadOptions& opts) {
@@ -185,56 +184,31 @@ ElementType resolve_type(const ByteSource& src, const std::string& descr, const 
   quoted += "'";
   const char order = descr.empty() ? '\0' : descr[0];
   const std::string_view type = descr.size() > 1 ? std::string_view(descr).substr(1) : "";
-  struct Known {
-    std::string_view type;
-    std::optional<Dtype> natural;  // a float type, else 16-bit patterns read as --dtype says
-    std::string_view opaque;       // what those patterns are, for messages
-  };
-  static constexpr Known kKnown[] = {
-      {"f8", Dtype::kFloat64, ""},   {"f4", Dtype::kFloat32, ""},
-      {"f2", Dtype::kFloat16, ""},   {"u2", std::nullopt, "uint16"},
-      {"i2", std::nullopt, "int16"}, {"V2", std::nullopt, "2-byte void"},
-      {"c8", Dtype::kFloat32, ""},   {"c16", Dtype::kFloat64, ""}};
-  std::optional<Dtype> natural;
-  std::string opaque;
-  for (const Known& k : kKnown) {
-    if (k.type == type) {
-      natural = k.natural;
-      opaque = k.opaque;
-    }
+  const StoredType* stored = find_stored_type(&StoredType::npy, type);
+  if (!stored || (order != '<' && order != '>' && order != '|')) {
+    const ReadableNames names = readable_names(
+        &StoredType::npy, [](std::string_view t) { return "'<" + std::string(t) + "'"; });
+    src.fail("unsupported dtype " + quoted + " (peverify reads " + names.floats + ", and " +
+             names.patterns + " bit patterns)");
   }
-  if ((!natural && opaque.empty()) || (order != '<' && order != '>' && order != '|'))
-    src.fail("unsupported dtype " + quoted +
-             " (peverify reads '<f8', '<f4', '<f2', '<c8', '<c16', and '<u2', '<i2' or '<V2' bit "
-             "patterns)");
   if (order == '|' && type != "V2")
     src.fail("dtype " + quoted + " has no byte order ('|'), which a multi-byte type needs");
-  ElementType t{Dtype::kFloat32, 0, order == '>', !natural};
-  if (natural) {
-    if (opts.dtype && *opts.dtype != *natural)
+  const DtypeChoice choice = choose_dtype(*stored, opts.dtype);
+  const std::string patterns(stored->patterns);
+  switch (choice.problem) {
+    case DtypeProblem::kNone:
+      break;
+    case DtypeProblem::kMismatch:
       src.fail("--dtype " + std::string(name_of(*opts.dtype)) + " does not match the file's " +
-               std::string(name_of(*natural)) + " data (" + quoted + ")");
-    t.dtype = *natural;
-  } else if (opts.dtype) {
-    if (*opts.dtype != Dtype::kBFloat16 && *opts.dtype != Dtype::kFloat16)
-      src.fail("the file holds 16-bit " + opaque + " data (" + quoted + "), which --dtype " +
+               std::string(name_of(choice.dtype)) + " data (" + quoted + ")");
+    case DtypeProblem::kNotPatternType:
+      src.fail("the file holds 16-bit " + patterns + " data (" + quoted + "), which --dtype " +
                std::string(name_of(*opts.dtype)) + " cannot read: use --dtype bfloat16 or float16");
-    t.dtype = *opts.dtype;
-  } else if (type == "V2") {
-    t.dtype = Dtype::kBFloat16;  // NumPy saves ml_dtypes' bfloat16 as a 2-byte void.
-  } else {
-    src.fail("the file holds " + opaque + " data (" + quoted +
-             "); if these are bfloat16 bit patterns, read them with --dtype bfloat16");
+    case DtypeProblem::kNeedsDtype:
+      src.fail("the file holds " + patterns + " data (" + quoted +
+               "); if these are bfloat16 bit patterns, read them with --dtype bfloat16");
   }
-  t.complex = type == "c8" || type == "c16";
-  t.itemsize = traits_of(t.dtype).storage_bits / 8 * (t.complex ? 2 : 1);
-  return t;
-}
-
-uint64_t read_le(const unsigned char* p, int n) {
-  uint64_t v = 0;
-  for (int i = 0; i < n; ++i) v |= uint64_t{p[i]} << (8 * i);
-  return v;
+  return {stored, choice.dtype, order == '>'};
 }
 
 }  // namespace
@@ -253,15 +227,8 @@ NpyRawHeader npy_raw_header(const ByteSource& src) {
   // Version 1.0 stores the header length in 2 bytes, 2.0 and 3.0 in 4.
   const uint64_t prefix = major == 1 ? 10 : 12;
   if (size < prefix) src.fail("truncated .npy file (" + std::to_string(size) + " bytes)");
-  const uint64_t header_len = read_le(pre + 8, major == 1 ? 2 : 4);
-  if (header_len > size - prefix)
-    src.fail("the header length (" + std::to_string(header_len) +
-             " bytes) runs past the end of the file (" + std::to_string(size) + " bytes)");
-  if (header_len > kMaxHeaderBytes)
-    src.fail("the header is too large (" + std::to_string(header_len) + " bytes)");
-
-  std::string text(header_len, '\0');
-  src.read(prefix, header_len, reinterpret_cast<unsigned char*>(text.data()));
+  const uint64_t header_len = little_endian(pre + 8, major == 1 ? 2 : 4);
+  const std::string text = read_header_text(src, prefix, header_len, kMaxHeaderBytes);
   // Every header NumPy writes for a float array is ASCII (3.0 allows UTF-8 only in the field
   // names of structured dtypes, which are not tables).
   for (size_t i = 0; i < text.size(); ++i) {
@@ -290,17 +257,14 @@ TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
   const ElementType type = resolve_type(src, h.descr, opts);
   const std::vector<uint64_t>& s = h.shape;
   const auto shape = rows_and_width(s, opts.any_rank);
-  if (!shape)
-    src.fail((opts.any_rank
-                  ? "expected a tensor of rank >= 1, found "
-                  : "expected shape [N, d] (extra dimensions of size 1 allowed), found ") +
-             shape_string(s));
+  if (!shape) src.fail(std::string(expected_shape(opts.any_rank)) + ", found " + shape_string(s));
   const auto [rows, width] = *shape;
-  if (type.complex && h.fortran_order)
+  if (type.stored->complex && h.fortran_order)
     src.fail("a complex table in Fortran order is not supported: save it in C order");
   if (rows == 0 || width == 0) src.fail("the table is empty (shape " + shape_string(s) + ")");
   const auto count = checked_mul(rows, width);
-  const auto bytes = count ? checked_mul(*count, type.itemsize) : std::nullopt;
+  const auto bytes =
+      count ? checked_mul(*count, type.stored->element_bytes(type.dtype)) : std::nullopt;
   const uint64_t need = bytes.value_or(UINT64_MAX);
   const uint64_t have = size - h.data_offset;
   const std::string what = "shape " + shape_string(s) + " of '" + h.descr + "'";
@@ -311,7 +275,7 @@ TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
     src.fail(std::to_string(have - need) + " bytes follow the data that " + what + " needs");
 
   std::string description = "npy " + h.descr;
-  if (type.reinterpreted) description += " as " + std::string(name_of(type.dtype));
+  if (type.stored->bit_patterns()) description += " as " + std::string(name_of(type.dtype));
   description += ' ';
   description += shape_string(s);
   if (h.fortran_order) description += " fortran_order";
@@ -321,15 +285,12 @@ TableHeader npy_header(const ByteSource& src, const ReadOptions& opts) {
   layout.big_endian = type.big_endian;
   layout.column_major = h.fortran_order;
   layout.rows = rows;
-  layout.width = type.complex ? 2 * width : width;  // real and imaginary parts, side by side
-  return {layout, s, std::move(description), type.complex};
+  layout.width = type.stored->parts() * width;  // real and imaginary parts, side by side
+  return {layout, s, std::move(description), type.stored->complex};
 }
 
 LoadedTable read_npy(const ByteSource& src, const ReadOptions& opts) {
-  TableHeader h = npy_header(src, opts);
-  LoadedTable t = load_elements(src, h.layout, std::move(h.description));
-  t.complex = h.complex;
-  return t;
+  return load_table(src, npy_header(src, opts));
 }
 
 }  // namespace pev

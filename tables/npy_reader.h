@@ -1,10 +1,10 @@
 // Reads NumPy .npy tables (format versions 1.0, 2.0 and 3.0) as hostile input.
 //
-// Accepted: descr '<f8', '<f4', '<f2' (and their big-endian '>' forms, byte-swapped); 16-bit
-// patterns '<u2', '<i2' with --dtype bfloat16 or float16; '<V2' / '|V2' (how NumPy saves
-// ml_dtypes' bfloat16) as bfloat16 unless --dtype float16 says otherwise. C or Fortran order
-// (transposed on reading). Shape [N, d] or [1, N, d], N, d >= 1; the data must fill the rest of
-// the file exactly.
+// Accepted: the descrs of kStoredTypes (tables/stored_type.h) with byte order '<' or '>'
+// (byte-swapped); 16-bit patterns need --dtype bfloat16 or float16, but '<V2' / '|V2' (how NumPy
+// saves ml_dtypes' bfloat16) are bfloat16 unless --dtype float16 says otherwise. C or Fortran
+// order (transposed on reading). Shape [N, d] or [1, N, d], N, d >= 1; the data must fill the
+// rest of the file exactly.
 #pragma once
 
 #include "peverify/tables/table_file.h"

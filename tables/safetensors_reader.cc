@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "peverify/encoding/format.h"
+#include "peverify/tables/stored_type.h"
 
 namespace pev {
 namespace {
@@ -109,28 +109,18 @@ std::string names_list(const std::vector<Entry>& entries) {
   return entries.size() > 5 ? s + ", ..." : s;
 }
 
-}  // namespace
-
-TableHeader safetensors_header(const ByteSource& src, const ReadOptions& opts) {
+// The header's length, from the file's first 8 bytes.
+uint64_t header_length(const ByteSource& src) {
   const uint64_t size = src.size();
   if (size < 8) src.fail("too short for a .safetensors file (" + std::to_string(size) + " bytes)");
   unsigned char len_bytes[8];
   src.read(0, 8, len_bytes);
-  uint64_t header_len = 0;
-  for (int i = 0; i < 8; ++i) header_len |= uint64_t{len_bytes[i]} << (8 * i);
-  if (header_len > size - 8)
-    src.fail("the header length (" + std::to_string(header_len) +
-             " bytes) runs past the end of the file (" + std::to_string(size) + " bytes)");
-  if (header_len > kMaxHeaderBytes)
-    src.fail("the header is too large (" + std::to_string(header_len) + " bytes)");
-  std::string text(header_len, '\0');
-  src.read(8, header_len, reinterpret_cast<unsigned char*>(text.data()));
-  const json header = parse_header(src, text);
-  if (!header.is_object()) src.fail("the safetensors header is not a JSON object");
+  return little_endian(len_bytes, 8);
+}
 
-  // Every tensor's range is checked, not only the one read: overlapping tensors mean a corrupt
-  // or crafted file.
-  const uint64_t data_start = 8 + header_len, data_size = size - data_start;
+// Every tensor of the header (the top-level keys but "__metadata__"), each with data_offsets
+// that lie inside the `data_size` bytes of data.
+std::vector<Entry> tensor_entries(const ByteSource& src, const json& header, uint64_t data_size) {
   std::vector<Entry> entries;
   for (const auto& [name, t] : header.get_ref<const json::object_t&>()) {
     if (name == "__metadata__") continue;
@@ -147,7 +137,12 @@ TableHeader safetensors_header(const ByteSource& src, const ReadOptions& opts) {
                " bytes of data");
     entries.push_back({&name, &t, begin, end});
   }
-  std::vector<Entry> by_offset = entries;
+  return entries;
+}
+
+// Every tensor's range is checked, not only the one read: overlapping tensors mean a corrupt or
+// crafted file.
+void refuse_overlaps(const ByteSource& src, std::vector<Entry> by_offset) {
   std::sort(by_offset.begin(), by_offset.end(),
             [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
   const Entry* reach = nullptr;  // the range seen so far that ends last
@@ -157,91 +152,121 @@ TableHeader safetensors_header(const ByteSource& src, const ReadOptions& opts) {
       src.fail("tensors " + quoted(*reach->name) + " and " + quoted(*e.name) + " overlap");
     if (!reach || e.end > reach->end) reach = &e;
   }
+}
 
-  const Entry* chosen = nullptr;
-  if (opts.tensor) {
+// The tensor --tensor names, else the file's only one.
+const Entry& chosen_entry(const ByteSource& src, const std::vector<Entry>& entries,
+                          const std::optional<std::string>& wanted) {
+  if (wanted) {
+    const Entry* chosen = nullptr;
     for (const Entry& e : entries)
-      if (*e.name == *opts.tensor) chosen = &e;
+      if (*e.name == *wanted) chosen = &e;
     if (!chosen)
       src.fail(
-          "no tensor named " + quoted(*opts.tensor) +
+          "no tensor named " + quoted(*wanted) +
           (entries.empty() ? " (the file holds none)" : " (it holds " + names_list(entries) + ")"));
-  } else if (entries.empty()) {
-    src.fail("the file holds no tensors");
-  } else if (entries.size() > 1) {
+    return *chosen;
+  }
+  if (entries.empty()) src.fail("the file holds no tensors");
+  if (entries.size() > 1)
     src.fail("the file holds " + std::to_string(entries.size()) + " tensors (" +
              names_list(entries) + "): choose one with --tensor NAME");
-  } else {
-    chosen = &entries[0];
-  }
-  const std::string& name = *chosen->name;
-  const json& t = *chosen->tensor;
+  return entries[0];
+}
 
+// How a tensor's elements are read: its dtype, by the readers' one rule (tables/stored_type.h).
+struct TensorType {
+  const std::string* dtype_name;  // as the header gives it
+  const StoredType* stored;
+  Dtype dtype;  // each value's, as read
+};
+
+TensorType tensor_type(const ByteSource& src, const Entry& tensor,
+                       const std::optional<Dtype>& requested) {
+  const std::string& name = *tensor.name;
+  const json& t = *tensor.tensor;
   const auto dt = t.find("dtype");
   if (dt == t.end() || !dt->is_string())
     src.fail("tensor " + quoted(name) + ": 'dtype' is missing or not a string");
   const std::string& dtype_name = dt->get_ref<const std::string&>();
-  static const std::map<std::string, Dtype> kNatural = {{"F64", Dtype::kFloat64},
-                                                        {"F32", Dtype::kFloat32},
-                                                        {"F16", Dtype::kFloat16},
-                                                        {"BF16", Dtype::kBFloat16},
-                                                        {"C64", Dtype::kFloat32}};
-  const bool complex = dtype_name == "C64";  // two float32 each: real, imaginary
-  Dtype dtype = Dtype::kFloat32;
-  const bool opaque = dtype_name == "U16" || dtype_name == "I16";
-  if (const auto it = kNatural.find(dtype_name); it != kNatural.end()) {
-    if (opts.dtype && *opts.dtype != it->second)
-      src.fail("--dtype " + std::string(name_of(*opts.dtype)) + " does not match tensor " +
-               quoted(name) + "'s dtype " + dtype_name);
-    dtype = it->second;
-  } else if (opaque && opts.dtype &&
-             (*opts.dtype == Dtype::kBFloat16 || *opts.dtype == Dtype::kFloat16)) {
-    dtype = *opts.dtype;
-  } else if (opaque) {
-    src.fail("tensor " + quoted(name) + " holds " + dtype_name +
-             " data; if these are bfloat16 bit patterns, read them with --dtype bfloat16");
-  } else {
+  const StoredType* stored = find_stored_type(&StoredType::safetensors, dtype_name);
+  if (!stored) {
+    const ReadableNames names =
+        readable_names(&StoredType::safetensors, [](std::string_view n) { return std::string(n); });
     src.fail("tensor " + quoted(name) + " has dtype '" + printable(dtype_name, 20) +
-             "' (peverify reads F64, F32, F16, BF16, C64, and U16 or I16 with --dtype bfloat16)");
+             "' (peverify reads " + names.floats + ", and " + names.patterns +
+             " with --dtype bfloat16)");
   }
+  const DtypeChoice choice = choose_dtype(*stored, requested);
+  switch (choice.problem) {
+    case DtypeProblem::kNone:
+      break;
+    case DtypeProblem::kMismatch:
+      src.fail("--dtype " + std::string(name_of(*requested)) + " does not match tensor " +
+               quoted(name) + "'s dtype " + dtype_name);
+    case DtypeProblem::kNotPatternType:
+    case DtypeProblem::kNeedsDtype:
+      src.fail("tensor " + quoted(name) + " holds " + dtype_name +
+               " data; if these are bfloat16 bit patterns, read them with --dtype bfloat16");
+  }
+  return {&dtype_name, stored, choice.dtype};
+}
 
-  const std::vector<uint64_t> s = shape_of(src, name, t);
-  const auto shape = rows_and_width(s, opts.any_rank);
+// The tensor's shape as rows and width, its bytes checked against its data_offsets.
+struct TensorShape {
+  std::vector<uint64_t> dims;  // as the header gives them
+  uint64_t rows, width;
+};
+
+TensorShape tensor_shape(const ByteSource& src, const Entry& tensor, const TensorType& type,
+                         bool any_rank) {
+  const std::string& name = *tensor.name;
+  const std::vector<uint64_t> s = shape_of(src, name, *tensor.tensor);
+  const auto shape = rows_and_width(s, any_rank);
   if (!shape)
-    src.fail("tensor " + quoted(name) +
-             (opts.any_rank
-                  ? ": expected a tensor of rank >= 1, found "
-                  : ": expected shape [N, d] (extra dimensions of size 1 allowed), found ") +
+    src.fail("tensor " + quoted(name) + ": " + std::string(expected_shape(any_rank)) + ", found " +
              shape_string(s));
   const auto [rows, width] = *shape;
   if (rows == 0 || width == 0)
     src.fail("tensor " + quoted(name) + " is empty (shape " + shape_string(s) + ")");
-  const int itemsize = traits_of(dtype).storage_bits / 8 * (complex ? 2 : 1);
   const auto count = checked_mul(rows, width);
-  const auto bytes = count ? checked_mul(*count, itemsize) : std::nullopt;
-  const uint64_t have = chosen->end - chosen->begin;
+  const auto bytes =
+      count ? checked_mul(*count, type.stored->element_bytes(type.dtype)) : std::nullopt;
+  const uint64_t have = tensor.end - tensor.begin;
   if (!bytes || *bytes != have)
-    src.fail("tensor " + quoted(name) + ": shape " + shape_string(s) + " of " + dtype_name +
+    src.fail("tensor " + quoted(name) + ": shape " + shape_string(s) + " of " + *type.dtype_name +
              " needs " + (bytes ? std::to_string(*bytes) : "over 2^64") +
              " bytes, its data_offsets span " + std::to_string(have));
+  return {s, rows, width};
+}
 
-  std::string description = "safetensors " + quoted(name) + " " + dtype_name;
-  if (opaque) description += " as " + std::string(name_of(dtype));
+}  // namespace
+
+TableHeader safetensors_header(const ByteSource& src, const ReadOptions& opts) {
+  const uint64_t header_len = header_length(src);
+  const json header = parse_header(src, read_header_text(src, 8, header_len, kMaxHeaderBytes));
+  if (!header.is_object()) src.fail("the safetensors header is not a JSON object");
+  const uint64_t data_start = 8 + header_len;
+  const std::vector<Entry> entries = tensor_entries(src, header, src.size() - data_start);
+  refuse_overlaps(src, entries);
+  const Entry& chosen = chosen_entry(src, entries, opts.tensor);
+  const TensorType type = tensor_type(src, chosen, opts.dtype);
+  const TensorShape shape = tensor_shape(src, chosen, type, opts.any_rank);
+
+  std::string description = "safetensors " + quoted(*chosen.name) + " " + *type.dtype_name;
+  if (type.stored->bit_patterns()) description += " as " + std::string(name_of(type.dtype));
   description += ' ';
-  description += shape_string(s);
+  description += shape_string(shape.dims);
   ElementLayout layout;
-  layout.offset = data_start + chosen->begin;
-  layout.dtype = dtype;
-  layout.rows = rows;
-  layout.width = complex ? 2 * width : width;
-  return {layout, s, std::move(description), complex};
+  layout.offset = data_start + chosen.begin;
+  layout.dtype = type.dtype;
+  layout.rows = shape.rows;
+  layout.width = type.stored->parts() * shape.width;  // real and imaginary parts, side by side
+  return {layout, shape.dims, std::move(description), type.stored->complex};
 }
 
 LoadedTable read_safetensors(const ByteSource& src, const ReadOptions& opts) {
-  TableHeader h = safetensors_header(src, opts);
-  LoadedTable t = load_elements(src, h.layout, std::move(h.description));
-  t.complex = h.complex;
-  return t;
+  return load_table(src, safetensors_header(src, opts));
 }
 
 }  // namespace pev

@@ -2,9 +2,9 @@
 //
 // The format: an 8-byte little-endian header length, a JSON header mapping tensor names to
 // {"dtype", "shape", "data_offsets": [begin, end]} (offsets relative to the end of the header),
-// then the data. Accepted dtypes: F64, F32, F16, BF16, and U16 / I16 with --dtype bfloat16 or
-// float16. Shape [N, d] or [1, N, d]. Every tensor's range must lie inside the data and no two
-// ranges may overlap; "__metadata__" is ignored.
+// then the data. Accepted dtypes: kStoredTypes' (tables/stored_type.h); U16 / I16 need --dtype
+// bfloat16 or float16. Shape [N, d] or [1, N, d]. Every tensor's range must lie inside the data and
+// no two ranges may overlap; "__metadata__" is ignored.
 #pragma once
 
 #include "peverify/tables/table_file.h"

@@ -121,8 +121,27 @@ void widen_elements(const unsigned char* bytes, uint64_t n, Dtype dtype, bool bi
   }
 }
 
-LoadedTable load_elements(const ByteSource& src, const ElementLayout& layout,
-                          std::string description) {
+uint64_t little_endian(const unsigned char* bytes, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v |= uint64_t{bytes[i]} << (8 * i);
+  return v;
+}
+
+std::string read_header_text(const ByteSource& src, uint64_t offset, uint64_t length,
+                             uint64_t max_length) {
+  const uint64_t size = src.size();
+  if (length > size - offset)
+    src.fail("the header length (" + std::to_string(length) +
+             " bytes) runs past the end of the file (" + std::to_string(size) + " bytes)");
+  if (length > max_length)
+    src.fail("the header is too large (" + std::to_string(length) + " bytes)");
+  std::string text(length, '\0');
+  src.read(offset, length, reinterpret_cast<unsigned char*>(text.data()));
+  return text;
+}
+
+LoadedTable load_table(const ByteSource& src, TableHeader header) {
+  const ElementLayout& layout = header.layout;
   const int size = traits_of(layout.dtype).storage_bits / 8;
   const auto count = checked_mul(layout.rows, layout.width);
   const auto bytes = count ? checked_mul(*count, size) : std::nullopt;
@@ -132,7 +151,8 @@ LoadedTable load_elements(const ByteSource& src, const ElementLayout& layout,
   t.rows = layout.rows;
   t.width = layout.width;
   t.dtype = layout.dtype;
-  t.description = std::move(description);
+  t.description = std::move(header.description);
+  t.complex = header.complex;
   try {
     t.values.resize(*count);
     t.raw.resize(*bytes);
@@ -184,6 +204,11 @@ std::optional<std::pair<uint64_t, uint64_t>> rows_and_width(const std::vector<ui
   return std::pair{rows, shape.back()};
 }
 
+std::string_view expected_shape(bool any_rank) {
+  return any_rank ? "expected a tensor of rank >= 1"
+                  : "expected shape [N, d] (extra dimensions of size 1 allowed)";
+}
+
 std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b) {
   uint64_t r;
   if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
@@ -225,11 +250,8 @@ TableKind sniff_table_kind(const ByteSource& src, const std::string& path) {
   const uint64_t n = std::min<uint64_t>(src.size(), sizeof head);
   src.read(0, n, head);
   if (n >= 6 && std::memcmp(head, "\x93NUMPY", 6) == 0) return TableKind::kNpy;
-  if (n == 9 && head[8] == '{') {
-    uint64_t len = 0;
-    for (int i = 0; i < 8; ++i) len |= uint64_t{head[i]} << (8 * i);
-    if (len <= src.size() - 8) return TableKind::kSafetensors;
-  }
+  if (n == 9 && head[8] == '{' && little_endian(head, 8) <= src.size() - 8)
+    return TableKind::kSafetensors;
   if (n >= 4 && std::memcmp(head, "PK\x03\x04", 4) == 0)
     src.fail("is a zip archive (.npz?): extract the .npy file from it first");
   const auto ends_with = [&](std::string_view ext) {
@@ -243,19 +265,23 @@ TableKind sniff_table_kind(const ByteSource& src, const std::string& path) {
   return TableKind::kUnknown;
 }
 
-LoadedTable read_table(const std::string& path, const ReadOptions& opts) {
-  const FileSource src(path);
+TableHeader table_header(const ByteSource& src, const std::string& path, const ReadOptions& opts) {
   if (src.size() == 0) src.fail("the file is empty");
   switch (sniff_table_kind(src, path)) {
     case TableKind::kNpy:
       if (opts.tensor) src.fail("--tensor applies to .safetensors files only");
-      return read_npy(src, opts);
+      return npy_header(src, opts);
     case TableKind::kSafetensors:
-      return read_safetensors(src, opts);
+      return safetensors_header(src, opts);
     case TableKind::kUnknown:
       break;
   }
   src.fail("is neither a .npy nor a .safetensors file (unrecognised content)");
+}
+
+LoadedTable read_table(const std::string& path, const ReadOptions& opts) {
+  const FileSource src(path);
+  return load_table(src, table_header(src, path, opts));
 }
 
 }  // namespace pev

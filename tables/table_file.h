@@ -112,10 +112,23 @@ struct TableHeader {
   bool complex = false;
 };
 
-// Reads rows * width elements into a LoadedTable (values row-major, encodings little-endian).
-// The caller has checked the sizes; they are checked again here, before allocating.
-LoadedTable load_elements(const ByteSource& src, const ElementLayout& layout,
-                          std::string description);
+// The header, read by the reader sniff_table_kind picks: what read_table and open_table
+// (tables/table_stream.h) both start with. Throws FileError.
+TableHeader table_header(const ByteSource& src, const std::string& path, const ReadOptions& opts);
+
+// The unsigned integer stored little-endian in bytes[0, n), n <= 8: the headers' lengths.
+uint64_t little_endian(const unsigned char* bytes, int n);
+
+// The `length` bytes of a header that starts at `offset` (within the file), read only after
+// `length` is checked against the rest of the file and against `max_length`: a hostile length
+// must cost no memory.
+std::string read_header_text(const ByteSource& src, uint64_t offset, uint64_t length,
+                             uint64_t max_length);
+
+// Reads the rows * width elements a header describes into a LoadedTable (values row-major,
+// encodings little-endian). The reader has checked the sizes; they are checked again here,
+// before allocating.
+LoadedTable load_table(const ByteSource& src, TableHeader header);
 
 // Widens n stored elements exactly to double (NaN and Inf kept; bfloat16 NaN payloads too).
 void widen_elements(const unsigned char* bytes, uint64_t n, Dtype dtype, bool big_endian,
@@ -130,6 +143,8 @@ std::optional<std::pair<uint64_t, uint64_t>> table_shape(const std::vector<uint6
 // of every dimension but the last, and the last (nullopt for a scalar or an overflow).
 std::optional<std::pair<uint64_t, uint64_t>> rows_and_width(const std::vector<uint64_t>& shape,
                                                             bool any_rank);
+// What rows_and_width accepts, in words, for the message when it refuses a shape.
+std::string_view expected_shape(bool any_rank);
 
 // a * b, or nullopt when it does not fit in 64 bits.
 std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b);

@@ -4,8 +4,6 @@
 #include <vector>
 
 #include "peverify/encoding/format.h"
-#include "peverify/tables/npy_reader.h"
-#include "peverify/tables/safetensors_reader.h"
 
 namespace pev {
 
@@ -43,21 +41,8 @@ void TableStream::read_rows(uint64_t first, uint64_t n, double* out) const {
 
 TableStream open_table(std::unique_ptr<ByteSource> src, const std::string& path,
                        const ReadOptions& opts) {
-  if (src->size() == 0) src->fail("the file is empty");
-  switch (sniff_table_kind(*src, path)) {
-    case TableKind::kNpy: {
-      if (opts.tensor) src->fail("--tensor applies to .safetensors files only");
-      TableHeader h = npy_header(*src, opts);
-      return TableStream(std::move(src), std::move(h));
-    }
-    case TableKind::kSafetensors: {
-      TableHeader h = safetensors_header(*src, opts);
-      return TableStream(std::move(src), std::move(h));
-    }
-    case TableKind::kUnknown:
-      break;
-  }
-  src->fail("is neither a .npy nor a .safetensors file (unrecognised content)");
+  TableHeader h = table_header(*src, path, opts);
+  return TableStream(std::move(src), std::move(h));
 }
 
 TableStream open_table(const std::string& path, const ReadOptions& opts) {
