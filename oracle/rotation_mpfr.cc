@@ -59,11 +59,11 @@ struct Context {
   int pair;
 };
 
-// One rung: C~ and S~ at the type's precision, then every element not yet decided. Returns
-// whether all are.
+// One rung of the ladder: C~ and S~ at the type's precision, then every element not yet decided.
+// Returns whether all are.
 template <unsigned kDigits10>
-bool rung(const Context& ctx, const double* x, const double* y, int count, RotatedElement* out,
-          std::vector<char>& done) {
+bool decide_at_rung(const Context& ctx, const double* x, const double* y, int count,
+                    RotatedElement* out, std::vector<char>& done) {
   using R = Real<kDigits10>;
   const mpfr_prec_t p = mpfr_get_prec(raw(R()));
   MpfrVar scratch(p);
@@ -160,9 +160,12 @@ void MpfrRotation::rotate(uint64_t pos, int pair, const double* x, const double*
   std::vector<char> done(static_cast<size_t>(count), 0);
   // About 134, 267, 533, 1065, 2128 and 4254 bits: the first covers the angle's 72 + 53 bits at
   // any position up to 2^53 with a float64 result's margin; each next one doubles it.
-  if (rung<40>(ctx, x, y, count, out, done) || rung<80>(ctx, x, y, count, out, done) ||
-      rung<160>(ctx, x, y, count, out, done) || rung<320>(ctx, x, y, count, out, done) ||
-      rung<640>(ctx, x, y, count, out, done) || rung<1280>(ctx, x, y, count, out, done))
+  if (decide_at_rung<40>(ctx, x, y, count, out, done) ||
+      decide_at_rung<80>(ctx, x, y, count, out, done) ||
+      decide_at_rung<160>(ctx, x, y, count, out, done) ||
+      decide_at_rung<320>(ctx, x, y, count, out, done) ||
+      decide_at_rung<640>(ctx, x, y, count, out, done) ||
+      decide_at_rung<1280>(ctx, x, y, count, out, done))
     return;
   throw std::logic_error("oracle: rotation undecided at every rung for pos " + std::to_string(pos) +
                          ", pair " + std::to_string(pair));

@@ -62,7 +62,7 @@ std::optional<ReportFinding> best_for(const json& r, const std::string& dtype, u
         "{} is faithful (every element within one ulp of the exact value) at every position "
         "studied, up to {}, at {} ({} of the store roofline)",
         code(pick), (*best)["horizons"].value("faithful", 0), speed_text((*best)["values_per_s"]),
-        g3((*best)["roofline_ratio"]));
+        figure_text((*best)["roofline_ratio"]));
     // What the rule let pass because it starts beyond the context.
     for (const json& v : (*best)["properties"])
       if (!v["holds"].get<bool>())
@@ -172,7 +172,7 @@ std::vector<ReportFinding> model_findings(const json& r) {
       }
       const uint64_t over = (*built)["over_claim"].get<uint64_t>();
       parts.push_back(fmt::format("framework-style {} ({}): max abs error {}, {}", dtype,
-                                  code(entry), g3((*built)["max_abs"]),
+                                  code(entry), figure_text((*built)["max_abs"]),
                                   over ? fmt::format("{} of {} elements outside its claim", over,
                                                      (*built)["elements"].get<uint64_t>())
                                        : std::string("every element within its claim")));

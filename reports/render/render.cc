@@ -14,7 +14,7 @@ namespace {
 
 // A figure that may be null (not measured) or absent (older reports): empty in the CSV.
 std::string optional_g3(const nlohmann::json& e, const char* key) {
-  return e.contains(key) && !e[key].is_null() ? g3(e[key]) : "";
+  return e.contains(key) && !e[key].is_null() ? figure_text(e[key]) : "";
 }
 
 }  // namespace
@@ -30,15 +30,16 @@ std::string entries_csv(const nlohmann::json& r) {
     c << csv_field(e["name"].get<std::string>()) << "," << e["strategy"].get<std::string>() << ","
       << e["compute"].get<std::string>() << "," << e["output"].get<std::string>() << ","
       << e["backend"].get<std::string>() << "," << csv_field(e["claim"].get<std::string>()) << ","
-      << (avail ? "yes" : "no") << "," << g3(e["accuracy"]["max_abs"]) << ","
-      << g3(e["accuracy"]["mean_abs"]) << "," << g3(e["accuracy"]["max_ulp"]) << ","
-      << g3(e["accuracy"]["max_ulp_floored"]) << "," << verdict_cell(e, "bounded") << ","
-      << verdict_cell(e, "unique") << "," << verdict_cell(e, "shift") << ","
-      << verdict_cell(e, "growth") << "," << verdict_cell(e, "claim") << "," << g3(e["fitted_c"])
-      << "," << e["horizons"].value("1e-4", 0) << "," << e["horizons"].value("1e-2", 0) << ","
-      << e["horizons"].value("faithful", 0) << "," << optional_g3(e, "values_per_s") << ","
-      << optional_g3(e, "values_per_s_min") << "," << optional_g3(e, "values_per_s_max") << ","
-      << (e["roofline_ratio"].is_null() ? "" : g3(e["roofline_ratio"])) << "\n";
+      << (avail ? "yes" : "no") << "," << figure_text(e["accuracy"]["max_abs"]) << ","
+      << figure_text(e["accuracy"]["mean_abs"]) << "," << figure_text(e["accuracy"]["max_ulp"])
+      << "," << figure_text(e["accuracy"]["max_ulp_floored"]) << "," << verdict_cell(e, "bounded")
+      << "," << verdict_cell(e, "unique") << "," << verdict_cell(e, "shift") << ","
+      << verdict_cell(e, "growth") << "," << verdict_cell(e, "claim") << ","
+      << figure_text(e["fitted_c"]) << "," << e["horizons"].value("1e-4", 0) << ","
+      << e["horizons"].value("1e-2", 0) << "," << e["horizons"].value("faithful", 0) << ","
+      << optional_g3(e, "values_per_s") << "," << optional_g3(e, "values_per_s_min") << ","
+      << optional_g3(e, "values_per_s_max") << ","
+      << (e["roofline_ratio"].is_null() ? "" : figure_text(e["roofline_ratio"])) << "\n";
   }
   return c.str();
 }
@@ -50,9 +51,9 @@ std::string bands_csv(const nlohmann::json& r) {
   for (const auto& e : r["implementations"])
     for (const auto& b : e["bands"])
       c << csv_field(e["name"].get<std::string>()) << "," << b["first"] << "," << b["last"] << ","
-        << b["elements"] << "," << g3(b["max_abs"]) << "," << g3(b["mean_abs"]) << ","
-        << g3(b["max_ulp"]) << "," << g3(b["max_ulp_floored"]) << "," << b["nan_inf"] << ","
-        << b["over_claim"] << "\n";
+        << b["elements"] << "," << figure_text(b["max_abs"]) << "," << figure_text(b["mean_abs"])
+        << "," << figure_text(b["max_ulp"]) << "," << figure_text(b["max_ulp_floored"]) << ","
+        << b["nan_inf"] << "," << b["over_claim"] << "\n";
   return c.str();
 }
 

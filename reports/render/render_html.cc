@@ -88,15 +88,16 @@ std::string implementations_html(const json& r) {
         << "</td></tr>\n";
       continue;
     }
-    h << "<td>" << g3(e["accuracy"]["max_abs"]) << "</td><td>"
-      << g3(e["accuracy"]["max_ulp_floored"]) << "</td>" << cell(verdict_cell(e, "bounded"))
-      << cell(verdict_cell(e, "unique")) << cell(verdict_cell(e, "shift"))
-      << cell(verdict_cell(e, "growth") + " (" + g3(e["fitted_c"]) + ")")
+    h << "<td>" << figure_text(e["accuracy"]["max_abs"]) << "</td><td>"
+      << figure_text(e["accuracy"]["max_ulp_floored"]) << "</td>"
+      << cell(verdict_cell(e, "bounded")) << cell(verdict_cell(e, "unique"))
+      << cell(verdict_cell(e, "shift"))
+      << cell(verdict_cell(e, "growth") + " (" + figure_text(e["fitted_c"]) + ")")
       << cell(verdict_cell(e, "claim")) << "<td>"
       << html_escape(horizon_text(e["horizons"], "1e-4", dtype)) << "</td><td>"
       << html_escape(horizon_text(e["horizons"], "1e-2", dtype)) << "</td><td>"
       << speed_text(e["values_per_s"]) << "</td><td>"
-      << (e["roofline_ratio"].is_null() ? "-" : g3(e["roofline_ratio"])) << "</td></tr>\n";
+      << (e["roofline_ratio"].is_null() ? "-" : figure_text(e["roofline_ratio"])) << "</td></tr>\n";
   }
   h << "</table>\n";
   return h.str();
@@ -129,7 +130,7 @@ std::string to_html(const json& r, const std::vector<Plot>& plots, const std::st
       << r["study"]["rotary_positions"].get<uint64_t>() - 1 << "</h2>\n<ul>\n";
     for (const json& m : r["models"])
       h << "<li><code>" << html_escape(m["name"].get<std::string>()) << "</code>: rotary dim "
-        << m["rotary_dim"] << ", base " << g3(m["base"]) << ", "
+        << m["rotary_dim"] << ", base " << figure_text(m["base"]) << ", "
         << html_escape(m["recipe"].get<std::string>()) << "</li>\n";
     h << "</ul>\n" << matrix_html(models) << "</section>\n";
   }

@@ -67,7 +67,7 @@ std::string to_markdown(const json& r) {
           "values of its recipe (docs/design.md §12).\n\n";
     for (const json& m : r["models"])
       md << "- `" << m["name"].get<std::string>() << "`: rotary dim " << m["rotary_dim"]
-         << ", base " << g3(m["base"]) << ", " << m["recipe"].get<std::string>() << "\n";
+         << ", base " << figure_text(m["base"]) << ", " << m["recipe"].get<std::string>() << "\n";
     md << "\n" << matrix_markdown(models);
   }
   md << rotation_scores_markdown(r);
@@ -88,13 +88,14 @@ std::string to_markdown(const json& r) {
       continue;
     }
     md << "| `" << e["name"].get<std::string>() << "` | " << e["claim"].get<std::string>() << " | "
-       << g3(e["accuracy"]["max_abs"]) << " | " << g3(e["accuracy"]["max_ulp_floored"]) << " | "
-       << verdict_cell(e, "bounded") << " | " << verdict_cell(e, "unique") << " | "
-       << verdict_cell(e, "shift") << " | " << verdict_cell(e, "growth") << " ("
-       << g3(e["fitted_c"]) << ") | " << verdict_cell(e, "claim") << " | "
-       << horizon_text(e["horizons"], "1e-4", dtype) << " | "
+       << figure_text(e["accuracy"]["max_abs"]) << " | "
+       << figure_text(e["accuracy"]["max_ulp_floored"]) << " | " << verdict_cell(e, "bounded")
+       << " | " << verdict_cell(e, "unique") << " | " << verdict_cell(e, "shift") << " | "
+       << verdict_cell(e, "growth") << " (" << figure_text(e["fitted_c"]) << ") | "
+       << verdict_cell(e, "claim") << " | " << horizon_text(e["horizons"], "1e-4", dtype) << " | "
        << horizon_text(e["horizons"], "1e-2", dtype) << " | " << speed_text(e["values_per_s"])
-       << " | " << (e["roofline_ratio"].is_null() ? "-" : g3(e["roofline_ratio"])) << " |\n";
+       << " | " << (e["roofline_ratio"].is_null() ? "-" : figure_text(e["roofline_ratio"]))
+       << " |\n";
   }
 
   md << "\n## Accuracy per position band (max abs error)\n\n| implementation |";
@@ -107,7 +108,8 @@ std::string to_markdown(const json& r) {
     if (!e["available"].get<bool>()) continue;
     md << "| `" << e["name"].get<std::string>() << "` |";
     for (const json& b : e["bands"])
-      md << " " << (b["elements"].get<uint64_t>() ? g3(b["max_abs"]) : std::string("-")) << " |";
+      md << " " << (b["elements"].get<uint64_t>() ? figure_text(b["max_abs"]) : std::string("-"))
+         << " |";
     md << "\n";
   }
   md << "\nEach verdict's details, every horizon and the error curves are in report.json; the "

@@ -8,7 +8,7 @@
 
 namespace pev::reports {
 
-std::string g3(const nlohmann::json& x) {
+std::string figure_text(const nlohmann::json& x) {
   if (x.is_null()) return "inf";
   return fmt::format("{:.3g}", x.get<double>());
 }
@@ -91,7 +91,7 @@ std::string study_sentence(const nlohmann::json& r) {
   if (r.contains("machine"))
     text += fmt::format(" Machine: {}, {} threads.", r["machine"]["cpu"].get<std::string>(),
                         r["machine"]["threads"].get<int>());
-  text += fmt::format(" Made by `peverify report` in {} s.", g3(r["seconds"]));
+  text += fmt::format(" Made by `peverify report` in {} s.", figure_text(r["seconds"]));
   return text;
 }
 

@@ -12,7 +12,7 @@
 namespace pev::reports {
 
 // A figure with 3 significant digits; "inf" for null (an infinite or undefined figure).
-std::string g3(const nlohmann::json& x);
+std::string figure_text(const nlohmann::json& x);
 std::string csv_field(const std::string& s);
 // A horizon for `target` out of an entry's horizons object: "16777215", or words when there is
 // none ("never: the float16 output rounding alone exceeds 1e-4", "never: fails from position 1").

@@ -25,7 +25,9 @@ std::string intro(const json& s) {
          "allow (docs/design.md §15.6).";
 }
 
-std::string cell(const json& c) { return "max " + g3(c["max"]) + ", median " + g3(c["median"]); }
+std::string cell(const json& c) {
+  return "max " + figure_text(c["max"]) + ", median " + figure_text(c["median"]);
+}
 
 // The largest budget ratio of an entry's contexts; NaN when one is not a number (a NaN output:
 // report.json holds null there).
@@ -54,7 +56,8 @@ std::string rotation_scores_markdown(const json& report) {
        << " |";
     for (const json& c : e["by_context"]) md << " " << cell(c) << " |";
     const double ratio = worst_ratio(e);
-    md << " " << (ratio <= 1 ? "yes" : "NO") << " (" << g3(finite_or_null(ratio)) << ") |\n";
+    md << " " << (ratio <= 1 ? "yes" : "NO") << " (" << figure_text(finite_or_null(ratio))
+       << ") |\n";
   }
   for (const json& n : s["not_run"])
     md << "| `" << n["name"].get<std::string>()
@@ -79,8 +82,8 @@ std::string rotation_scores_html(const json& report) {
       << html_escape(e["compute"].get<std::string>()) << "</td>";
     for (const json& c : e["by_context"]) h << "<td>" << html_escape(cell(c)) << "</td>";
     const double ratio = worst_ratio(e);
-    h << "<td>" << (ratio <= 1 ? "yes" : "NO") << " (" << html_escape(g3(finite_or_null(ratio)))
-      << ")</td></tr>\n";
+    h << "<td>" << (ratio <= 1 ? "yes" : "NO") << " ("
+      << html_escape(figure_text(finite_or_null(ratio))) << ")</td></tr>\n";
   }
   for (const json& n : s["not_run"])
     h << "<tr><td><code>" << html_escape(n["name"].get<std::string>())
