@@ -16,7 +16,7 @@
 // With a recipe the angle is then pos * w_j, as Hugging Face's `inv_freq @ position_ids`.
 #pragma once
 
-#include "core/host_device.h"
+#include "encoding/host_device.h"
 #include "encoding/rope.h"
 
 namespace pev::core {

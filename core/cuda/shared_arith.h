@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "core/host_device.h"
+#include "encoding/host_device.h"
 #include "encoding/spec.h"
 
 namespace pev::core::cuda {
