@@ -6,6 +6,7 @@
 // array) compiled by g++ and by nvcc (C++17).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <optional>
@@ -137,21 +138,44 @@ PEV_HD constexpr ColumnsOfPair columns_of_pair(Layout layout, int half, int k) {
   return c;
 }
 
-// One row from the values of every pair, sin[k] and cos[k] for k in [0, half): each function's
-// values copied to each of its slots. What core/'s RowWriter and the oracle's tiles both do.
+// The two shapes a row takes, which the fast copies follow: zipped (columns 2k and 2k + 1 hold
+// two of pair k's values) or runs (up to two runs of d/2 sin values and two of cos values, each
+// from a multiple of d/2). Every layout is one or the other: its slots all step 2 or all step 1.
+struct RowShape {
+  bool zipped = false;
+  bool zipped_sin[2] = {false, false};  // zipped: whether column 2k + i holds sin (else cos)
+  int sin_runs[2] = {-1, -1};           // runs: the first column of each run of sin (-1: none)
+  int cos_runs[2] = {-1, -1};
+};
+PEV_HD constexpr RowShape row_shape(Layout layout, int half) {
+  const LayoutEntry e = layout_entry(layout);
+  RowShape shape;
+  shape.zipped = e.sin[0].step == 2 || e.cos[0].step == 2;
+  for (int i = 0; i < 2; ++i) {
+    if (e.sin[i].step == 2) shape.zipped_sin[e.sin[i].offset] = true;
+    if (e.sin[i].step == 1) shape.sin_runs[i] = e.sin[i].first(half);
+    if (e.cos[i].step == 1) shape.cos_runs[i] = e.cos[i].first(half);
+  }
+  return shape;
+}
+
+// One row from the values of every pair, sin[k] and cos[k] for k in [0, half): what core/'s
+// RowWriter and the oracle's tiles both do, as fast as a copy written for each layout.
 template <class T>
-void lay_out_row(const LayoutEntry& entry, int half, const T* sin, const T* cos, T* row) {
-  const auto place = [half, row](const Slot& s, const T* values) {
-    if (!s.stored()) return;
-    T* to = row + s.first(half);
-    if (s.step == 1) {  // a plain copy the compiler vectorises, not a strided loop
-      for (int k = 0; k < half; ++k) to[k] = values[k];
-      return;
+void lay_out_row(const RowShape& shape, int half, const T* sin, const T* cos, T* row) {
+  if (shape.zipped) {
+    const T* first = shape.zipped_sin[0] ? sin : cos;
+    const T* second = shape.zipped_sin[1] ? sin : cos;
+    for (int k = 0; k < half; ++k) {
+      row[2 * k] = first[k];
+      row[2 * k + 1] = second[k];
     }
-    for (int k = 0; k < half; ++k) to[s.step * k] = values[k];
-  };
-  for (const Slot& s : entry.sin) place(s, sin);
-  for (const Slot& s : entry.cos) place(s, cos);
+    return;
+  }
+  for (const int at : shape.sin_runs)
+    if (at >= 0) std::copy(sin, sin + half, row + at);
+  for (const int at : shape.cos_runs)
+    if (at >= 0) std::copy(cos, cos + half, row + at);
 }
 
 // The names the command line spells; parse_layout returns nullopt for an unknown name.

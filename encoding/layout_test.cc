@@ -30,7 +30,7 @@ constexpr Documented kDocumented[] = {
 };
 constexpr int kD = 8, kHalf = kD / 2;
 
-std::vector<Column> columns_of(const Documented& doc) {
+std::vector<Column> documented_row(const Documented& doc) {
   std::vector<Column> row;
   std::istringstream in(doc.row);
   for (std::string cell; in >> cell;) row.push_back({std::stoi(cell.substr(1)), cell[0] == 's'});
@@ -68,7 +68,7 @@ TEST(LayoutTable, EveryLayoutIsDocumentedAndListedOnce) {
 TEST(LayoutTable, ColumnToPairAgreesWithTheDesign) {
   for (const Documented& doc : kDocumented) {
     const Layout layout = *parse_layout(doc.name);
-    const std::vector<Column> row = columns_of(doc);
+    const std::vector<Column> row = documented_row(doc);
     ASSERT_EQ(layout_width(layout, kD), static_cast<int>(row.size())) << doc.name;
     for (int c = 0; c < static_cast<int>(row.size()); ++c) {
       const Column got = pair_of_column(layout, kHalf, c);
@@ -82,7 +82,7 @@ TEST(LayoutTable, ColumnToPairAgreesWithTheDesign) {
 TEST(LayoutTable, PairToColumnsAgreesWithTheDesign) {
   for (const Documented& doc : kDocumented) {
     const Layout layout = *parse_layout(doc.name);
-    const std::vector<Column> row = columns_of(doc);
+    const std::vector<Column> row = documented_row(doc);
     bool has_sin = false, has_cos = false;
     for (int k = 0; k < kHalf; ++k) {
       const ColumnsOfPair got = columns_of_pair(layout, kHalf, k);
@@ -99,9 +99,9 @@ TEST(LayoutTable, RowsAreLaidOutAsTheDesignSays) {
   double sin[kHalf], cos[kHalf];
   for (int k = 0; k < kHalf; ++k) sin[k] = 1 + k, cos[k] = -1 - k;
   for (const Documented& doc : kDocumented) {
-    const std::vector<Column> row = columns_of(doc);
+    const std::vector<Column> row = documented_row(doc);
     std::vector<double> got(row.size(), 0.0);
-    lay_out_row(layout_entry(*parse_layout(doc.name)), kHalf, sin, cos, got.data());
+    lay_out_row(row_shape(*parse_layout(doc.name), kHalf), kHalf, sin, cos, got.data());
     for (size_t c = 0; c < row.size(); ++c)
       EXPECT_EQ(got[c], row[c].is_sin ? sin[row[c].pair] : cos[row[c].pair])
           << doc.name << " column " << c;
