@@ -96,8 +96,10 @@ PEV_HD constexpr LayoutEntry layout_entry(Layout layout) {
 
 // Derived from the table.
 
+// Multiplied before dividing, so that an odd d (refused by validate) gives the width it always
+// gave: d, or d/2 rounded down.
 PEV_HD constexpr int layout_width(Layout layout, int d_model) {
-  return layout_entry(layout).width_in_halves * (d_model / 2);
+  return layout_entry(layout).width_in_halves * d_model / 2;
 }
 
 // Whether a row holds both sin and cos of each pair (what the shift identities rotate), or a

@@ -110,6 +110,7 @@ TEST(LayoutTable, RowsAreLaidOutAsTheDesignSays) {
 
 // The table and what derives from it are constant expressions (layout.h), at compile time here.
 static_assert(layout_width(Layout::kRopeSin, 8) == 4);
+static_assert(layout_width(Layout::kHalves, 7) == 7 && layout_width(Layout::kRopeCos, 7) == 3);
 static_assert(columns_of_pair(Layout::kPolar, 4, 1).sin[0] == 3);
 static_assert(pair_of_column(Layout::kRopeCosSin, 4, 5).is_sin);
 
