@@ -1,13 +1,13 @@
-#include "cli/table_options.h"
+#include "peverify/cli/table_options.h"
 
 #include <unistd.h>
 
 #include <filesystem>
 
-#include "cli/command.h"
-#include "cli/enum_option.h"
-#include "encoding/request.h"
-#include "tables/position_ids.h"
+#include "peverify/cli/command.h"
+#include "peverify/cli/enum_option.h"
+#include "peverify/encoding/request.h"
+#include "peverify/tables/position_ids.h"
 
 namespace pev::cli {
 

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "cli/rotary_options.h"
-#include "encoding/positions.h"
-#include "encoding/spec.h"
+#include "peverify/cli/rotary_options.h"
+#include "peverify/encoding/positions.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::cli {
 

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/convert.h"
-#include "encoding/layout.h"
-#include "encoding/spec.h"
+#include "peverify/core/convert.h"
+#include "peverify/encoding/layout.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::core {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/host_device.h"
+#include "peverify/encoding/host_device.h"
 
 namespace pev {
 

@@ -1,4 +1,4 @@
-#include "encoding/layout.h"
+#include "peverify/encoding/layout.h"
 
 #include <gtest/gtest.h>
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "encoding/layout.h"
-#include "encoding/rope.h"
+#include "peverify/encoding/layout.h"
+#include "peverify/encoding/rope.h"
 
 namespace pev {
 

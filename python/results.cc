@@ -1,12 +1,12 @@
-#include "python/results.h"
+#include "peverify/python/results.h"
 
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
 #include <string>
 
-#include "encoding/model_config.h"
-#include "reports/verify/verify.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/reports/verify/verify.h"
 
 namespace py = pybind11;
 

@@ -2,7 +2,7 @@
 // the layout table): zipped, whose columns 2k and 2k + 1 a Pairing fills, or runs.
 #pragma once
 
-#include "encoding/layout.h"
+#include "peverify/encoding/layout.h"
 
 namespace pev::core::precise {
 
