@@ -16,7 +16,7 @@
 // With a recipe the angle is then pos * w_j, as Hugging Face's `inv_freq @ position_ids`.
 #pragma once
 
-#include "peverify/core/host_device.h"
+#include "peverify/encoding/host_device.h"
 #include "peverify/encoding/rope.h"
 
 namespace pev::core {

@@ -1,6 +1,6 @@
 // Every strategy computes, per row, sin and cos for each pair in its compute precision; the
-// RowWriter lays them out (interleaved, halves, rotary caches) and converts them to the output
-// type. One per thread: it owns a scratch row.
+// RowWriter lays them out as the layout table says (encoding/layout.h) and converts them to the
+// output type. One per thread: it owns a scratch row.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "peverify/core/convert.h"
+#include "peverify/encoding/layout.h"
 #include "peverify/encoding/spec.h"
 
 namespace pev::core {
@@ -25,6 +26,7 @@ class RowWriter {
   TableSpec spec_;
   Dtype output_;
   Conversion conversion_;
+  RowShape shape_;
   int width_;
   std::vector<T> row_;
 };

@@ -5,46 +5,10 @@
 
 namespace pev {
 
-int table_width(const TableSpec& spec) {
-  switch (spec.layout) {
-    case Layout::kRopeCos:
-    case Layout::kRopeSin:
-      return spec.d_model / 2;
-    default:
-      return spec.d_model;
-  }
-}
-
-bool holds_sin_and_cos(Layout layout) {
-  return layout == Layout::kInterleaved || layout == Layout::kHalves ||
-         layout == Layout::kRopeCosSin || layout == Layout::kPolar;
-}
+int table_width(const TableSpec& spec) { return layout_width(spec.layout, spec.d_model); }
 
 Column column_at(const TableSpec& spec, int column) {
-  const int half = spec.d_model / 2;
-  switch (spec.layout) {
-    case Layout::kInterleaved:
-      return {column / 2, column % 2 == 0};
-    case Layout::kHalves:
-      return {column % half, column < half};
-    case Layout::kRopeCos:
-      return {column, false};
-    case Layout::kRopeSin:
-      return {column, true};
-    case Layout::kRopeCosDup:
-      return {column % half, false};
-    case Layout::kRopeSinDup:
-      return {column % half, true};
-    case Layout::kRopeCosPairs:
-      return {column / 2, false};
-    case Layout::kRopeSinPairs:
-      return {column / 2, true};
-    case Layout::kRopeCosSin:
-      return {column % half, column >= half};
-    case Layout::kPolar:
-      return {column / 2, column % 2 == 1};
-  }
-  return {0, true};
+  return pair_of_column(spec.layout, spec.d_model / 2, column);
 }
 
 FrequencyExponent frequency_exponent(const TableSpec& spec, int pair) {
@@ -85,41 +49,7 @@ std::optional<std::string> validate_range(const TableSpec& spec, uint64_t count)
   return std::nullopt;
 }
 
-const std::vector<Layout>& all_layouts() {
-  static const std::vector<Layout> all = {
-      Layout::kInterleaved, Layout::kHalves,     Layout::kRopeCos,      Layout::kRopeSin,
-      Layout::kRopeCosDup,  Layout::kRopeSinDup, Layout::kRopeCosPairs, Layout::kRopeSinPairs,
-      Layout::kRopeCosSin,  Layout::kPolar};
-  return all;
-}
-
 std::string_view name_of(Schedule s) { return s == Schedule::kT2T ? "t2t" : "paper"; }
-
-std::string_view name_of(Layout l) {
-  switch (l) {
-    case Layout::kInterleaved:
-      return "interleaved";
-    case Layout::kHalves:
-      return "halves";
-    case Layout::kRopeCos:
-      return "rope-cos";
-    case Layout::kRopeSin:
-      return "rope-sin";
-    case Layout::kRopeCosDup:
-      return "rope-cos-dup";
-    case Layout::kRopeSinDup:
-      return "rope-sin-dup";
-    case Layout::kRopeCosPairs:
-      return "rope-cos-pairs";
-    case Layout::kRopeSinPairs:
-      return "rope-sin-pairs";
-    case Layout::kRopeCosSin:
-      return "rope-cos-sin";
-    case Layout::kPolar:
-      return "polar";
-  }
-  return "?";
-}
 
 std::string_view name_of(Dtype t) {
   switch (t) {
@@ -138,12 +68,6 @@ std::string_view name_of(Dtype t) {
 std::optional<Schedule> parse_schedule(std::string_view name) {
   for (Schedule s : {Schedule::kPaper, Schedule::kT2T})
     if (name == name_of(s)) return s;
-  return std::nullopt;
-}
-
-std::optional<Layout> parse_layout(std::string_view name) {
-  for (Layout l : all_layouts())
-    if (name == name_of(l)) return l;
   return std::nullopt;
 }
 

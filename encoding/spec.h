@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
+#include "peverify/encoding/layout.h"
 #include "peverify/encoding/rope.h"
 
 namespace pev {
@@ -17,20 +17,6 @@ namespace pev {
 enum class Schedule {
   kPaper,  // w_k = b^(-2k/d), the paper's formula.
   kT2T,    // w_k = b^(-k/(d/2-1)), what tensor2tensor and fairseq compute.
-};
-
-// Where PE(pos, k)'s sin and cos land in a row.
-enum class Layout {
-  kInterleaved,   // [sin w_0, cos w_0, sin w_1, cos w_1, ...], width d.
-  kHalves,        // [sin w_0 .. sin w_{d/2-1}, cos w_0 .. cos w_{d/2-1}], width d.
-  kRopeCos,       // rotary cache cos[pos][k], width d/2.
-  kRopeSin,       // rotary cache sin[pos][k], width d/2.
-  kRopeCosDup,    // GPT-NeoX / Llama / Hugging Face cos cache: the d/2 columns twice, width d.
-  kRopeSinDup,    // GPT-NeoX / Llama / Hugging Face sin cache, width d.
-  kRopeCosPairs,  // GPT-J / Meta interleaved cos cache: [c_0, c_0, c_1, c_1, ...], width d.
-  kRopeSinPairs,  // GPT-J / Meta interleaved sin cache, width d.
-  kRopeCosSin,    // vLLM's cos_sin_cache: [cos w_0 .. cos w_{d/2-1}, sin w_0 ..], width d.
-  kPolar,         // Meta's freqs_cis, complex cos + i sin per pair: [c_0, s_0, c_1, s_1, ...].
 };
 
 // The storage formats peverify reads and writes.
@@ -57,16 +43,8 @@ inline TableSpec grid_spec(int d_model, double base) {
 // Largest position any part of peverify accepts: every integer up to it is a double.
 inline constexpr uint64_t kMaxPosition = uint64_t{1} << 53;
 
-// Which pair and which function a table column holds.
-struct Column {
-  int pair;     // k in [0, d/2)
-  bool is_sin;  // sin or cos
-};
-
+// The spec's layout (encoding/layout.h): its width, and what column `column` holds.
 int table_width(const TableSpec& spec);
-// Whether a row holds both sin and cos of each pair (what the shift identities rotate), or a
-// cache of one function.
-bool holds_sin_and_cos(Layout layout);
 Column column_at(const TableSpec& spec, int column);
 
 // The rational exponent e_k with w_k = b^e_k: numerator / denominator, both exact integers.
@@ -90,14 +68,11 @@ std::optional<std::string> validate(const TableSpec& spec);
 // Also checks that positions start .. start + count - 1 stay within kMaxPosition.
 std::optional<std::string> validate_range(const TableSpec& spec, uint64_t count);
 
-// Names as the command line spells them; parse_* return nullopt for an unknown name.
+// Names as the command line spells them; parse_* return nullopt for an unknown name (the
+// layouts' are encoding/layout.h's).
 std::string_view name_of(Schedule s);
-std::string_view name_of(Layout l);
 std::string_view name_of(Dtype t);
 std::optional<Schedule> parse_schedule(std::string_view name);
-std::optional<Layout> parse_layout(std::string_view name);
-// Every layout, in the order the command line lists them.
-const std::vector<Layout>& all_layouts();
 std::optional<Dtype> parse_dtype(std::string_view name);
 
 }  // namespace pev

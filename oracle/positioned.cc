@@ -73,9 +73,7 @@ void rounded_encodings_at(const Engine& engine, const TableSpec& spec,
                           const RowPositions& positions, uint64_t first, uint64_t n, Dtype dtype,
                           uint64_t* out, int threads) {
   constexpr uint64_t kRowsPerTask = 256;
-  const int pairs = spec.d_model / 2;
-  const std::vector<Column> columns = columns_of(spec);
-  const uint64_t width = columns.size();
+  const auto width = static_cast<uint64_t>(table_width(spec));
   parallel_for((n + kRowsPerTask - 1) / kRowsPerTask, threads, [&](uint64_t task) {
     const uint64_t begin = first + task * kRowsPerTask;
     const uint64_t count = std::min(kRowsPerTask, first + n - begin);
@@ -85,7 +83,7 @@ void rounded_encodings_at(const Engine& engine, const TableSpec& spec,
     thread_local std::vector<double> rounded;
     evaluate_rows(engine, spec, positions, rows.data(), count, values);
     rounded.resize(count * width);
-    layout_rows(columns, pairs, values, count, true, rounded.data());
+    layout_rows(spec, values, count, true, rounded.data());
     for (uint64_t i = 0; i < rounded.size(); ++i)
       out[(begin - first) * width + i] = encode_exact(rounded[i], dtype);
   });

@@ -17,22 +17,17 @@
 
 namespace pev::oracle {
 
-std::vector<Column> columns_of(const TableSpec& spec) {
-  std::vector<Column> columns(static_cast<size_t>(table_width(spec)));
-  for (size_t c = 0; c < columns.size(); ++c) columns[c] = column_at(spec, static_cast<int>(c));
-  return columns;
-}
-
-void layout_rows(const std::vector<Column>& columns, int pairs, const TileValues& v, uint64_t n,
-                 bool rounded, double* out) {
-  const std::vector<double>& sin = rounded ? v.sin_rounded : v.sin_exact;
-  const std::vector<double>& cos = rounded ? v.cos_rounded : v.cos_exact;
-  const size_t width = columns.size();
-  for (uint64_t r = 0; r < n; ++r)
-    for (size_t c = 0; c < width; ++c) {
-      const size_t src = r * static_cast<size_t>(pairs) + static_cast<size_t>(columns[c].pair);
-      out[r * width + c] = columns[c].is_sin ? sin[src] : cos[src];
-    }
+void layout_rows(const TableSpec& spec, const TileValues& v, uint64_t n, bool rounded,
+                 double* out) {
+  const double* sin = (rounded ? v.sin_rounded : v.sin_exact).data();
+  const double* cos = (rounded ? v.cos_rounded : v.cos_exact).data();
+  const int pairs = spec.d_model / 2;
+  const size_t width = static_cast<size_t>(table_width(spec));
+  const RowShape shape = row_shape(spec.layout, pairs);
+  for (uint64_t r = 0; r < n; ++r) {
+    const size_t from = r * static_cast<size_t>(pairs);
+    lay_out_row(shape, pairs, sin + from, cos + from, out + r * width);
+  }
 }
 
 ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t count, int threads) {
@@ -43,7 +38,6 @@ ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t c
   table.width = table_width(spec);
   table.rounded.resize(count * table.width);
   table.exact.resize(count * table.width);
-  const std::vector<Column> columns = columns_of(spec);
 
   const uint64_t tiles = (count + kTileRows - 1) / kTileRows;
   parallel_for(tiles, threads, [&](uint64_t t) {
@@ -53,8 +47,8 @@ ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t c
     thread_local TileValues v;  // reused: a fast engine is quick enough for allocation to show
     engine.evaluate(tile, v);
     const size_t at = first_row * table.width;
-    layout_rows(columns, pairs, v, tile.position_count, true, table.rounded.data() + at);
-    layout_rows(columns, pairs, v, tile.position_count, false, table.exact.data() + at);
+    layout_rows(spec, v, tile.position_count, true, table.rounded.data() + at);
+    layout_rows(spec, v, tile.position_count, false, table.exact.data() + at);
   });
   return table;
 }

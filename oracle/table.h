@@ -20,12 +20,10 @@ struct ExactTable {
   std::vector<double> exact;    // correctly rounded to double
 };
 
-// Where each column of the spec's layout takes its value: one Column per column.
-std::vector<Column> columns_of(const TableSpec& spec);
-// n rows of the layout (columns.size() values each) from an engine's values [row][pair]: the
-// correctly rounded ones, or the exact ones rounded to double.
-void layout_rows(const std::vector<Column>& columns, int pairs, const TileValues& v, uint64_t n,
-                 bool rounded, double* out);
+// n rows of the spec's layout (table_width(spec) values each) from an engine's values
+// [row][pair] (spec.d_model / 2 pairs a row): the correctly rounded ones, or the exact ones
+// rounded to double. The one tile -> row mapping of the oracle and of verify.
+void layout_rows(const TableSpec& spec, const TileValues& v, uint64_t n, bool rounded, double* out);
 
 // Positions spec.start .. spec.start + count - 1. threads <= 0 means one per hardware thread.
 ExactTable compute_table(const Engine& engine, const TableSpec& spec, uint64_t count,

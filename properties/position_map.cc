@@ -43,7 +43,7 @@ std::vector<double> PositionMap::row_values(uint64_t index, Dtype dtype, bool ex
   oracle::TileValues v;
   oracle::evaluate_rows(*engine, spec_, positions_, &order_[index], 1, v);
   std::vector<double> out(static_cast<size_t>(table_width(spec_)));
-  oracle::layout_rows(oracle::columns_of(spec_), spec_.d_model / 2, v, 1, !exact, out.data());
+  oracle::layout_rows(spec_, v, 1, !exact, out.data());
   return out;
 }
 

@@ -58,8 +58,8 @@ class ModelRow {
     else
       doubles_.write(s, c, bytes_.data(), 0);
     for (int k = 0; k < spec_.d_model / 2; ++k) {
-      const Columns col = columns_of(spec_.layout, spec_.d_model / 2, k);
-      for (int column : {col.sin0, col.sin1, col.cos0, col.cos1})
+      const ColumnsOfPair col = columns_of_pair(spec_.layout, spec_.d_model / 2, k);
+      for (int column : {col.sin[0], col.sin[1], col.cos[0], col.cos[1]})
         if (column >= 0) outside_[column] = pair_outside[k];
     }
   }
@@ -181,9 +181,9 @@ class Walker {
       const float pos = a.from_position(spec_.start + r);
       for (int k = 0; k < half_; ++k) {
         const float angle = direct_angle(a, divide, pos, f[k]);
-        const Columns col = columns_of(spec_.layout, half_, k);
-        a.sin_push = away(r, col.sin0);
-        a.cos_push = away(r, col.cos0);
+        const ColumnsOfPair col = columns_of_pair(spec_.layout, half_, k);
+        a.sin_push = away(r, col.sin[0]);
+        a.cos_push = away(r, col.cos[0]);
         a.sincos(angle, s[k], c[k]);
         outside_[k] = a.fast() && std::fabs(angle) > kPi;
       }

@@ -44,12 +44,12 @@ __device__ inline void store_scaled(const A& a, const Rows& t, uint64_t row, int
 
 template <class V>
 __device__ inline void store_pair(const Rows& t, uint64_t row, int k, V s, V c) {
-  const Columns col = columns_of(t.layout, t.half, k);
+  const ColumnsOfPair col = columns_of_pair(t.layout, t.half, k);
   const uint64_t base = row * static_cast<uint64_t>(t.width);
-  if (col.sin0 >= 0) store_element(t.table, t.output, base + col.sin0, s);
-  if (col.sin1 >= 0) store_element(t.table, t.output, base + col.sin1, s);
-  if (col.cos0 >= 0) store_element(t.table, t.output, base + col.cos0, c);
-  if (col.cos1 >= 0) store_element(t.table, t.output, base + col.cos1, c);
+  for (const int column : col.sin)
+    if (column >= 0) store_element(t.table, t.output, base + column, s);
+  for (const int column : col.cos)
+    if (column >= 0) store_element(t.table, t.output, base + column, c);
 }
 
 // b^(2k/d), or with a recipe its frequency w_k.

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "peverify/core/host_device.h"
+#include "peverify/encoding/host_device.h"
 #include "peverify/encoding/spec.h"
 
 namespace pev::core::cuda {
@@ -119,55 +119,6 @@ struct Exponent {
 PEV_HD inline Exponent exponent_of(int d_model, Schedule schedule, int pair) {
   if (schedule == Schedule::kT2T) return {-pair, d_model / 2 - 1};
   return {-2 * static_cast<int64_t>(pair), d_model};
-}
-
-// Where sin and cos of pair k land in a row of `layout` (docs/design.md §1.2); -1 where not stored.
-struct Columns {
-  int sin0 = -1, sin1 = -1, cos0 = -1, cos1 = -1;
-};
-PEV_HD inline Columns columns_of(Layout layout, int half, int k) {
-  Columns c;
-  switch (layout) {
-    case Layout::kInterleaved:
-      c.sin0 = 2 * k;
-      c.cos0 = 2 * k + 1;
-      break;
-    case Layout::kHalves:
-      c.sin0 = k;
-      c.cos0 = half + k;
-      break;
-    case Layout::kRopeCos:
-      c.cos0 = k;
-      break;
-    case Layout::kRopeSin:
-      c.sin0 = k;
-      break;
-    case Layout::kRopeCosDup:
-      c.cos0 = k;
-      c.cos1 = half + k;
-      break;
-    case Layout::kRopeSinDup:
-      c.sin0 = k;
-      c.sin1 = half + k;
-      break;
-    case Layout::kRopeCosPairs:
-      c.cos0 = 2 * k;
-      c.cos1 = 2 * k + 1;
-      break;
-    case Layout::kRopeSinPairs:
-      c.sin0 = 2 * k;
-      c.sin1 = 2 * k + 1;
-      break;
-    case Layout::kRopeCosSin:
-      c.cos0 = k;
-      c.sin0 = half + k;
-      break;
-    case Layout::kPolar:
-      c.cos0 = 2 * k;
-      c.sin0 = 2 * k + 1;
-      break;
-  }
-  return c;
 }
 
 // The strategies' formulas (core/glibc/glibc_strategies.cc), over an arithmetic A.

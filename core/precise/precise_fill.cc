@@ -98,7 +98,7 @@ void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint1
   };
   const RowShape shape = row_shape(spec.layout, spec.d_model / 2);
   if (shape.zipped) {
-    return WithPairing(shape.pairing, [&](auto pairing) HWY_ATTR {
+    return WithPairing(pairing_of(shape), [&](auto pairing) HWY_ATTR {
       if constexpr (kFloatFirst) {
         ZippedHalfFloatFirst<kOut, kNative, decltype(pairing)::value> sink(out, width, t, small);
         run(sink);
@@ -146,7 +146,7 @@ void FillZippedF32(const Plan& plan, const TableSpec& spec, uint64_t count, floa
                    bool stream) {
   const auto width = static_cast<size_t>(table_width(spec));
   const double t = fixup_threshold(plan, Dtype::kFloat32);
-  WithPairing(row_shape(spec.layout, spec.d_model / 2).pairing, [&](auto pairing) HWY_ATTR {
+  WithPairing(pairing_of(row_shape(spec.layout, spec.d_model / 2)), [&](auto pairing) HWY_ATTR {
     ZippedF32<decltype(pairing)::value> sink(out, width, t);
     FillTiledMaybeStreaming(plan, t, spec.start, count, stream, sink);
   });

@@ -65,12 +65,12 @@ TEST(SharedArith, MirrorsTheEncodingContract) {
           const FrequencyExponent want = frequency_exponent(spec, k);
           EXPECT_EQ(e.numerator, want.numerator);
           EXPECT_EQ(e.denominator, want.denominator);
-          const Columns c = columns_of(layout, d / 2, k);
-          for (const int column : {c.sin0, c.sin1, c.cos0, c.cos1}) {
+          const ColumnsOfPair c = columns_of_pair(layout, d / 2, k);
+          for (const int column : {c.sin[0], c.sin[1], c.cos[0], c.cos[1]}) {
             if (column < 0) continue;
             ++seen[column];
             EXPECT_EQ(column_at(spec, column).pair, k);
-            EXPECT_EQ(column_at(spec, column).is_sin, column == c.sin0 || column == c.sin1);
+            EXPECT_EQ(column_at(spec, column).is_sin, column == c.sin[0] || column == c.sin[1]);
           }
         }
         for (const int n : seen) EXPECT_EQ(n, 1);  // every column written once

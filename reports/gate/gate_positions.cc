@@ -22,8 +22,7 @@ PositionedBand rows_in_band(const RowPositions& all, uint64_t first, uint64_t la
 void visit_rows(const PositionedBand& band, const TableStream& table, const TableSpec& spec,
                 const oracle::Engine& engine, const BlockVisitor& visit) {
   constexpr uint64_t kChunk = 256;
-  const std::vector<Column> columns = oracle::columns_of(spec);
-  const size_t width = columns.size();
+  const auto width = static_cast<size_t>(table_width(spec));
   std::vector<double> got(width), exact;
   std::vector<uint64_t> indices;
   oracle::TileValues values;
@@ -33,7 +32,7 @@ void visit_rows(const PositionedBand& band, const TableStream& table, const Tabl
     for (uint64_t i = 0; i < n; ++i) indices[i] = first + i;
     oracle::evaluate_rows(engine, spec, band.ids, indices.data(), n, values);
     exact.resize(n * width);
-    oracle::layout_rows(columns, spec.d_model / 2, values, n, false, exact.data());
+    oracle::layout_rows(spec, values, n, false, exact.data());
     for (uint64_t i = 0; i < n; ++i) {
       table.read_rows(band.rows[first + i], 1, got.data());
       visit(band.ids.budget_position(first + i), 1, got.data(), &exact[i * width]);

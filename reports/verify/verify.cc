@@ -49,19 +49,6 @@ std::vector<properties::ShiftCase> shift_cases(const TableSpec& spec, uint64_t r
 // The exact and correctly rounded values of a block of rows in the table's layout: what
 // oracle::compute_table gives, into buffers a thread keeps from block to block (a fresh table per
 // block would be allocated and zeroed at the oracle's own speed).
-// Where each column's value comes from: (column, pair) of the sin columns and of the cos ones.
-struct ColumnMap {
-  size_t width = 0;
-  int pairs = 0;
-  std::vector<std::pair<size_t, size_t>> sin_of, cos_of;
-  explicit ColumnMap(const TableSpec& spec) : width(table_width(spec)), pairs(spec.d_model / 2) {
-    for (size_t c = 0; c < width; ++c) {
-      const Column col = column_at(spec, static_cast<int>(c));
-      (col.is_sin ? sin_of : cos_of).emplace_back(c, static_cast<size_t>(col.pair));
-    }
-  }
-};
-
 struct ExactRows {
   oracle::TileValues tile;
   std::vector<double> exact, rounded;
@@ -69,30 +56,17 @@ struct ExactRows {
   // into `positions`' order.
   void compute(const oracle::Engine& engine, const TableSpec& spec,
                const properties::PositionMap* positions, uint64_t first, uint64_t first_pos,
-               uint64_t n, const ColumnMap& map, bool need_rounded) {
-    const size_t width = map.width;
-    const int pair_count = map.pairs;
-    const auto& sin_of = map.sin_of;
-    const auto& cos_of = map.cos_of;
+               uint64_t n, bool need_rounded) {
+    const auto width = static_cast<size_t>(table_width(spec));
     exact.resize(n * width);
     rounded.resize(need_rounded ? n * width : 0);
     if (positions)
       oracle::evaluate_rows(engine, spec, positions->positions(), &positions->order()[first], n,
                             tile);
     else
-      engine.evaluate({first_pos, static_cast<int>(n), 0, pair_count}, tile);
-    // Column c takes pair p's sin or cos: one pass over the sin columns, one over the cos ones,
-    // each a plain indexed copy.
-    for (uint64_t r = 0; r < n; ++r) {
-      const size_t at = r * static_cast<size_t>(pair_count);
-      double* row = exact.data() + r * width;
-      for (const auto& [c, pair] : sin_of) row[c] = tile.sin_exact[at + pair];
-      for (const auto& [c, pair] : cos_of) row[c] = tile.cos_exact[at + pair];
-      if (!need_rounded) continue;
-      double* rounded_row = rounded.data() + r * width;
-      for (const auto& [c, pair] : sin_of) rounded_row[c] = tile.sin_rounded[at + pair];
-      for (const auto& [c, pair] : cos_of) rounded_row[c] = tile.cos_rounded[at + pair];
-    }
+      engine.evaluate({first_pos, static_cast<int>(n), 0, spec.d_model / 2}, tile);
+    oracle::layout_rows(spec, tile, n, false, exact.data());
+    if (need_rounded) oracle::layout_rows(spec, tile, n, true, rounded.data());
   }
 };
 
@@ -178,7 +152,6 @@ struct PassTable {
   // Strict and faithful budgets compare encodings with the correctly rounded values; the model
   // needs only the exact ones (an engine for float64 skips the rounding to the table's format).
   bool by_encoding = false;
-  std::unique_ptr<ColumnMap> columns;
   uint64_t block_rows = 1, blocks = 0;
   std::unique_ptr<Stripes> stripes;
 
@@ -194,7 +167,7 @@ struct PassTable {
       read(first - before, n + before, got.data());
     }
     const StageTimer t(times.exact);
-    exact.compute(*engine, exact_spec, map(), first, spec.start + first, n, *columns, by_encoding);
+    exact.compute(*engine, exact_spec, map(), first, spec.start + first, n, by_encoding);
   }
 };
 
@@ -224,7 +197,6 @@ PassTable set_up(TableInput table, const VerifyOptions& options) {
       properties::streamed_table(t.name, t.dtype, options.budget, t.spec, t.rows, t.read);
   t.by_encoding = options.budget.kind != Claim::Kind::kModel;
   t.engine = oracle::make_fast_engine(t.exact_spec, t.by_encoding ? t.dtype : Dtype::kFloat64);
-  t.columns = std::make_unique<ColumnMap>(t.spec);
   t.block_rows = std::max<uint64_t>(1, options.block_elements / t.width);
   t.blocks = (t.rows + t.block_rows - 1) / t.block_rows;
   t.stripes = std::make_unique<Stripes>(t.rows, t.block_rows);

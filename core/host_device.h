@@ -1,9 +1,0 @@
-// PEV_HD marks functions that nvcc compiles for the host and the device alike, so that one
-// formula serves the CPU, the GPU and the GPU's host twin; g++ sees plain functions.
-#pragma once
-
-#if defined(__CUDACC__)
-#define PEV_HD __host__ __device__
-#else
-#define PEV_HD
-#endif
