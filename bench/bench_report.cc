@@ -1,4 +1,4 @@
-#include "bench/bench_report.h"
+#include "peverify/bench/bench_report.h"
 
 #include <benchmark/benchmark.h>
 
@@ -8,13 +8,13 @@
 #include <map>
 #include <tuple>
 
-#include "core/convert.h"
-#include "core/highway/highway_dispatch.h"
-#include "core/sleef/sleef_dispatch.h"
-#include "oracle/engine.h"
-#include "oracle/engine_benchmark.h"
-#include "oracle/table.h"
-#include "support/parallel.h"
+#include "peverify/core/convert.h"
+#include "peverify/core/highway/highway_dispatch.h"
+#include "peverify/core/sleef/sleef_dispatch.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/engine_benchmark.h"
+#include "peverify/oracle/table.h"
+#include "peverify/support/parallel.h"
 
 namespace pev::bench {
 namespace {

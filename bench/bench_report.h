@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/table_benchmarks.h"
-#include "support/spread.h"
+#include "peverify/bench/table_benchmarks.h"
+#include "peverify/support/spread.h"
 
 namespace pev::bench {
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "encoding/spec.h"
-#include "oracle/engine.h"
-#include "oracle/engine_benchmark.h"
-#include "oracle/frequencies.h"
-#include "oracle/table.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/engine_benchmark.h"
+#include "peverify/oracle/frequencies.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::oracle {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "bench/table_benchmarks.h"
+#include "peverify/bench/table_benchmarks.h"
 
 int main(int argc, char** argv) {
   pev::bench::Config config;

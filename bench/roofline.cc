@@ -1,4 +1,4 @@
-#include "bench/roofline.h"
+#include "peverify/bench/roofline.h"
 
 #include <emmintrin.h>  // SSE2: the x86-64 baseline, so no dispatch is needed
 

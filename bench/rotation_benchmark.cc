@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "bench/roofline.h"
-#include "core/convert.h"
-#include "core/rotation/rotation_registry.h"
-#include "encoding/model_presets.h"
+#include "peverify/bench/roofline.h"
+#include "peverify/core/convert.h"
+#include "peverify/core/rotation/rotation_registry.h"
+#include "peverify/encoding/model_presets.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "bench/table_benchmarks.h"
+#include "peverify/bench/table_benchmarks.h"
 
 #include <benchmark/benchmark.h>
 
@@ -11,11 +11,11 @@
 #include <set>
 #include <thread>
 
-#include "bench/roofline.h"
-#include "core/generate.h"
-#include "core/registry.h"
-#include "core/row_writer.h"
-#include "support/parallel.h"
+#include "peverify/bench/roofline.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/registry.h"
+#include "peverify/core/row_writer.h"
+#include "peverify/support/parallel.h"
 
 namespace pev::bench {
 namespace {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::bench {
 

@@ -1,11 +1,11 @@
 // The benchmarks compare like with like: every entry's roofline covers exactly the bytes the entry
 // writes (a float16 table is 2 bytes a value, not 4), and its ratio is taken to that roofline.
-#include "bench/table_benchmarks.h"
+#include "peverify/bench/table_benchmarks.h"
 
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 
-#include "bench/bench_report.h"
+#include "peverify/bench/bench_report.h"
 
 namespace pev::bench {
 namespace {

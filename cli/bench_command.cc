@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "bench/bench_report.h"
-#include "cli/command.h"
-#include "cli/enum_option.h"
-#include "encoding/request.h"
-#include "reports/study/study.h"
-#include "reports/verify/verify_benchmark.h"
-#include "reports/verify/verify_rotary_benchmark.h"
-#include "tables/atomic_file.h"
+#include "peverify/bench/bench_report.h"
+#include "peverify/cli/command.h"
+#include "peverify/cli/enum_option.h"
+#include "peverify/encoding/request.h"
+#include "peverify/reports/study/study.h"
+#include "peverify/reports/verify/verify_benchmark.h"
+#include "peverify/reports/verify/verify_rotary_benchmark.h"
+#include "peverify/tables/atomic_file.h"
 
 namespace pev::cli {
 namespace {

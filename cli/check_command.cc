@@ -5,12 +5,12 @@
 #include <memory>
 #include <string>
 
-#include "cli/command.h"
-#include "cli/rotary_options.h"
-#include "cli/table_options.h"
-#include "reports/gate/gate.h"
-#include "tables/atomic_file.h"
-#include "tables/table_file.h"
+#include "peverify/cli/command.h"
+#include "peverify/cli/rotary_options.h"
+#include "peverify/cli/table_options.h"
+#include "peverify/reports/gate/gate.h"
+#include "peverify/tables/atomic_file.h"
+#include "peverify/tables/table_file.h"
 
 namespace pev::cli {
 namespace {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "encoding/claim.h"
-#include "encoding/spec.h"
-#include "oracle/engine.h"
+#include "peverify/encoding/claim.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/oracle/engine.h"
 
 namespace pev::cli {
 

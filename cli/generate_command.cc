@@ -6,13 +6,13 @@
 #include <optional>
 #include <string>
 
-#include "cli/command.h"
-#include "cli/table_options.h"
-#include "core/generate.h"
-#include "core/recipe.h"
-#include "core/registry.h"
-#include "encoding/request.h"
-#include "tables/npy_writer.h"
+#include "peverify/cli/command.h"
+#include "peverify/cli/table_options.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/registry.h"
+#include "peverify/encoding/request.h"
+#include "peverify/tables/npy_writer.h"
 
 namespace pev::cli {
 namespace {

@@ -8,12 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cli/command.h"
-#include "cli/enum_option.h"
-#include "core/cuda/modelled_bounds.h"
-#include "core/registry.h"
-#include "core/registry_json.h"
-#include "encoding/model_presets.h"
+#include "peverify/cli/command.h"
+#include "peverify/cli/enum_option.h"
+#include "peverify/core/cuda/modelled_bounds.h"
+#include "peverify/core/registry.h"
+#include "peverify/core/registry_json.h"
+#include "peverify/encoding/model_presets.h"
 
 namespace pev::cli {
 namespace {

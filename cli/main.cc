@@ -5,10 +5,10 @@
 #include <exception>
 #include <string>
 
-#include "cli/command.h"
-#include "encoding/model_config.h"
-#include "support/temporary_files.h"
-#include "tables/atomic_file.h"
+#include "peverify/cli/command.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/support/temporary_files.h"
+#include "peverify/tables/atomic_file.h"
 
 namespace {
 

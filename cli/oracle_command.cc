@@ -8,15 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "cli/command.h"
-#include "cli/enum_option.h"
-#include "cli/table_options.h"
-#include "encoding/format.h"
-#include "encoding/request.h"
-#include "oracle/engine.h"
-#include "oracle/positioned.h"
-#include "oracle/table.h"
-#include "tables/npy_writer.h"
+#include "peverify/cli/command.h"
+#include "peverify/cli/enum_option.h"
+#include "peverify/cli/table_options.h"
+#include "peverify/encoding/format.h"
+#include "peverify/encoding/request.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/positioned.h"
+#include "peverify/oracle/table.h"
+#include "peverify/tables/npy_writer.h"
 
 namespace pev::cli {
 namespace {

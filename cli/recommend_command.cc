@@ -11,18 +11,18 @@
 #include <string>
 #include <vector>
 
-#include "cli/command.h"
-#include "cli/enum_option.h"
-#include "cli/progress.h"
-#include "cli/table_options.h"
-#include "encoding/vocabulary.h"
-#include "properties/checks.h"
-#include "reports/render/render.h"
-#include "reports/render/report_text.h"
-#include "reports/study/recommend.h"
-#include "reports/study/report_json.h"
-#include "reports/study/study.h"
-#include "tables/atomic_file.h"
+#include "peverify/cli/command.h"
+#include "peverify/cli/enum_option.h"
+#include "peverify/cli/progress.h"
+#include "peverify/cli/table_options.h"
+#include "peverify/encoding/vocabulary.h"
+#include "peverify/properties/checks.h"
+#include "peverify/reports/render/render.h"
+#include "peverify/reports/render/report_text.h"
+#include "peverify/reports/study/recommend.h"
+#include "peverify/reports/study/report_json.h"
+#include "peverify/reports/study/study.h"
+#include "peverify/tables/atomic_file.h"
 
 namespace pev::cli {
 namespace {

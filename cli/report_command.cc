@@ -7,14 +7,14 @@
 #include <memory>
 #include <string>
 
-#include "cli/command.h"
-#include "cli/progress.h"
-#include "cli/table_options.h"
-#include "reports/render/render.h"
-#include "reports/study/report_json.h"
-#include "reports/study/study.h"
-#include "support/temporary_files.h"
-#include "tables/atomic_file.h"
+#include "peverify/cli/command.h"
+#include "peverify/cli/progress.h"
+#include "peverify/cli/table_options.h"
+#include "peverify/reports/render/render.h"
+#include "peverify/reports/study/report_json.h"
+#include "peverify/reports/study/study.h"
+#include "peverify/support/temporary_files.h"
+#include "peverify/tables/atomic_file.h"
 
 namespace pev::cli {
 namespace {

@@ -1,6 +1,6 @@
-#include "cli/rotary_options.h"
+#include "peverify/cli/rotary_options.h"
 
-#include "encoding/request.h"
+#include "peverify/encoding/request.h"
 
 namespace pev::cli {
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "encoding/model_config.h"
-#include "encoding/spec.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::cli {
 

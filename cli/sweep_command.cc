@@ -9,15 +9,15 @@
 #include <optional>
 #include <string>
 
-#include "cli/command.h"
-#include "cli/progress.h"
-#include "cli/sweep_mpi.h"
-#include "cli/table_options.h"
-#include "encoding/request.h"
-#include "reports/render/render.h"
-#include "reports/study/report_json.h"
-#include "reports/study/sweep.h"
-#include "support/parallel.h"
+#include "peverify/cli/command.h"
+#include "peverify/cli/progress.h"
+#include "peverify/cli/sweep_mpi.h"
+#include "peverify/cli/table_options.h"
+#include "peverify/encoding/request.h"
+#include "peverify/reports/render/render.h"
+#include "peverify/reports/study/report_json.h"
+#include "peverify/reports/study/sweep.h"
+#include "peverify/support/parallel.h"
 
 namespace pev::cli {
 namespace {

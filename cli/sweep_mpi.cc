@@ -1,4 +1,4 @@
-#include "cli/sweep_mpi.h"
+#include "peverify/cli/sweep_mpi.h"
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -10,9 +10,9 @@
 #include <mutex>
 #include <thread>
 
-#include "cli/command.h"
-#include "reports/study/sweep.h"
-#include "tables/atomic_file.h"
+#include "peverify/cli/command.h"
+#include "peverify/reports/study/sweep.h"
+#include "peverify/tables/atomic_file.h"
 
 namespace pev::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "cli/table_options.h"
+#include "peverify/cli/table_options.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <vector>
 
-#include "cli/command.h"
-#include "cli/enum_option.h"
-#include "encoding/request.h"
-#include "tables/position_ids.h"
+#include "peverify/cli/command.h"
+#include "peverify/cli/enum_option.h"
+#include "peverify/encoding/request.h"
+#include "peverify/tables/position_ids.h"
 
 namespace pev::cli {
 

@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 
-#include "cli/rotary_options.h"
-#include "encoding/positions.h"
-#include "encoding/spec.h"
-#include "encoding/vocabulary.h"
+#include "peverify/cli/rotary_options.h"
+#include "peverify/encoding/positions.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/encoding/vocabulary.h"
 
 namespace pev::cli {
 

@@ -7,15 +7,15 @@
 #include <optional>
 #include <string>
 
-#include "cli/command.h"
-#include "cli/enum_option.h"
-#include "cli/table_options.h"
-#include "encoding/request.h"
-#include "reports/verify/verify.h"
-#include "tables/atomic_file.h"
-#include "tables/position_ids.h"
-#include "tables/table_file.h"
-#include "tables/table_stream.h"
+#include "peverify/cli/command.h"
+#include "peverify/cli/enum_option.h"
+#include "peverify/cli/table_options.h"
+#include "peverify/encoding/request.h"
+#include "peverify/reports/verify/verify.h"
+#include "peverify/tables/atomic_file.h"
+#include "peverify/tables/position_ids.h"
+#include "peverify/tables/table_file.h"
+#include "peverify/tables/table_stream.h"
 
 namespace pev::cli {
 namespace {

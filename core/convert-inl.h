@@ -40,8 +40,8 @@
 #define PEV_CORE_CONVERT_INL_H_
 #endif
 
-#include "core/implementation.h"
 #include "hwy/highway.h"
+#include "peverify/core/implementation.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace pev::core::HWY_NAMESPACE {

@@ -1,15 +1,15 @@
-#include "core/convert.h"
+#include "peverify/core/convert.h"
 
 #include <bit>
 #include <cstring>
 
 // Compiles the kernels below once per SIMD target (Highway re-includes this file).
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "core/convert.cc"
+#define HWY_TARGET_INCLUDE "peverify/core/convert.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // Must come after foreach_target.h.
-#include "core/convert-inl.h"
 #include "hwy/highway.h"
+#include "peverify/core/convert-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace pev::core {

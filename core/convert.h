@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/implementation.h"
+#include "peverify/core/implementation.h"
 
 namespace pev::core {
 

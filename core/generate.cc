@@ -1,12 +1,12 @@
-#include "core/generate.h"
+#include "peverify/core/generate.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
 
-#include "core/convert.h"
-#include "core/row_writer.h"
-#include "support/parallel.h"
+#include "peverify/core/convert.h"
+#include "peverify/core/row_writer.h"
+#include "peverify/support/parallel.h"
 
 namespace pev::core {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/implementation.h"
-#include "encoding/positions.h"
+#include "peverify/core/implementation.h"
+#include "peverify/encoding/positions.h"
 
 namespace pev::core {
 

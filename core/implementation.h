@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/claim.h"
-#include "encoding/spec.h"
+#include "peverify/encoding/claim.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::core {
 

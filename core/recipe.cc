@@ -1,4 +1,4 @@
-#include "core/recipe.h"
+#include "peverify/core/recipe.h"
 
 namespace pev::core {
 

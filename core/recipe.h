@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "core/implementation.h"
-#include "core/recipe_arith.h"
-#include "encoding/spec.h"
+#include "peverify/core/implementation.h"
+#include "peverify/core/recipe_arith.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::core {
 

@@ -16,8 +16,8 @@
 // With a recipe the angle is then pos * w_j, as Hugging Face's `inv_freq @ position_ids`.
 #pragma once
 
-#include "core/host_device.h"
-#include "encoding/rope.h"
+#include "peverify/core/host_device.h"
+#include "peverify/encoding/rope.h"
 
 namespace pev::core {
 

@@ -1,8 +1,8 @@
-#include "core/registry.h"
+#include "peverify/core/registry.h"
 
 #include <cstdio>
 
-#include "core/registry_modules.h"
+#include "peverify/core/registry_modules.h"
 
 namespace pev::core {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/implementation.h"
+#include "peverify/core/implementation.h"
 
 namespace pev::core {
 

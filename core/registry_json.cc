@@ -1,7 +1,7 @@
-#include "core/registry_json.h"
+#include "peverify/core/registry_json.h"
 
-#include "core/cuda/modelled_bounds.h"
-#include "core/registry.h"
+#include "peverify/core/cuda/modelled_bounds.h"
+#include "peverify/core/registry.h"
 
 namespace pev::core {
 namespace {

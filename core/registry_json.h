@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/implementation.h"
+#include "peverify/core/implementation.h"
 
 namespace pev::core {
 

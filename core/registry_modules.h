@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "core/implementation.h"
+#include "peverify/core/implementation.h"
 
 namespace pev::core {
 

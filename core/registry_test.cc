@@ -1,7 +1,7 @@
 // The registry's own invariants: names, strategies, the recipes every entry computes, and that
 // layouts and starts select the same numbers for every entry and recipe; float32 recipe tables
 // against a double reference. Judging the numbers against the oracle is crosscheck/'s.
-#include "core/registry.h"
+#include "peverify/core/registry.h"
 
 #include <gtest/gtest.h>
 
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "core/generate.h"
-#include "core/recipe.h"
-#include "core/rope_models_testutil.h"
-#include "measure/judge.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/rope_models_testutil.h"
+#include "peverify/measure/judge.h"
 
 namespace pev::core {
 namespace {

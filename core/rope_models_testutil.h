@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "encoding/model_config.h"
+#include "peverify/encoding/model_config.h"
 
 namespace pev::core::models {
 

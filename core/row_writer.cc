@@ -1,4 +1,4 @@
-#include "core/row_writer.h"
+#include "peverify/core/row_writer.h"
 
 #include <algorithm>
 

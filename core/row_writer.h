@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/convert.h"
-#include "encoding/spec.h"
+#include "peverify/core/convert.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::core {
 

@@ -2,7 +2,7 @@
 // registry: no false alarm on any entry's tables (every output type, the layouts and recipes the
 // study covers, positions past 131072), and the rate at which single corrupted elements are
 // caught. Framework-built tables (numpy, PyTorch, Hugging Face) are python/tests'.
-#include "measure/consistency.h"
+#include "peverify/measure/consistency.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -11,15 +11,15 @@
 #include <cmath>
 #include <random>
 
-#include "core/convert.h"
-#include "core/generate.h"
-#include "core/recipe.h"
-#include "core/registry.h"
-#include "core/rope_models_testutil.h"
-#include "crosscheck/registry_under_test.h"
-#include "measure/judge.h"
-#include "oracle/table.h"
-#include "properties/consistent.h"
+#include "peverify/core/convert.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/registry.h"
+#include "peverify/core/rope_models_testutil.h"
+#include "peverify/crosscheck/registry_under_test.h"
+#include "peverify/measure/judge.h"
+#include "peverify/oracle/table.h"
+#include "peverify/properties/consistent.h"
 
 namespace pev::core {
 namespace {

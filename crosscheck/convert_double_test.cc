@@ -13,11 +13,11 @@
 #include <random>
 #include <vector>
 
-#include "core/convert.h"
-#include "crosscheck/convert_testutil.h"
-#include "encoding/format.h"
 #include "hwy/highway.h"
 #include "hwy/tests/hwy_gtest.h"
+#include "peverify/core/convert.h"
+#include "peverify/crosscheck/convert_testutil.h"
+#include "peverify/encoding/format.h"
 
 namespace pev::core {
 namespace {

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "core/convert.h"
-#include "crosscheck/convert_testutil.h"
 #include "hwy/highway.h"
+#include "peverify/core/convert.h"
+#include "peverify/crosscheck/convert_testutil.h"
 
 namespace pev::core {
 namespace {

@@ -2,7 +2,7 @@
 // oracle's rounding on a dense sample of floats: every 1021st bit pattern, and every pattern
 // within 4 floats of each float16 / bfloat16 value and midpoint. convert_exhaustive_test does all
 // 2^32.
-#include "core/convert.h"
+#include "peverify/core/convert.h"
 
 #include <gtest/gtest.h>
 
@@ -13,10 +13,10 @@
 #include <random>
 #include <vector>
 
-#include "crosscheck/convert_testutil.h"
-#include "encoding/format.h"
 #include "hwy/highway.h"
 #include "hwy/tests/hwy_gtest.h"
+#include "peverify/crosscheck/convert_testutil.h"
+#include "peverify/encoding/format.h"
 
 namespace pev::core {
 namespace {

@@ -18,9 +18,9 @@
 #include <thread>
 #include <vector>
 
-#include "encoding/format.h"
-#include "encoding/spec.h"
-#include "oracle/correct_rounding.h"
+#include "peverify/encoding/format.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/oracle/correct_rounding.h"
 
 namespace pev::core::testutil {
 

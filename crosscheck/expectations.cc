@@ -1,4 +1,4 @@
-#include "crosscheck/expectations.h"
+#include "peverify/crosscheck/expectations.h"
 
 #include <fnmatch.h>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "properties/suite.h"
+#include "peverify/properties/suite.h"
 
 namespace pev::crosscheck {
 

@@ -1,5 +1,5 @@
 // The expectations file's format: every failure records its cause; bad lines name what is wrong.
-#include "crosscheck/expectations.h"
+#include "peverify/crosscheck/expectations.h"
 
 #include <gtest/gtest.h>
 

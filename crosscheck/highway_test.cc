@@ -8,11 +8,11 @@
 #include <tuple>
 #include <vector>
 
-#include "core/generate.h"
-#include "core/highway/highway_dispatch.h"
-#include "core/registry.h"
-#include "crosscheck/vector_testutil.h"
 #include "hwy/targets.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/highway/highway_dispatch.h"
+#include "peverify/core/registry.h"
+#include "peverify/crosscheck/vector_testutil.h"
 
 namespace pev::core {
 namespace {

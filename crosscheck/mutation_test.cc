@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "core/convert.h"
-#include "core/generate.h"
-#include "core/registry.h"
-#include "core/rope_models_testutil.h"
-#include "crosscheck/registry_under_test.h"
-#include "properties/checks.h"
-#include "properties/under_test.h"
+#include "peverify/core/convert.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/registry.h"
+#include "peverify/core/rope_models_testutil.h"
+#include "peverify/crosscheck/registry_under_test.h"
+#include "peverify/properties/checks.h"
+#include "peverify/properties/under_test.h"
 
 namespace pev::properties {
 namespace {

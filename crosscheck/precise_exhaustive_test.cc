@@ -8,9 +8,9 @@
 
 #include <random>
 
-#include "core/precise/plan.h"
-#include "core/rope_models_testutil.h"
-#include "crosscheck/precise_testutil.h"
+#include "peverify/core/precise/plan.h"
+#include "peverify/core/rope_models_testutil.h"
+#include "peverify/crosscheck/precise_testutil.h"
 
 namespace pev::core::precise {
 namespace {

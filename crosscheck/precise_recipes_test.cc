@@ -9,10 +9,10 @@
 #include <cmath>
 #include <vector>
 
-#include "core/precise/frequencies.h"
-#include "core/rope_models_testutil.h"
-#include "crosscheck/precise_testutil.h"
-#include "oracle/frequencies.h"
+#include "peverify/core/precise/frequencies.h"
+#include "peverify/core/rope_models_testutil.h"
+#include "peverify/crosscheck/precise_testutil.h"
+#include "peverify/oracle/frequencies.h"
 
 namespace pev::core::precise {
 namespace {

@@ -15,15 +15,15 @@
 #include <string>
 #include <vector>
 
-#include "core/precise/precise_fill.h"
-#include "core/rope_models_testutil.h"
-#include "core/row_writer.h"
-#include "encoding/format.h"
-#include "encoding/spec.h"
 #include "hwy/highway.h"
 #include "hwy/tests/hwy_gtest.h"
-#include "oracle/engine.h"
-#include "oracle/table.h"
+#include "peverify/core/precise/precise_fill.h"
+#include "peverify/core/rope_models_testutil.h"
+#include "peverify/core/row_writer.h"
+#include "peverify/encoding/format.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::core::precise {
 namespace {

@@ -9,16 +9,16 @@
 #include <cstring>
 #include <vector>
 
-#include "core/generate.h"
-#include "core/precise/frequencies.h"
-#include "core/precise/plan.h"
-#include "core/precise/precise_fill.h"
-#include "core/registry.h"
-#include "crosscheck/precise_testutil.h"
 #include "hwy/targets.h"
-#include "oracle/engine.h"
-#include "oracle/frequencies.h"
-#include "oracle/table.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/precise/frequencies.h"
+#include "peverify/core/precise/plan.h"
+#include "peverify/core/precise/precise_fill.h"
+#include "peverify/core/registry.h"
+#include "peverify/crosscheck/precise_testutil.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/frequencies.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::core::precise {
 namespace {

@@ -1,4 +1,4 @@
-#include "crosscheck/precise_testutil.h"
+#include "peverify/crosscheck/precise_testutil.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -8,14 +8,14 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/generate.h"
-#include "core/precise/frequencies.h"
-#include "core/precise/plan.h"
-#include "core/registry.h"
-#include "measure/sampling.h"
-#include "oracle/engine.h"
-#include "oracle/frequencies.h"
-#include "oracle/table.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/precise/frequencies.h"
+#include "peverify/core/precise/plan.h"
+#include "peverify/core/registry.h"
+#include "peverify/measure/sampling.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/frequencies.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::core::precise {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/implementation.h"
-#include "measure/error.h"
+#include "peverify/core/implementation.h"
+#include "peverify/measure/error.h"
 
 namespace pev::core::precise {
 

@@ -8,13 +8,13 @@
 #include <algorithm>
 #include <string>
 
-#include "core/generate.h"
-#include "core/recipe.h"
-#include "core/registry.h"
-#include "core/rope_models_testutil.h"
-#include "crosscheck/expectations.h"
-#include "measure/judge.h"
-#include "oracle/table.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/registry.h"
+#include "peverify/core/rope_models_testutil.h"
+#include "peverify/crosscheck/expectations.h"
+#include "peverify/measure/judge.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::core {
 namespace {

@@ -2,10 +2,10 @@
 // honest failures of crosscheck/expectations.tsv asserted as failures.
 #include <gtest/gtest.h>
 
-#include "core/registry.h"
-#include "crosscheck/expectations.h"
-#include "crosscheck/registry_under_test.h"
-#include "properties/suite.h"
+#include "peverify/core/registry.h"
+#include "peverify/crosscheck/expectations.h"
+#include "peverify/crosscheck/registry_under_test.h"
+#include "peverify/properties/suite.h"
 
 int main(int argc, char** argv) {
   using namespace pev;

@@ -1,9 +1,9 @@
-#include "crosscheck/registry_under_test.h"
+#include "peverify/crosscheck/registry_under_test.h"
 
 #include <algorithm>
 
-#include "core/generate.h"
-#include "core/recipe.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/recipe.h"
 
 namespace pev::crosscheck {
 namespace {

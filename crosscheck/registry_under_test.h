@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "core/implementation.h"
-#include "properties/under_test.h"
+#include "peverify/core/implementation.h"
+#include "peverify/properties/under_test.h"
 
 namespace pev::crosscheck {
 

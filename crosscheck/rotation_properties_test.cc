@@ -1,6 +1,6 @@
 // The applied-rotation properties (properties/rotation_properties.h) on every registry rotation,
 // each held to the budget of the compute it claims; and a kernel with a wrong angle fails them.
-#include "properties/rotation_properties.h"
+#include "peverify/properties/rotation_properties.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "crosscheck/rotation_under_test.h"
+#include "peverify/crosscheck/rotation_under_test.h"
 
 namespace pev::crosscheck {
 namespace {

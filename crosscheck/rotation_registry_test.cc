@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "core/convert.h"
-#include "core/generate.h"
-#include "core/registry.h"
-#include "core/rotation/rotation_entries.h"
-#include "crosscheck/rotation_under_test.h"
-#include "encoding/model_presets.h"
-#include "oracle/engine.h"
-#include "oracle/positioned.h"
-#include "reports/verify/verify_rotary.h"
+#include "peverify/core/convert.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/registry.h"
+#include "peverify/core/rotation/rotation_entries.h"
+#include "peverify/crosscheck/rotation_under_test.h"
+#include "peverify/encoding/model_presets.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/positioned.h"
+#include "peverify/reports/verify/verify_rotary.h"
 
 namespace pev::crosscheck {
 namespace {

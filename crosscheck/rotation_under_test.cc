@@ -1,9 +1,9 @@
-#include "crosscheck/rotation_under_test.h"
+#include "peverify/crosscheck/rotation_under_test.h"
 
 #include <algorithm>
 #include <random>
 
-#include "core/convert.h"
+#include "peverify/core/convert.h"
 
 namespace pev::crosscheck {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/rotation/rotation_registry.h"
-#include "properties/rotation_properties.h"
+#include "peverify/core/rotation/rotation_registry.h"
+#include "peverify/properties/rotation_properties.h"
 
 namespace pev::crosscheck {
 

@@ -8,10 +8,10 @@
 #include <tuple>
 #include <vector>
 
-#include "core/generate.h"
-#include "core/registry.h"
-#include "core/sleef/sleef_dispatch.h"
-#include "crosscheck/vector_testutil.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/registry.h"
+#include "peverify/core/sleef/sleef_dispatch.h"
+#include "peverify/crosscheck/vector_testutil.h"
 
 namespace pev::core {
 namespace {

@@ -1,4 +1,4 @@
-#include "crosscheck/vector_testutil.h"
+#include "peverify/crosscheck/vector_testutil.h"
 
 #include <fmt/format.h>
 
@@ -10,10 +10,10 @@
 #include <mutex>
 #include <tuple>
 
-#include "core/registry.h"
-#include "measure/judge.h"
-#include "oracle/engine.h"
-#include "oracle/table.h"
+#include "peverify/core/registry.h"
+#include "peverify/measure/judge.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::core::testutil {
 namespace {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/generate.h"
-#include "core/implementation.h"
-#include "encoding/spec.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/implementation.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::core::testutil {
 

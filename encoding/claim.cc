@@ -1,4 +1,4 @@
-#include "encoding/claim.h"
+#include "peverify/encoding/claim.h"
 
 #include <fmt/format.h>
 

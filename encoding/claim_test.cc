@@ -1,4 +1,4 @@
-#include "encoding/claim.h"
+#include "peverify/encoding/claim.h"
 
 #include <gtest/gtest.h>
 

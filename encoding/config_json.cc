@@ -1,10 +1,10 @@
-#include "encoding/config_json.h"
+#include "peverify/encoding/config_json.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "encoding/model_config.h"
+#include "peverify/encoding/model_config.h"
 
 namespace pev::config_json {
 

@@ -1,4 +1,4 @@
-#include "encoding/format.h"
+#include "peverify/encoding/format.h"
 
 #include <algorithm>
 #include <bit>

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev {
 

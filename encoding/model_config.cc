@@ -1,11 +1,11 @@
-#include "encoding/model_config.h"
+#include "peverify/encoding/model_config.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 
-#include "encoding/config_json.h"
+#include "peverify/encoding/config_json.h"
 
 namespace pev {
 namespace {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/rope.h"
-#include "encoding/spec.h"
+#include "peverify/encoding/rope.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev {
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <string>
 
-#include "encoding/model_config.h"
-#include "encoding/model_presets.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/encoding/model_presets.h"
 
 namespace pev {
 namespace {

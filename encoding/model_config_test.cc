@@ -1,4 +1,4 @@
-#include "encoding/model_config.h"
+#include "peverify/encoding/model_config.h"
 
 #include <gtest/gtest.h>
 

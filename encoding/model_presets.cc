@@ -1,4 +1,4 @@
-#include "encoding/model_presets.h"
+#include "peverify/encoding/model_presets.h"
 
 #include <algorithm>
 

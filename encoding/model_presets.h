@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/model_config.h"
+#include "peverify/encoding/model_config.h"
 
 namespace pev {
 

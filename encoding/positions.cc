@@ -1,11 +1,11 @@
-#include "encoding/positions.h"
+#include "peverify/encoding/positions.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <numeric>
 
-#include "encoding/rope.h"
+#include "peverify/encoding/rope.h"
 
 namespace pev {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev {
 

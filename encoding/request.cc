@@ -1,4 +1,4 @@
-#include "encoding/request.h"
+#include "peverify/encoding/request.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "encoding/model_presets.h"
+#include "peverify/encoding/model_presets.h"
 
 namespace pev {
 namespace {

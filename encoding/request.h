@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
-#include "encoding/claim.h"
-#include "encoding/model_config.h"
-#include "encoding/spec.h"
+#include "peverify/encoding/claim.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev {
 

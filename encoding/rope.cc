@@ -1,4 +1,4 @@
-#include "encoding/rope.h"
+#include "peverify/encoding/rope.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

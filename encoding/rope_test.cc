@@ -1,11 +1,11 @@
-#include "encoding/rope.h"
+#include "peverify/encoding/rope.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <numbers>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev {
 namespace {

@@ -1,4 +1,4 @@
-#include "encoding/rotation.h"
+#include "peverify/encoding/rotation.h"
 
 #include <fmt/format.h>
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/rope.h"
-#include "encoding/vocabulary.h"
+#include "peverify/encoding/rope.h"
+#include "peverify/encoding/vocabulary.h"
 
 namespace pev {
 

@@ -1,4 +1,4 @@
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-#include "encoding/targets.h"
+#include "peverify/encoding/targets.h"
 
 #include <cstdlib>
 #include <string>
 
-#include "encoding/format.h"
+#include "peverify/encoding/format.h"
 
 namespace pev {
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev {
 

@@ -1,4 +1,4 @@
-#include "encoding/vocabulary.h"
+#include "peverify/encoding/vocabulary.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,13 +1,13 @@
-#include "encoding/vocabulary.h"
+#include "peverify/encoding/vocabulary.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 
-#include "encoding/model_config.h"
-#include "encoding/spec.h"
-#include "encoding/targets.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/encoding/targets.h"
 
 namespace pev {
 namespace {

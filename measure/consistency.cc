@@ -1,4 +1,4 @@
-#include "measure/consistency.h"
+#include "peverify/measure/consistency.h"
 
 #include <algorithm>
 #include <bit>

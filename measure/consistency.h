@@ -18,9 +18,9 @@
 #include <limits>
 #include <vector>
 
-#include "encoding/claim.h"
-#include "encoding/spec.h"
-#include "measure/judge.h"
+#include "peverify/encoding/claim.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/measure/judge.h"
 
 namespace pev::measure {
 

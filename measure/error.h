@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "encoding/format.h"
-#include "encoding/spec.h"
+#include "peverify/encoding/format.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::measure {
 

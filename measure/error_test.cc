@@ -1,4 +1,4 @@
-#include "measure/error.h"
+#include "peverify/measure/error.h"
 
 #include <gtest/gtest.h>
 

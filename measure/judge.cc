@@ -1,4 +1,4 @@
-#include "measure/judge.h"
+#include "peverify/measure/judge.h"
 
 #include <algorithm>
 #include <bit>

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "encoding/claim.h"
-#include "encoding/spec.h"
-#include "measure/error.h"
+#include "peverify/encoding/claim.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/measure/error.h"
 
 namespace pev::measure {
 

@@ -1,4 +1,4 @@
-#include "measure/rotation_budget.h"
+#include "peverify/measure/rotation_budget.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "encoding/format.h"
+#include "peverify/encoding/format.h"
 
 namespace pev::measure {
 namespace {

@@ -16,8 +16,8 @@
 #include <string>
 #include <string_view>
 
-#include "encoding/rotation.h"
-#include "measure/judge.h"
+#include "peverify/encoding/rotation.h"
+#include "peverify/measure/judge.h"
 
 namespace pev::measure {
 

@@ -1,4 +1,4 @@
-#include "measure/sampling.h"
+#include "peverify/measure/sampling.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,8 +7,8 @@
 #include <chrono>
 #include <string>
 
-#include "oracle/arb_agreement_testutil.h"
-#include "oracle/engine.h"
+#include "peverify/oracle/arb_agreement_testutil.h"
+#include "peverify/oracle/engine.h"
 
 namespace pev::oracle {
 namespace {

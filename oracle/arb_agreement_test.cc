@@ -5,10 +5,10 @@
 
 #include <string>
 
-#include "encoding/format.h"
-#include "oracle/arb_agreement_testutil.h"
-#include "oracle/arb_reference.h"
-#include "oracle/engine.h"
+#include "peverify/encoding/format.h"
+#include "peverify/oracle/arb_agreement_testutil.h"
+#include "peverify/oracle/arb_reference.h"
+#include "peverify/oracle/engine.h"
 
 namespace pev::oracle {
 namespace {

@@ -1,4 +1,4 @@
-#include "oracle/arb_agreement_testutil.h"
+#include "peverify/oracle/arb_agreement_testutil.h"
 
 #include <fmt/format.h>
 
@@ -9,10 +9,10 @@
 #include <memory>
 #include <random>
 
-#include "encoding/format.h"
-#include "oracle/arb_reference.h"
-#include "oracle/recipe_testutil.h"
-#include "oracle/test_rng.h"
+#include "peverify/encoding/format.h"
+#include "peverify/oracle/arb_reference.h"
+#include "peverify/oracle/recipe_testutil.h"
+#include "peverify/oracle/test_rng.h"
 
 namespace pev::oracle::agreement {
 namespace {

@@ -1,4 +1,4 @@
-#include "oracle/arb_recipe.h"
+#include "peverify/oracle/arb_recipe.h"
 
 #include <arf.h>
 #include <flint/fmpq.h>

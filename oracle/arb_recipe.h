@@ -7,7 +7,7 @@
 
 #include <arb.h>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::oracle {
 

@@ -12,16 +12,16 @@
 #include <sstream>
 #include <string>
 
-#include "encoding/format.h"
-#include "encoding/model_config.h"
-#include "oracle/arb_agreement_testutil.h"
-#include "oracle/arb_recipe.h"
-#include "oracle/arb_reference.h"
-#include "oracle/engine.h"
-#include "oracle/frequencies.h"
-#include "oracle/recipe_testutil.h"
-#include "oracle/rope_frequencies.h"
-#include "oracle/table.h"
+#include "peverify/encoding/format.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/oracle/arb_agreement_testutil.h"
+#include "peverify/oracle/arb_recipe.h"
+#include "peverify/oracle/arb_reference.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/frequencies.h"
+#include "peverify/oracle/recipe_testutil.h"
+#include "peverify/oracle/rope_frequencies.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::oracle {
 namespace {

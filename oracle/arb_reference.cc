@@ -1,4 +1,4 @@
-#include "oracle/arb_reference.h"
+#include "peverify/oracle/arb_reference.h"
 
 #include <arb.h>
 #include <arf.h>
@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "encoding/format.h"
-#include "oracle/arb_recipe.h"
+#include "peverify/encoding/format.h"
+#include "peverify/oracle/arb_recipe.h"
 
 namespace pev::oracle {
 namespace {

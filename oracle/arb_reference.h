@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::oracle {
 

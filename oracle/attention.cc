@@ -1,4 +1,4 @@
-#include "oracle/attention.h"
+#include "peverify/oracle/attention.h"
 
 #include <gmp.h>
 
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "oracle/correct_rounding.h"
+#include "peverify/oracle/correct_rounding.h"
 
 namespace pev::oracle {
 namespace {

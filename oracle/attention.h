@@ -7,8 +7,8 @@
 
 #include <optional>
 
-#include "encoding/spec.h"
-#include "oracle/mpfr_var.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/oracle/mpfr_var.h"
 
 namespace pev::oracle {
 

@@ -1,10 +1,10 @@
-#include "oracle/correct_rounding.h"
+#include "peverify/oracle/correct_rounding.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "encoding/format.h"
-#include "oracle/mpfr_var.h"
+#include "peverify/encoding/format.h"
+#include "peverify/oracle/mpfr_var.h"
 
 namespace pev::oracle {
 namespace {

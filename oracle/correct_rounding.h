@@ -7,7 +7,7 @@
 
 #include <optional>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::oracle {
 

@@ -1,4 +1,4 @@
-#include "oracle/correct_rounding.h"
+#include "peverify/oracle/correct_rounding.h"
 
 #include <gtest/gtest.h>
 #include <mpfr.h>
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <random>
 
-#include "encoding/format.h"
+#include "peverify/encoding/format.h"
 
 namespace pev::oracle {
 namespace {

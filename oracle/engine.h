@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::oracle {
 

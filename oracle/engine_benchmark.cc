@@ -1,4 +1,4 @@
-#include "oracle/engine_benchmark.h"
+#include "peverify/oracle/engine_benchmark.h"
 
 #include <time.h>
 
@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "oracle/engine.h"
-#include "oracle/fast_engine_kernel.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/fast_engine_kernel.h"
 
 namespace pev::oracle {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::oracle {
 

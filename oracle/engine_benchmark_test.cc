@@ -1,4 +1,4 @@
-#include "oracle/engine_benchmark.h"
+#include "peverify/oracle/engine_benchmark.h"
 
 #include <gtest/gtest.h>
 

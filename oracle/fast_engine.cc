@@ -15,11 +15,11 @@
 #include <utility>
 #include <vector>
 
-#include "oracle/attention.h"
-#include "oracle/engine.h"
-#include "oracle/fast_engine_kernel.h"
-#include "oracle/frequencies.h"
-#include "oracle/mpfr_var.h"
+#include "peverify/oracle/attention.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/fast_engine_kernel.h"
+#include "peverify/oracle/frequencies.h"
+#include "peverify/oracle/mpfr_var.h"
 
 namespace pev::oracle {
 namespace fast {

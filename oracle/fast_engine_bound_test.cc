@@ -10,10 +10,10 @@
 #include <random>
 #include <string>
 
-#include "oracle/attention.h"
-#include "oracle/fast_engine_kernel.h"
-#include "oracle/frequencies.h"
-#include "oracle/recipe_testutil.h"
+#include "peverify/oracle/attention.h"
+#include "peverify/oracle/fast_engine_kernel.h"
+#include "peverify/oracle/frequencies.h"
+#include "peverify/oracle/recipe_testutil.h"
 
 namespace pev::oracle {
 namespace {

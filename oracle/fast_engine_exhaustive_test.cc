@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "oracle/engine.h"
-#include "oracle/fast_engine_testutil.h"
-#include "oracle/table.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/fast_engine_testutil.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::oracle {
 namespace {

@@ -2,16 +2,16 @@
 // (R, K3, T1, ...) refer to oracle/fast_engine.md, which derives the error bound each step relies
 // on; the bound is summed at the end of SinCos (B) and used by the rounding test (T1, T2).
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "oracle/fast_engine_kernel.cc"
+#define HWY_TARGET_INCLUDE "peverify/oracle/fast_engine_kernel.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // Re-included once per target, after foreach_target.h.
 #include <algorithm>
 #include <cstring>
 
-#include "encoding/format.h"
 #include "hwy/highway.h"
-#include "oracle/fast_engine_dd-inl.h"
-#include "oracle/fast_engine_kernel.h"
+#include "peverify/encoding/format.h"
+#include "peverify/oracle/fast_engine_dd-inl.h"
+#include "peverify/oracle/fast_engine_kernel.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace pev::oracle::fast::HWY_NAMESPACE {

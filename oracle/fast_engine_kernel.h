@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::oracle::fast {
 

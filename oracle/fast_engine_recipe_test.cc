@@ -6,10 +6,10 @@
 
 #include <string>
 
-#include "encoding/format.h"
-#include "oracle/engine.h"
-#include "oracle/fast_engine_testutil.h"
-#include "oracle/recipe_testutil.h"
+#include "peverify/encoding/format.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/fast_engine_testutil.h"
+#include "peverify/oracle/recipe_testutil.h"
 
 namespace pev::oracle {
 namespace {

@@ -12,13 +12,13 @@
 #include <tuple>
 #include <vector>
 
-#include "encoding/format.h"
 #include "hwy/targets.h"
-#include "oracle/engine.h"
-#include "oracle/fast_engine_kernel.h"
-#include "oracle/fast_engine_testutil.h"
-#include "oracle/frequencies.h"
-#include "oracle/table.h"
+#include "peverify/encoding/format.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/fast_engine_kernel.h"
+#include "peverify/oracle/fast_engine_testutil.h"
+#include "peverify/oracle/frequencies.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::oracle {
 namespace {

@@ -1,4 +1,4 @@
-#include "oracle/fast_engine_testutil.h"
+#include "peverify/oracle/fast_engine_testutil.h"
 
 #include <fmt/format.h>
 
@@ -10,11 +10,11 @@
 #include <random>
 #include <sstream>
 
-#include "encoding/format.h"
-#include "oracle/recipe_testutil.h"
-#include "oracle/table.h"
-#include "oracle/test_rng.h"
-#include "support/parallel.h"
+#include "peverify/encoding/format.h"
+#include "peverify/oracle/recipe_testutil.h"
+#include "peverify/oracle/table.h"
+#include "peverify/oracle/test_rng.h"
+#include "peverify/support/parallel.h"
 
 namespace pev::oracle::fastcheck {
 namespace {

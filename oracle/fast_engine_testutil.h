@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "encoding/spec.h"
-#include "oracle/engine.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/oracle/engine.h"
 
 namespace pev::oracle::fastcheck {
 

@@ -1,9 +1,9 @@
-#include "oracle/frequencies.h"
+#include "peverify/oracle/frequencies.h"
 
 #include <cmath>
 #include <stdexcept>
 
-#include "oracle/rope_frequencies.h"
+#include "peverify/oracle/rope_frequencies.h"
 
 namespace pev::oracle {
 

@@ -21,11 +21,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "oracle/attention.h"
-#include "oracle/correct_rounding.h"
-#include "oracle/engine.h"
-#include "oracle/frequencies.h"
-#include "oracle/mpfr_var.h"
+#include "peverify/oracle/attention.h"
+#include "peverify/oracle/correct_rounding.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/frequencies.h"
+#include "peverify/oracle/mpfr_var.h"
 
 namespace pev::oracle {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdint>
 
-#include "encoding/format.h"
-#include "oracle/engine.h"
-#include "oracle/table.h"
+#include "peverify/encoding/format.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::oracle {
 namespace {

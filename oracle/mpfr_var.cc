@@ -1,4 +1,4 @@
-#include "oracle/mpfr_var.h"
+#include "peverify/oracle/mpfr_var.h"
 
 #include <cstdlib>
 #include <mutex>

@@ -1,13 +1,13 @@
-#include "oracle/positioned.h"
+#include "peverify/oracle/positioned.h"
 
 #include <algorithm>
 #include <numeric>
 #include <vector>
 
-#include "encoding/format.h"
-#include "encoding/rope.h"
-#include "oracle/table.h"
-#include "support/parallel.h"
+#include "peverify/encoding/format.h"
+#include "peverify/encoding/rope.h"
+#include "peverify/oracle/table.h"
+#include "peverify/support/parallel.h"
 
 namespace pev::oracle {
 namespace {

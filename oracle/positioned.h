@@ -5,9 +5,9 @@
 
 #include <cstdint>
 
-#include "encoding/positions.h"
-#include "encoding/spec.h"
-#include "oracle/engine.h"
+#include "peverify/encoding/positions.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/oracle/engine.h"
 
 namespace pev::oracle {
 

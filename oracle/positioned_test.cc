@@ -1,12 +1,12 @@
 // The oracle at given position ids agrees bit for bit with whole tables at those positions: rows
 // in any order, repeated, and M-RoPE's pairs each at their own stream's position.
-#include "oracle/positioned.h"
+#include "peverify/oracle/positioned.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "oracle/table.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::oracle {
 namespace {

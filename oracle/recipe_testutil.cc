@@ -1,4 +1,4 @@
-#include "oracle/recipe_testutil.h"
+#include "peverify/oracle/recipe_testutil.h"
 
 #include <fmt/format.h>
 

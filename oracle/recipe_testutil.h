@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "encoding/spec.h"
-#include "oracle/test_rng.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/oracle/test_rng.h"
 
 namespace pev::oracle::recipes {
 

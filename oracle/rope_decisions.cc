@@ -1,4 +1,4 @@
-#include "oracle/rope_decisions.h"
+#include "peverify/oracle/rope_decisions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "oracle/frequencies.h"
-#include "oracle/rope_terms.h"
+#include "peverify/oracle/frequencies.h"
+#include "peverify/oracle/rope_terms.h"
 
 namespace pev::oracle {
 namespace {

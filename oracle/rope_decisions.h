@@ -14,8 +14,8 @@
 
 #include <vector>
 
-#include "encoding/spec.h"
-#include "oracle/mpfr_var.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/oracle/mpfr_var.h"
 
 namespace pev::oracle {
 

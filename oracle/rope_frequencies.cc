@@ -19,13 +19,13 @@
 //   S = (h - x) + s (x - l), both terms >= 0 and |S| >= min(1, s) (h - l); as for the ramp,
 //   |S~ - S| <= (1 + s) k_x h e + 3 e |S|; h - l, s (h - l), the quotient and the product round:
 //   k_theta + 7 + (1 + s) k_x h / (min(1, s) (h - l)).
-#include "oracle/rope_frequencies.h"
+#include "peverify/oracle/rope_frequencies.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "oracle/frequencies.h"
-#include "oracle/rope_terms.h"
+#include "peverify/oracle/frequencies.h"
+#include "peverify/oracle/rope_terms.h"
 
 namespace pev::oracle {
 

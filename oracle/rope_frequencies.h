@@ -8,8 +8,8 @@
 #include <optional>
 #include <vector>
 
-#include "encoding/spec.h"
-#include "oracle/rope_decisions.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/oracle/rope_decisions.h"
 
 namespace pev::oracle {
 

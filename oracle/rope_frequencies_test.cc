@@ -2,7 +2,7 @@
 // the double formulas of encoding/rope.h away from their edges, the stated error bounds of w_j
 // and A against much higher precision, and the exact cases (ties of a configured attention
 // factor, longrope's rational A, HF's +0.001).
-#include "oracle/rope_frequencies.h"
+#include "peverify/oracle/rope_frequencies.h"
 
 #include <gtest/gtest.h>
 
@@ -11,10 +11,10 @@
 #include <numbers>
 #include <string>
 
-#include "oracle/attention.h"
-#include "oracle/frequencies.h"
-#include "oracle/mpfr_var.h"
-#include "oracle/recipe_testutil.h"
+#include "peverify/oracle/attention.h"
+#include "peverify/oracle/frequencies.h"
+#include "peverify/oracle/mpfr_var.h"
+#include "peverify/oracle/recipe_testutil.h"
 
 namespace pev::oracle {
 namespace {

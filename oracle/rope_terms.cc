@@ -1,8 +1,8 @@
-#include "oracle/rope_terms.h"
+#include "peverify/oracle/rope_terms.h"
 
 #include <cmath>
 
-#include "oracle/mpfr_var.h"
+#include "peverify/oracle/mpfr_var.h"
 
 namespace pev::oracle {
 

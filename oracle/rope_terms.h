@@ -5,7 +5,7 @@
 
 #include <mpfr.h>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::oracle {
 

@@ -1,4 +1,4 @@
-#include "oracle/rotation.h"
+#include "peverify/oracle/rotation.h"
 
 #include <cmath>
 #include <optional>
@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "oracle/fast_engine_kernel.h"
-#include "oracle/rotation_engines.h"
+#include "peverify/oracle/fast_engine_kernel.h"
+#include "peverify/oracle/rotation_engines.h"
 
 namespace pev::oracle {
 

@@ -19,9 +19,9 @@
 #include <memory>
 #include <vector>
 
-#include "encoding/positions.h"
-#include "encoding/rotation.h"
-#include "oracle/engine.h"
+#include "peverify/encoding/positions.h"
+#include "peverify/encoding/rotation.h"
+#include "peverify/oracle/engine.h"
 
 namespace pev::oracle {
 

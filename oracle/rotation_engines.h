@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <optional>
 
-#include "encoding/spec.h"
-#include "oracle/attention.h"
-#include "oracle/frequencies.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/oracle/attention.h"
+#include "peverify/oracle/frequencies.h"
 
 namespace pev::oracle {
 

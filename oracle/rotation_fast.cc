@@ -25,8 +25,8 @@
 #include <cstdint>
 #include <utility>
 
-#include "encoding/format.h"
-#include "oracle/rotation_engines.h"
+#include "peverify/encoding/format.h"
+#include "peverify/oracle/rotation_engines.h"
 
 namespace pev::oracle {
 namespace {

@@ -13,14 +13,14 @@
 #include <utility>
 #include <vector>
 
-#include "encoding/format.h"
-#include "oracle/arb_recipe.h"
-#include "oracle/arb_reference.h"
-#include "oracle/correct_rounding.h"
-#include "oracle/mpfr_var.h"
-#include "oracle/recipe_testutil.h"
-#include "oracle/rotation.h"
-#include "oracle/rotation_engines.h"
+#include "peverify/encoding/format.h"
+#include "peverify/oracle/arb_recipe.h"
+#include "peverify/oracle/arb_reference.h"
+#include "peverify/oracle/correct_rounding.h"
+#include "peverify/oracle/mpfr_var.h"
+#include "peverify/oracle/recipe_testutil.h"
+#include "peverify/oracle/rotation.h"
+#include "peverify/oracle/rotation_engines.h"
 
 namespace pev::oracle {
 namespace {

@@ -31,9 +31,9 @@
 #include <tuple>
 #include <vector>
 
-#include "oracle/correct_rounding.h"
-#include "oracle/mpfr_var.h"
-#include "oracle/rotation_engines.h"
+#include "peverify/oracle/correct_rounding.h"
+#include "peverify/oracle/mpfr_var.h"
+#include "peverify/oracle/rotation_engines.h"
 
 namespace pev::oracle {
 namespace {

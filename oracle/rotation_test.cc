@@ -2,7 +2,7 @@
 // inputs and on hard cases (near-cancelling products, outputs near a midpoint of the target, ties
 // at position 0, positions to 2^53, zeros, pass-through dims), Arb (arb_rotation, no code shared
 // with either engine) gives them too, and the fast engine hands few elements to MPFR.
-#include "oracle/rotation.h"
+#include "peverify/oracle/rotation.h"
 
 #include <arb.h>
 #include <flint/fmpq.h>
@@ -15,13 +15,13 @@
 #include <utility>
 #include <vector>
 
-#include "oracle/arb_recipe.h"
-#include "oracle/arb_reference.h"
-#include "oracle/correct_rounding.h"
-#include "oracle/mpfr_var.h"
-#include "oracle/recipe_testutil.h"
-#include "oracle/rotation_engines.h"
-#include "oracle/test_rng.h"
+#include "peverify/oracle/arb_recipe.h"
+#include "peverify/oracle/arb_reference.h"
+#include "peverify/oracle/correct_rounding.h"
+#include "peverify/oracle/mpfr_var.h"
+#include "peverify/oracle/recipe_testutil.h"
+#include "peverify/oracle/rotation_engines.h"
+#include "peverify/oracle/test_rng.h"
 
 namespace pev::oracle {
 namespace {

@@ -1,4 +1,4 @@
-#include "oracle/table.h"
+#include "peverify/oracle/table.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -10,10 +10,10 @@
 #include <optional>
 #include <string>
 
-#include "encoding/format.h"
-#include "oracle/version.h"
-#include "support/parallel.h"
-#include "support/temporary_files.h"
+#include "peverify/encoding/format.h"
+#include "peverify/oracle/version.h"
+#include "peverify/support/parallel.h"
+#include "peverify/support/temporary_files.h"
 
 namespace pev::oracle {
 

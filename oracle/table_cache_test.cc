@@ -14,10 +14,10 @@
 #include <set>
 #include <string>
 
-#include "oracle/engine.h"
-#include "oracle/recipe_testutil.h"
-#include "oracle/table.h"
-#include "oracle/version.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/recipe_testutil.h"
+#include "peverify/oracle/table.h"
+#include "peverify/oracle/version.h"
 
 namespace pev::oracle {
 namespace {

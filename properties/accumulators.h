@@ -10,12 +10,12 @@
 #include <utility>
 #include <vector>
 
-#include "encoding/spec.h"
-#include "measure/judge.h"
-#include "properties/check_util.h"
-#include "properties/checks.h"
-#include "properties/position_map.h"
-#include "properties/under_test.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/measure/judge.h"
+#include "peverify/properties/check_util.h"
+#include "peverify/properties/checks.h"
+#include "peverify/properties/position_map.h"
+#include "peverify/properties/under_test.h"
 
 namespace pev::properties {
 

@@ -1,9 +1,9 @@
 // oracle: every element against its exact value, within the claim.
 #include <fmt/format.h>
 
-#include "oracle/engine.h"
-#include "oracle/table.h"
-#include "properties/accumulators.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/table.h"
+#include "peverify/properties/accumulators.h"
 
 namespace pev::properties {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "properties/accumulators.h"
+#include "peverify/properties/accumulators.h"
 
 namespace pev::properties {
 namespace {

@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "encoding/claim.h"
-#include "encoding/format.h"
-#include "encoding/spec.h"
-#include "measure/judge.h"
-#include "properties/under_test.h"
+#include "peverify/encoding/claim.h"
+#include "peverify/encoding/format.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/measure/judge.h"
+#include "peverify/properties/under_test.h"
 
 namespace pev::properties::internal {
 

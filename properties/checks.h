@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "encoding/spec.h"
-#include "measure/judge.h"
-#include "properties/under_test.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/measure/judge.h"
+#include "peverify/properties/under_test.h"
 
 namespace pev::properties {
 

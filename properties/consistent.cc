@@ -1,10 +1,10 @@
-#include "properties/consistent.h"
+#include "peverify/properties/consistent.h"
 
 #include <fmt/format.h>
 
-#include "oracle/engine.h"
-#include "oracle/table.h"
-#include "properties/check_util.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/table.h"
+#include "peverify/properties/check_util.h"
 
 namespace pev::properties {
 

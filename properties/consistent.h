@@ -5,11 +5,11 @@
 
 #include <cstdint>
 
-#include "encoding/spec.h"
-#include "measure/consistency.h"
-#include "properties/checks.h"
-#include "properties/position_map.h"
-#include "properties/under_test.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/measure/consistency.h"
+#include "peverify/properties/checks.h"
+#include "peverify/properties/position_map.h"
+#include "peverify/properties/under_test.h"
 
 namespace pev::properties {
 

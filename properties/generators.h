@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::properties::gen {
 

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "encoding/targets.h"
-#include "oracle/engine.h"
-#include "oracle/table.h"
-#include "properties/check_util.h"
-#include "properties/checks.h"
+#include "peverify/encoding/targets.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/table.h"
+#include "peverify/properties/check_util.h"
+#include "peverify/properties/checks.h"
 
 namespace pev::properties {
 

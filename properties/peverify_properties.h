@@ -2,9 +2,9 @@
 // whole suite on your own implementation (see examples/own_kernel).
 #pragma once
 
-#include "encoding/claim.h"                  // IWYU pragma: export
-#include "properties/checks.h"               // IWYU pragma: export
-#include "properties/consistent.h"           // IWYU pragma: export
-#include "properties/rotation_properties.h"  // IWYU pragma: export
-#include "properties/suite.h"                // IWYU pragma: export
-#include "properties/under_test.h"           // IWYU pragma: export
+#include "peverify/encoding/claim.h"                  // IWYU pragma: export
+#include "peverify/properties/checks.h"               // IWYU pragma: export
+#include "peverify/properties/consistent.h"           // IWYU pragma: export
+#include "peverify/properties/rotation_properties.h"  // IWYU pragma: export
+#include "peverify/properties/suite.h"                // IWYU pragma: export
+#include "peverify/properties/under_test.h"           // IWYU pragma: export

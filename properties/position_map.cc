@@ -1,10 +1,10 @@
-#include "properties/position_map.h"
+#include "peverify/properties/position_map.h"
 
 #include <fmt/format.h>
 
-#include "oracle/engine.h"
-#include "oracle/positioned.h"
-#include "oracle/table.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/positioned.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::properties {
 

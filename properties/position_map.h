@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "encoding/positions.h"
-#include "encoding/spec.h"
-#include "measure/judge.h"
+#include "peverify/encoding/positions.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/measure/judge.h"
 
 namespace pev::properties {
 

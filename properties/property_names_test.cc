@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "encoding/vocabulary.h"
-#include "properties/checks.h"
-#include "properties/consistent.h"
+#include "peverify/encoding/vocabulary.h"
+#include "peverify/properties/checks.h"
+#include "peverify/properties/consistent.h"
 
 namespace pev::properties {
 namespace {

@@ -1,4 +1,4 @@
-#include "properties/rotation_properties.h"
+#include "peverify/properties/rotation_properties.h"
 
 #include <rapidcheck.h>
 
@@ -7,11 +7,11 @@
 #include <random>
 #include <vector>
 
-#include "encoding/format.h"
-#include "oracle/engine.h"
-#include "oracle/positioned.h"
-#include "oracle/rotation.h"
-#include "properties/generators.h"
+#include "peverify/encoding/format.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/positioned.h"
+#include "peverify/oracle/rotation.h"
+#include "peverify/properties/generators.h"
 
 namespace pev::properties {
 namespace {

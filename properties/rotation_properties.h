@@ -24,9 +24,9 @@
 #include <functional>
 #include <string>
 
-#include "encoding/positions.h"
-#include "encoding/rotation.h"
-#include "measure/rotation_budget.h"
+#include "peverify/encoding/positions.h"
+#include "peverify/encoding/rotation.h"
+#include "peverify/measure/rotation_budget.h"
 
 namespace pev::properties {
 

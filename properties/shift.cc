@@ -3,9 +3,9 @@
 
 #include <cmath>
 
-#include "oracle/engine.h"
-#include "properties/check_util.h"
-#include "properties/checks.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/properties/check_util.h"
+#include "peverify/properties/checks.h"
 
 namespace pev::properties {
 

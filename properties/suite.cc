@@ -1,4 +1,4 @@
-#include "properties/suite.h"
+#include "peverify/properties/suite.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <cctype>
 #include <cmath>
 
-#include "properties/checks.h"
-#include "properties/generators.h"
+#include "peverify/properties/checks.h"
+#include "peverify/properties/generators.h"
 
 namespace pev::properties {
 namespace {

@@ -18,7 +18,7 @@
 #include <memory>
 #include <string>
 
-#include "properties/under_test.h"
+#include "peverify/properties/under_test.h"
 
 namespace pev::properties {
 

@@ -1,4 +1,4 @@
-#include "properties/under_test.h"
+#include "peverify/properties/under_test.h"
 
 #include <algorithm>
 #include <stdexcept>

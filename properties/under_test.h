@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "encoding/claim.h"
-#include "encoding/spec.h"
+#include "peverify/encoding/claim.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::properties {
 

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <map>
 
-#include "oracle/engine.h"
-#include "oracle/table.h"
-#include "properties/accumulators.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/table.h"
+#include "peverify/properties/accumulators.h"
 
 namespace pev::properties {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "properties/check_util.h"
-#include "properties/checks.h"
+#include "peverify/properties/check_util.h"
+#include "peverify/properties/checks.h"
 
 namespace pev::properties {
 

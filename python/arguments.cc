@@ -1,4 +1,4 @@
-#include "python/arguments.h"
+#include "peverify/python/arguments.h"
 
 #include <fmt/format.h>
 #include <pybind11/numpy.h>

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "encoding/positions.h"
-#include "encoding/request.h"
+#include "peverify/encoding/positions.h"
+#include "peverify/encoding/request.h"
 
 namespace pev::python {
 

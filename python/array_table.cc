@@ -1,11 +1,11 @@
-#include "python/array_table.h"
+#include "peverify/python/array_table.h"
 
 #include <fmt/format.h>
 
 #include <string_view>
 #include <vector>
 
-#include "encoding/model_config.h"
+#include "peverify/encoding/model_config.h"
 
 namespace py = pybind11;
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "tables/table_stream.h"
+#include "peverify/tables/table_stream.h"
 
 namespace pev::python {
 

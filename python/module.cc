@@ -12,21 +12,21 @@
 #include <optional>
 #include <string>
 
-#include "core/generate.h"
-#include "core/registry.h"
-#include "core/registry_json.h"
-#include "encoding/format.h"
-#include "encoding/request.h"
-#include "encoding/vocabulary.h"
-#include "oracle/engine.h"
-#include "oracle/positioned.h"
-#include "oracle/table.h"
-#include "python/arguments.h"
-#include "python/array_table.h"
-#include "python/results.h"
-#include "python/rotary.h"
-#include "reports/verify/verify.h"
-#include "tables/atomic_file.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/registry.h"
+#include "peverify/core/registry_json.h"
+#include "peverify/encoding/format.h"
+#include "peverify/encoding/request.h"
+#include "peverify/encoding/vocabulary.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/positioned.h"
+#include "peverify/oracle/table.h"
+#include "peverify/python/arguments.h"
+#include "peverify/python/array_table.h"
+#include "peverify/python/results.h"
+#include "peverify/python/rotary.h"
+#include "peverify/reports/verify/verify.h"
+#include "peverify/tables/atomic_file.h"
 
 namespace py = pybind11;
 

@@ -1,4 +1,4 @@
-#include "python/results.h"
+#include "peverify/python/results.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "encoding/model_config.h"
-#include "encoding/vocabulary.h"
-#include "reports/verify/verify.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/encoding/vocabulary.h"
+#include "peverify/reports/verify/verify.h"
 
 namespace py = pybind11;
 

@@ -1,15 +1,15 @@
 // peverify.verify_rotary (internal to the Python module): q or k before and after a RoPE kernel,
 // as `peverify verify-rotary` judges them, from NumPy arrays or PyTorch tensors.
-#include "python/rotary.h"
+#include "peverify/python/rotary.h"
 
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
-#include "encoding/request.h"
-#include "encoding/vocabulary.h"
-#include "python/arguments.h"
-#include "python/array_table.h"
-#include "reports/verify/verify_rotary.h"
+#include "peverify/encoding/request.h"
+#include "peverify/encoding/vocabulary.h"
+#include "peverify/python/arguments.h"
+#include "peverify/python/array_table.h"
+#include "peverify/reports/verify/verify_rotary.h"
 
 namespace py = pybind11;
 

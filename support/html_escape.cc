@@ -1,4 +1,4 @@
-#include "support/html_escape.h"
+#include "peverify/support/html_escape.h"
 
 namespace pev {
 

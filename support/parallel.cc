@@ -1,4 +1,4 @@
-#include "support/parallel.h"
+#include "peverify/support/parallel.h"
 
 #include <algorithm>
 #include <atomic>

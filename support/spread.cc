@@ -1,4 +1,4 @@
-#include "support/spread.h"
+#include "peverify/support/spread.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "support/temporary_files.h"
+#include "peverify/support/temporary_files.h"
 
 #include <dirent.h>
 #include <fcntl.h>

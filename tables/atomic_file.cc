@@ -1,4 +1,4 @@
-#include "tables/atomic_file.h"
+#include "peverify/tables/atomic_file.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "support/temporary_files.h"
+#include "peverify/support/temporary_files.h"
 
 namespace pev {
 

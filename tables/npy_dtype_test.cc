@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "encoding/format.h"
-#include "tables/npy_reader.h"
-#include "tables/npy_writer.h"
-#include "tables/reader_test_util.h"
+#include "peverify/encoding/format.h"
+#include "peverify/tables/npy_reader.h"
+#include "peverify/tables/npy_writer.h"
+#include "peverify/tables/reader_test_util.h"
 
 namespace pev {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tables/npy_reader.h"
-#include "tables/reader_test_util.h"
+#include "peverify/tables/npy_reader.h"
+#include "peverify/tables/reader_test_util.h"
 
 namespace pev {
 namespace {

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "encoding/format.h"
-#include "tables/npy_reader.h"
-#include "tables/reader_test_util.h"
+#include "peverify/encoding/format.h"
+#include "peverify/tables/npy_reader.h"
+#include "peverify/tables/reader_test_util.h"
 
 namespace pev {
 namespace {

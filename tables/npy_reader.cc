@@ -1,4 +1,4 @@
-#include "tables/npy_reader.h"
+#include "peverify/tables/npy_reader.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/format.h"
+#include "peverify/encoding/format.h"
 
 namespace pev {
 namespace {

@@ -7,7 +7,7 @@
 // the file exactly.
 #pragma once
 
-#include "tables/table_file.h"
+#include "peverify/tables/table_file.h"
 
 namespace pev {
 

@@ -1,12 +1,12 @@
-#include "tables/npy_writer.h"
+#include "peverify/tables/npy_writer.h"
 
 #include <algorithm>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 
-#include "encoding/format.h"
-#include "tables/atomic_file.h"
+#include "peverify/encoding/format.h"
+#include "peverify/tables/atomic_file.h"
 
 namespace pev {
 

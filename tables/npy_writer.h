@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev {
 

@@ -1,4 +1,4 @@
-#include "tables/npy_writer.h"
+#include "peverify/tables/npy_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "tables/atomic_file.h"
-#include "tables/table_file.h"
+#include "peverify/tables/atomic_file.h"
+#include "peverify/tables/table_file.h"
 
 namespace pev {
 namespace {

@@ -1,9 +1,9 @@
-#include "tables/position_ids.h"
+#include "peverify/tables/position_ids.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "tables/npy_reader.h"
+#include "peverify/tables/npy_reader.h"
 
 namespace pev {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "encoding/positions.h"
-#include "tables/table_file.h"
+#include "peverify/encoding/positions.h"
+#include "peverify/tables/table_file.h"
 
 namespace pev {
 

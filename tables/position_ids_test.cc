@@ -1,11 +1,11 @@
 // Position ids (.npy) as hostile input: every integer type NumPy writes, either byte order, C or
 // Fortran order, [N] and [3, N] with dimensions of size 1; floats, negative ids, other shapes and
 // short files refused in one line.
-#include "tables/position_ids.h"
+#include "peverify/tables/position_ids.h"
 
 #include <gtest/gtest.h>
 
-#include "tables/reader_test_util.h"
+#include "peverify/tables/reader_test_util.h"
 
 namespace pev {
 namespace {

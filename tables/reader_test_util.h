@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tables/table_file.h"
+#include "peverify/tables/table_file.h"
 
 namespace pev::testing_util {
 

@@ -1,4 +1,4 @@
-#include "tables/safetensors_reader.h"
+#include "peverify/tables/safetensors_reader.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "encoding/format.h"
+#include "peverify/encoding/format.h"
 
 namespace pev {
 namespace {

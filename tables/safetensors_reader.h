@@ -7,7 +7,7 @@
 // ranges may overlap; "__metadata__" is ignored.
 #pragma once
 
-#include "tables/table_file.h"
+#include "peverify/tables/table_file.h"
 
 namespace pev {
 

@@ -1,4 +1,4 @@
-#include "tables/safetensors_reader.h"
+#include "peverify/tables/safetensors_reader.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "encoding/format.h"
-#include "tables/reader_test_util.h"
+#include "peverify/encoding/format.h"
+#include "peverify/tables/reader_test_util.h"
 
 namespace pev {
 namespace {

@@ -1,4 +1,4 @@
-#include "tables/table_file.h"
+#include "peverify/tables/table_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,9 +12,9 @@
 #include <new>
 #include <vector>
 
-#include "encoding/format.h"
-#include "tables/npy_reader.h"
-#include "tables/safetensors_reader.h"
+#include "peverify/encoding/format.h"
+#include "peverify/tables/npy_reader.h"
+#include "peverify/tables/safetensors_reader.h"
 
 namespace pev {
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/spec.h"
-#include "tables/atomic_file.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/tables/atomic_file.h"
 
 namespace pev {
 

@@ -1,12 +1,12 @@
-#include "tables/table_file.h"
+#include "peverify/tables/table_file.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 
-#include "tables/npy_writer.h"
-#include "tables/reader_test_util.h"
+#include "peverify/tables/npy_writer.h"
+#include "peverify/tables/reader_test_util.h"
 
 namespace pev {
 namespace {

@@ -1,11 +1,11 @@
-#include "tables/table_stream.h"
+#include "peverify/tables/table_stream.h"
 
 #include <algorithm>
 #include <vector>
 
-#include "encoding/format.h"
-#include "tables/npy_reader.h"
-#include "tables/safetensors_reader.h"
+#include "peverify/encoding/format.h"
+#include "peverify/tables/npy_reader.h"
+#include "peverify/tables/safetensors_reader.h"
 
 namespace pev {
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "tables/table_file.h"
+#include "peverify/tables/table_file.h"
 
 namespace pev {
 

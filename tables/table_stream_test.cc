@@ -1,5 +1,5 @@
 // The streaming reader gives, block by block, exactly what the whole-file reader gives.
-#include "tables/table_stream.h"
+#include "peverify/tables/table_stream.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tables/reader_test_util.h"
+#include "peverify/tables/reader_test_util.h"
 
 namespace pev {
 namespace {

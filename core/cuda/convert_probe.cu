@@ -2,7 +2,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include "core/cuda/convert_probe.h"
+#include "peverify/core/cuda/convert_probe.h"
 
 namespace pev::core::cuda {
 namespace {

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda/device_buffer.h"
-#include "core/cuda/launch.h"
-#include "core/cuda/modelled_bounds.h"
-#include "core/precise/frequencies.h"
-#include "core/recipe.h"
-#include "core/registry_modules.h"
-#include "core/row_writer.h"
+#include "peverify/core/cuda/device_buffer.h"
+#include "peverify/core/cuda/launch.h"
+#include "peverify/core/cuda/modelled_bounds.h"
+#include "peverify/core/precise/frequencies.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/registry_modules.h"
+#include "peverify/core/row_writer.h"
 
 namespace pev::core {
 namespace cuda {

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda/device_buffer.h"
-#include "core/cuda/rotation_launch.h"
-#include "core/precise/frequencies.h"
-#include "core/recipe.h"
-#include "core/rotation/rotation_entries.h"
+#include "peverify/core/cuda/device_buffer.h"
+#include "peverify/core/cuda/rotation_launch.h"
+#include "peverify/core/precise/frequencies.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/rotation/rotation_entries.h"
 
 namespace pev::core {
 namespace cuda {

@@ -8,7 +8,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "core/cuda/shared_arith.h"
+#include "peverify/core/cuda/shared_arith.h"
 
 namespace pev::core::cuda {
 

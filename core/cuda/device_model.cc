@@ -1,4 +1,4 @@
-#include "core/cuda/device_model.h"
+#include "peverify/core/cuda/device_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,13 +6,13 @@
 #include <limits>
 #include <type_traits>
 
-#include "core/convert.h"
-#include "core/cuda/direct_double.h"
-#include "core/cuda/model_arith.h"
-#include "core/cuda/shared_arith.h"
-#include "core/precise/frequencies.h"
-#include "core/recipe.h"
-#include "core/row_writer.h"
+#include "peverify/core/convert.h"
+#include "peverify/core/cuda/direct_double.h"
+#include "peverify/core/cuda/model_arith.h"
+#include "peverify/core/cuda/shared_arith.h"
+#include "peverify/core/precise/frequencies.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/row_writer.h"
 
 namespace pev::core::cuda {
 

@@ -20,9 +20,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/generate.h"
-#include "core/implementation.h"
-#include "encoding/spec.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/implementation.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::core::cuda {
 

@@ -7,7 +7,7 @@
 // same bits.
 #pragma once
 
-#include "core/cuda/shared_arith.h"
+#include "peverify/core/cuda/shared_arith.h"
 
 namespace pev::core::cuda::precise_direct {
 

@@ -9,10 +9,10 @@
 
 #include <cuda_runtime.h>
 
-#include "core/cuda/device_math.cuh"
-#include "core/cuda/launch.h"
-#include "core/cuda/shared_arith.h"
-#include "core/recipe_arith.h"
+#include "peverify/core/cuda/device_math.cuh"
+#include "peverify/core/cuda/launch.h"
+#include "peverify/core/cuda/shared_arith.h"
+#include "peverify/core/recipe_arith.h"
 
 namespace pev::core::cuda {
 

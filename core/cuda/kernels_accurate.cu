@@ -1,6 +1,6 @@
 // The kernels with the CUDA math library's accurate functions (sincosf, expf, powf). Must contain
 // no approximate instruction of the fast path: core/cuda/ptx_test.cc checks its PTX.
-#include "core/cuda/kernels.cuh"
+#include "peverify/core/cuda/kernels.cuh"
 
 namespace pev::core::cuda {
 

@@ -1,6 +1,6 @@
 // The kernels with the intrinsics -use_fast_math substitutes (__sincosf, __expf, __powf,
 // __fdividef), called explicitly: this file is compiled with the same flags as the accurate one.
-#include "core/cuda/kernels.cuh"
+#include "peverify/core/cuda/kernels.cuh"
 
 namespace pev::core::cuda {
 

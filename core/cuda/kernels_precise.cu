@@ -3,8 +3,8 @@
 // factor in double, and rounded once to the output type.
 #include <cuda_runtime.h>
 
-#include "core/cuda/direct_double.h"
-#include "core/cuda/kernels.cuh"
+#include "peverify/core/cuda/direct_double.h"
+#include "peverify/core/cuda/kernels.cuh"
 
 namespace pev::core::cuda {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-#include "core/implementation.h"
-#include "core/recipe_arith.h"
-#include "encoding/spec.h"
+#include "peverify/core/implementation.h"
+#include "peverify/core/recipe_arith.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::core::cuda {
 

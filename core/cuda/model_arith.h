@@ -7,9 +7,9 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/convert.h"
-#include "core/cuda/device_model.h"
-#include "core/cuda/shared_arith.h"
+#include "peverify/core/convert.h"
+#include "peverify/core/cuda/device_model.h"
+#include "peverify/core/cuda/shared_arith.h"
 
 namespace pev::core::cuda::model {
 

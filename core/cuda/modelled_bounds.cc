@@ -1,4 +1,4 @@
-#include "core/cuda/modelled_bounds.h"
+#include "peverify/core/cuda/modelled_bounds.h"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 // Built when CUDA is off (PEV_ENABLE_CUDA=OFF, or AUTO without nvcc): no CUDA entries, no CUDA
 // rotations.
-#include "core/registry_modules.h"
-#include "core/rotation/rotation_entries.h"
+#include "peverify/core/registry_modules.h"
+#include "peverify/core/rotation/rotation_entries.h"
 
 namespace pev::core {
 

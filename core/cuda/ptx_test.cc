@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda/ptx_reader.h"
-#include "core/registry.h"
+#include "peverify/core/cuda/ptx_reader.h"
+#include "peverify/core/registry.h"
 
 namespace pev::core::cuda {
 namespace {

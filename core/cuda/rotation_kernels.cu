@@ -5,9 +5,9 @@
 // entry is the one its host twin and its claim describe, whatever the compiler would contract.
 #include <cuda_bf16.h>
 
-#include "core/cuda/device_math.cuh"
-#include "core/cuda/rotation_launch.h"
-#include "core/rotation/precise_rotation.h"
+#include "peverify/core/cuda/device_math.cuh"
+#include "peverify/core/cuda/rotation_launch.h"
+#include "peverify/core/rotation/precise_rotation.h"
 
 namespace pev::core::cuda {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "core/recipe_arith.h"
+#include "peverify/core/recipe_arith.h"
 
 namespace pev::core::cuda {
 

@@ -10,8 +10,8 @@
 #include <set>
 #include <string>
 
-#include "core/cuda/ptx_reader.h"
-#include "core/rotation/rotation_registry.h"
+#include "peverify/core/cuda/ptx_reader.h"
+#include "peverify/core/rotation/rotation_registry.h"
 
 namespace pev::core::cuda {
 namespace {

@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
-#include "core/host_device.h"
-#include "encoding/spec.h"
+#include "peverify/core/host_device.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::core::cuda {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/convert.h"
+#include "peverify/core/convert.h"
 
 namespace pev::core::glibc {
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/glibc/compute_type.h"
-#include "core/recipe.h"
-#include "core/registry_modules.h"
-#include "core/row_writer.h"
+#include "peverify/core/glibc/compute_type.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/registry_modules.h"
+#include "peverify/core/row_writer.h"
 
 namespace pev::core::glibc {
 namespace {

@@ -3,7 +3,7 @@
 // pow entry here (the SLEEF and glibc modules have one). Rotary recipes in float32 as Hugging Face
 // computes them (core/recipe.h), once per fill, in scalar float arithmetic.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "core/highway/highway_entries.cc"
+#define HWY_TARGET_INCLUDE "peverify/core/highway/highway_entries.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // Re-included once per target, after foreach_target.h.
 #include "hwy/contrib/math/math-inl.h"
@@ -46,11 +46,11 @@ HWY_AFTER_NAMESPACE();
 #include <utility>
 #include <vector>
 
-#include "core/glibc/compute_type.h"
-#include "core/highway/highway_dispatch.h"
-#include "core/recipe.h"
-#include "core/registry_modules.h"
-#include "core/row_writer.h"
+#include "peverify/core/glibc/compute_type.h"
+#include "peverify/core/highway/highway_dispatch.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/registry_modules.h"
+#include "peverify/core/row_writer.h"
 
 namespace pev::core {
 

@@ -11,12 +11,12 @@
 
 #include <algorithm>
 
-#include "core/precise/direct-inl.h"
-#include "core/precise/plan.h"
-#include "core/precise/rotate-inl.h"
 #include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "peverify/core/precise/direct-inl.h"
+#include "peverify/core/precise/plan.h"
+#include "peverify/core/precise/rotate-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace pev::core::precise::HWY_NAMESPACE {

@@ -1,4 +1,4 @@
-#include "core/precise/frequencies.h"
+#include "peverify/core/precise/frequencies.h"
 
 #include <quadmath.h>
 

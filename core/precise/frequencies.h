@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::core::precise {
 

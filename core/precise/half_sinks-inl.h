@@ -18,10 +18,10 @@
 #include <cmath>
 #include <limits>
 
-#include "core/convert-inl.h"
-#include "core/precise/rotate-inl.h"
-#include "core/precise/row_shape.h"
 #include "hwy/highway.h"
+#include "peverify/core/convert-inl.h"
+#include "peverify/core/precise/rotate-inl.h"
+#include "peverify/core/precise/row_shape.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace pev::core::precise::HWY_NAMESPACE {

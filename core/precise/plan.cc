@@ -1,8 +1,8 @@
-#include "core/precise/plan.h"
+#include "peverify/core/precise/plan.h"
 
 #include <algorithm>
 
-#include "core/precise/frequencies.h"
+#include "peverify/core/precise/frequencies.h"
 
 namespace pev::core::precise {
 namespace {

@@ -13,8 +13,8 @@
 #include <mutex>
 #include <vector>
 
-#include "encoding/spec.h"
 #include "hwy/aligned_allocator.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::core::precise {
 

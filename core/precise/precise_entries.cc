@@ -1,9 +1,9 @@
 // Registry entries of the precise strategy (ours): float64 anchors, one rotation (float64 for
 // float32 outputs, float32 for the 16-bit ones), one rounding to the output, faithful below 2^24.
 // See precise_fill.h for the design, direct-inl.h and precise_fill.cc for the error bounds.
-#include "core/precise/precise_fill.h"
-#include "core/recipe.h"
-#include "core/registry_modules.h"
+#include "peverify/core/precise/precise_fill.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/registry_modules.h"
 
 namespace pev::core {
 namespace {

@@ -40,22 +40,22 @@
 // A E_rot' = A 2^-49.3 as long as A <= 2^23.3: beyond, float16 takes float32's threshold.
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "core/precise/precise_fill.cc"
+#define HWY_TARGET_INCLUDE "peverify/core/precise/precise_fill.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // Must come after foreach_target.h.
 #include <algorithm>
 #include <type_traits>
 
-#include "core/precise/direct-inl.h"
-#include "core/precise/fill_loops-inl.h"
-#include "core/precise/half_float_sinks-inl.h"
-#include "core/precise/half_sinks-inl.h"
-#include "core/precise/plan.h"
-#include "core/precise/precise_fill.h"
-#include "core/precise/rotate-inl.h"
-#include "core/precise/row_shape.h"
-#include "core/row_writer.h"
 #include "hwy/highway.h"
+#include "peverify/core/precise/direct-inl.h"
+#include "peverify/core/precise/fill_loops-inl.h"
+#include "peverify/core/precise/half_float_sinks-inl.h"
+#include "peverify/core/precise/half_sinks-inl.h"
+#include "peverify/core/precise/plan.h"
+#include "peverify/core/precise/precise_fill.h"
+#include "peverify/core/precise/rotate-inl.h"
+#include "peverify/core/precise/row_shape.h"
+#include "peverify/core/row_writer.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace pev::core::precise::HWY_NAMESPACE {

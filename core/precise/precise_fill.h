@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/implementation.h"
-#include "core/precise/plan.h"
+#include "peverify/core/implementation.h"
+#include "peverify/core/precise/plan.h"
 
 namespace pev::core::precise {
 

@@ -12,12 +12,12 @@
 #include <cmath>
 #include <limits>
 
-#include "core/precise/plan.h"
-#include "core/precise/precise_fill.h"
-#include "core/precise/row_shape.h"
-#include "core/row_writer.h"
 #include "hwy/aligned_allocator.h"
 #include "hwy/highway.h"
+#include "peverify/core/precise/plan.h"
+#include "peverify/core/precise/precise_fill.h"
+#include "peverify/core/precise/row_shape.h"
+#include "peverify/core/row_writer.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace pev::core::precise::HWY_NAMESPACE {

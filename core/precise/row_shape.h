@@ -4,7 +4,7 @@
 // halves and the other rotary caches).
 #pragma once
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::core::precise {
 

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/cuda/direct_double.h"
-#include "core/cuda/shared_arith.h"
+#include "peverify/core/cuda/direct_double.h"
+#include "peverify/core/cuda/shared_arith.h"
 
 namespace pev::core::precise_rotation {
 

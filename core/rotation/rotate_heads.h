@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/convert.h"
-#include "encoding/rotation.h"
+#include "peverify/core/convert.h"
+#include "peverify/encoding/rotation.h"
 
 namespace pev::core::rotation_internal {
 

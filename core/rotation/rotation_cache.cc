@@ -4,10 +4,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/generate.h"
-#include "core/registry.h"
-#include "core/rotation/rotate_heads.h"
-#include "core/rotation/rotation_entries.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/registry.h"
+#include "peverify/core/rotation/rotate_heads.h"
+#include "peverify/core/rotation/rotation_entries.h"
 
 namespace pev::core::rotation_internal {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/rotation/rotation_registry.h"
+#include "peverify/core/rotation/rotation_registry.h"
 
 namespace pev::core::rotation_internal {
 

@@ -6,12 +6,12 @@
 
 #include <vector>
 
-#include "core/glibc/compute_type.h"
-#include "core/highway/highway_dispatch.h"
-#include "core/recipe.h"
-#include "core/rotation/rotate_heads.h"
-#include "core/rotation/rotation_entries.h"
-#include "core/sleef/sleef_kernels.h"
+#include "peverify/core/glibc/compute_type.h"
+#include "peverify/core/highway/highway_dispatch.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/rotation/rotate_heads.h"
+#include "peverify/core/rotation/rotation_entries.h"
+#include "peverify/core/sleef/sleef_kernels.h"
 
 namespace pev::core::rotation_internal {
 namespace {

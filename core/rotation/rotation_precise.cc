@@ -10,9 +10,9 @@
 #include <cmath>
 #include <vector>
 
-#include "core/precise/frequencies.h"
-#include "core/rotation/precise_rotation.h"
-#include "core/rotation/rotation_entries.h"
+#include "peverify/core/precise/frequencies.h"
+#include "peverify/core/rotation/precise_rotation.h"
+#include "peverify/core/rotation/rotation_entries.h"
 
 namespace pev::core::rotation_internal {
 namespace {

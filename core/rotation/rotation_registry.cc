@@ -1,11 +1,11 @@
-#include "core/rotation/rotation_registry.h"
+#include "peverify/core/rotation/rotation_registry.h"
 
 #include <string>
 
-#include "core/highway/highway_dispatch.h"
-#include "core/recipe.h"
-#include "core/rotation/rotation_entries.h"
-#include "core/sleef/sleef_dispatch.h"
+#include "peverify/core/highway/highway_dispatch.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/rotation/rotation_entries.h"
+#include "peverify/core/sleef/sleef_dispatch.h"
 
 namespace pev::core {
 namespace rotation_internal {

@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/claim.h"
-#include "encoding/positions.h"
-#include "encoding/rotation.h"
-#include "encoding/spec.h"
+#include "peverify/encoding/claim.h"
+#include "peverify/encoding/positions.h"
+#include "peverify/encoding/rotation.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::core {
 

@@ -1,8 +1,8 @@
-#include "core/sleef/sleef_dispatch.h"
+#include "peverify/core/sleef/sleef_dispatch.h"
 
 #include <array>
 
-#include "core/sleef/sleef_kernels.h"
+#include "peverify/core/sleef/sleef_kernels.h"
 
 namespace pev::core {
 namespace {

@@ -7,7 +7,7 @@
 #include <span>
 #include <string_view>
 
-#include "core/implementation.h"
+#include "peverify/core/implementation.h"
 
 namespace pev::core {
 

@@ -7,12 +7,12 @@
 #include <utility>
 #include <vector>
 
-#include "core/glibc/compute_type.h"
-#include "core/recipe.h"
-#include "core/registry_modules.h"
-#include "core/row_writer.h"
-#include "core/sleef/sleef_dispatch.h"
-#include "core/sleef/sleef_kernels.h"
+#include "peverify/core/glibc/compute_type.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/registry_modules.h"
+#include "peverify/core/row_writer.h"
+#include "peverify/core/sleef/sleef_dispatch.h"
+#include "peverify/core/sleef/sleef_kernels.h"
 
 namespace pev::core {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "core/sleef/sleef_kernels.h"
+#include "peverify/core/sleef/sleef_kernels.h"
 
 namespace pev::core::sleef_internal {
 

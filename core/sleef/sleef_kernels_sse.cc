@@ -4,7 +4,7 @@
 #include <emmintrin.h>
 #include <sleef.h>
 
-#include "core/sleef/sleef_kernels_inl.h"
+#include "peverify/core/sleef/sleef_kernels_inl.h"
 
 namespace pev::core::sleef_internal {
 namespace {

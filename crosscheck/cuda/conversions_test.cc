@@ -15,10 +15,10 @@
 #include <random>
 #include <vector>
 
-#include "core/convert.h"
-#include "core/cuda/convert_probe.h"
-#include "core/registry.h"
-#include "crosscheck/convert_testutil.h"
+#include "peverify/core/convert.h"
+#include "peverify/core/cuda/convert_probe.h"
+#include "peverify/core/registry.h"
+#include "peverify/crosscheck/convert_testutil.h"
 
 namespace pev::core::cuda {
 namespace {

@@ -4,7 +4,7 @@
 // claims, on plain tables and real models' caches; the recorded modelled figures
 // (modelled_bounds.cc) are what the model gives; fast entries whose __sinf / __cosf arguments
 // leave [-pi, pi] are flagged.
-#include "core/cuda/device_model.h"
+#include "peverify/core/cuda/device_model.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -14,15 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda/modelled_bounds.h"
-#include "core/cuda/shared_arith.h"
-#include "core/generate.h"
-#include "core/recipe.h"
-#include "core/registry.h"
-#include "core/registry_modules.h"
-#include "core/rope_models_testutil.h"
-#include "measure/judge.h"
-#include "oracle/table.h"
+#include "peverify/core/cuda/modelled_bounds.h"
+#include "peverify/core/cuda/shared_arith.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/registry.h"
+#include "peverify/core/registry_modules.h"
+#include "peverify/core/rope_models_testutil.h"
+#include "peverify/measure/judge.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::core::cuda {
 namespace {

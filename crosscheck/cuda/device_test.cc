@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda/device_model.h"
-#include "core/generate.h"
-#include "core/recipe.h"
-#include "core/registry.h"
-#include "core/rope_models_testutil.h"
-#include "crosscheck/expectations.h"
-#include "crosscheck/registry_under_test.h"
-#include "oracle/table.h"
-#include "properties/suite.h"
+#include "peverify/core/cuda/device_model.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/recipe.h"
+#include "peverify/core/registry.h"
+#include "peverify/core/rope_models_testutil.h"
+#include "peverify/crosscheck/expectations.h"
+#include "peverify/crosscheck/registry_under_test.h"
+#include "peverify/oracle/table.h"
+#include "peverify/properties/suite.h"
 
 namespace pev::core::cuda {
 namespace {

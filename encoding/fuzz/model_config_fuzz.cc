@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "encoding/model_config.h"
-#include "support/fuzz/fuzz_check.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/support/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

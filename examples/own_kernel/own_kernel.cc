@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "properties/peverify_properties.h"
+#include "peverify/properties/peverify_properties.h"
 
 // The kernel under test: a float32 PE table, the way many codebases write it.
 void my_kernel(const pev::TableSpec& spec, uint64_t rows, double* out) {

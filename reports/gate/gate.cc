@@ -1,4 +1,4 @@
-#include "reports/gate/gate.h"
+#include "peverify/reports/gate/gate.h"
 
 #include <fmt/format.h>
 
@@ -6,20 +6,20 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/generate.h"
-#include "core/registry.h"
-#include "encoding/model_config.h"
-#include "measure/judge.h"
-#include "measure/sampling.h"
-#include "oracle/engine.h"
-#include "oracle/table.h"
-#include "reports/gate/gate_element.h"
-#include "reports/gate/gate_positions.h"
-#include "reports/verify/verify.h"
-#include "support/html_escape.h"
-#include "tables/atomic_file.h"
-#include "tables/position_ids.h"
-#include "tables/table_stream.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/registry.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/measure/judge.h"
+#include "peverify/measure/sampling.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/table.h"
+#include "peverify/reports/gate/gate_element.h"
+#include "peverify/reports/gate/gate_positions.h"
+#include "peverify/reports/verify/verify.h"
+#include "peverify/support/html_escape.h"
+#include "peverify/tables/atomic_file.h"
+#include "peverify/tables/position_ids.h"
+#include "peverify/tables/table_stream.h"
 
 namespace pev::reports {
 namespace {

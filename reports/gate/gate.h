@@ -14,10 +14,10 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/claim.h"
-#include "encoding/spec.h"
-#include "encoding/vocabulary.h"
-#include "measure/judge.h"
+#include "peverify/encoding/claim.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/encoding/vocabulary.h"
+#include "peverify/measure/judge.h"
 
 namespace pev::reports {
 

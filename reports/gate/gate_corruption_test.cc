@@ -9,12 +9,12 @@
 #include <fstream>
 #include <random>
 
-#include "core/generate.h"
-#include "core/registry.h"
-#include "core/rope_models_testutil.h"
-#include "oracle/table.h"
-#include "reports/gate/gate.h"
-#include "tables/npy_writer.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/registry.h"
+#include "peverify/core/rope_models_testutil.h"
+#include "peverify/oracle/table.h"
+#include "peverify/reports/gate/gate.h"
+#include "peverify/tables/npy_writer.h"
 
 namespace pev::reports {
 namespace {

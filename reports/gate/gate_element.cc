@@ -1,4 +1,4 @@
-#include "reports/gate/gate_element.h"
+#include "peverify/reports/gate/gate_element.h"
 
 #include <fmt/format.h>
 

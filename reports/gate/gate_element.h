@@ -6,9 +6,9 @@
 #include <functional>
 #include <string>
 
-#include "measure/judge.h"
-#include "reports/gate/gate.h"
-#include "reports/gate/gate_positions.h"
+#include "peverify/measure/judge.h"
+#include "peverify/reports/gate/gate.h"
+#include "peverify/reports/gate/gate_positions.h"
 
 namespace pev::reports {
 

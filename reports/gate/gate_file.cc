@@ -9,10 +9,10 @@
 #include <set>
 #include <sstream>
 
-#include "core/registry.h"
-#include "reports/gate/gate.h"
-#include "tables/atomic_file.h"
-#include "tables/table_file.h"
+#include "peverify/core/registry.h"
+#include "peverify/reports/gate/gate.h"
+#include "peverify/tables/atomic_file.h"
+#include "peverify/tables/table_file.h"
 
 namespace pev::reports {
 namespace {

@@ -1,9 +1,9 @@
-#include "reports/gate/gate_positions.h"
+#include "peverify/reports/gate/gate_positions.h"
 
 #include <cmath>
 
-#include "oracle/positioned.h"
-#include "oracle/table.h"
+#include "peverify/oracle/positioned.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::reports {
 

@@ -7,10 +7,10 @@
 #include <optional>
 #include <vector>
 
-#include "encoding/positions.h"
-#include "encoding/spec.h"
-#include "oracle/engine.h"
-#include "tables/table_stream.h"
+#include "peverify/encoding/positions.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/tables/table_stream.h"
 
 namespace pev::reports {
 

@@ -1,6 +1,6 @@
 // The gate's records can regress: lowering any committed record makes check fail; records a table
 // of zeros would meet are refused; a budget file written by hand from the README works.
-#include "reports/gate/gate.h"
+#include "peverify/reports/gate/gate.h"
 
 #include <gtest/gtest.h>
 
@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "oracle/engine.h"
-#include "oracle/table.h"
-#include "tables/atomic_file.h"
-#include "tables/npy_writer.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/table.h"
+#include "peverify/tables/atomic_file.h"
+#include "peverify/tables/npy_writer.h"
 
 namespace pev::reports {
 namespace {

@@ -1,4 +1,4 @@
-#include "reports/render/findings.h"
+#include "peverify/reports/render/findings.h"
 
 #include <fmt/format.h>
 
@@ -6,8 +6,8 @@
 #include <map>
 #include <optional>
 
-#include "reports/render/report_text.h"
-#include "support/html_escape.h"
+#include "peverify/reports/render/report_text.h"
+#include "peverify/support/html_escape.h"
 
 namespace pev::reports {
 namespace {

@@ -1,4 +1,4 @@
-#include "reports/render/label_layout.h"
+#include "peverify/reports/render/label_layout.h"
 
 #include <algorithm>
 #include <numeric>

@@ -1,10 +1,10 @@
-#include "reports/render/matrix.h"
+#include "peverify/reports/render/matrix.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "reports/render/report_text.h"
+#include "peverify/reports/render/report_text.h"
 
 namespace pev::reports {
 namespace {

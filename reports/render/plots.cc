@@ -1,4 +1,4 @@
-#include "reports/render/plots.h"
+#include "peverify/reports/render/plots.h"
 
 #include <fmt/format.h>
 #include <spawn.h>
@@ -16,10 +16,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "encoding/format.h"
-#include "reports/render/label_layout.h"
-#include "reports/render/report_text.h"
-#include "support/temporary_files.h"
+#include "peverify/encoding/format.h"
+#include "peverify/reports/render/label_layout.h"
+#include "peverify/reports/render/report_text.h"
+#include "peverify/support/temporary_files.h"
 
 namespace pev::reports {
 namespace {

@@ -1,6 +1,6 @@
 // The accuracy/throughput plot as gnuplot draws it: its point labels, read back from the SVG,
 // neither overlap nor leave the plot area, and every point is named beside it or in the legend.
-#include "reports/render/plots.h"
+#include "peverify/reports/render/plots.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/render/label_layout.h"
+#include "peverify/reports/render/label_layout.h"
 
 namespace pev::reports {
 namespace {

@@ -1,12 +1,12 @@
 // The report's CSV files and writing every output of a report into its directory.
-#include "reports/render/render.h"
+#include "peverify/reports/render/render.h"
 
 #include <filesystem>
 #include <sstream>
 
-#include "reports/render/plots.h"
-#include "reports/render/report_text.h"
-#include "tables/atomic_file.h"
+#include "peverify/reports/render/plots.h"
+#include "peverify/reports/render/report_text.h"
+#include "peverify/tables/atomic_file.h"
 
 namespace pev::reports {
 

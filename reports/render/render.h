@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "reports/render/plots.h"
+#include "peverify/reports/render/plots.h"
 
 namespace pev::reports {
 

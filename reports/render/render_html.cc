@@ -3,12 +3,12 @@
 // implementation and the accuracy per position band. Laid out to fit the page's width.
 #include <sstream>
 
-#include "reports/render/findings.h"
-#include "reports/render/matrix.h"
-#include "reports/render/render.h"
-#include "reports/render/report_text.h"
-#include "reports/render/rotations.h"
-#include "support/html_escape.h"
+#include "peverify/reports/render/findings.h"
+#include "peverify/reports/render/matrix.h"
+#include "peverify/reports/render/render.h"
+#include "peverify/reports/render/report_text.h"
+#include "peverify/reports/render/rotations.h"
+#include "peverify/support/html_escape.h"
 
 namespace pev::reports {
 namespace {

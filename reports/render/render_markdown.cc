@@ -4,11 +4,11 @@
 
 #include <sstream>
 
-#include "reports/render/findings.h"
-#include "reports/render/matrix.h"
-#include "reports/render/render.h"
-#include "reports/render/report_text.h"
-#include "reports/render/rotations.h"
+#include "peverify/reports/render/findings.h"
+#include "peverify/reports/render/matrix.h"
+#include "peverify/reports/render/render.h"
+#include "peverify/reports/render/report_text.h"
+#include "peverify/reports/render/rotations.h"
 
 namespace pev::reports {
 namespace {

@@ -1,10 +1,10 @@
-#include "reports/render/report_text.h"
+#include "peverify/reports/render/report_text.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "encoding/targets.h"
+#include "peverify/encoding/targets.h"
 
 namespace pev::reports {
 

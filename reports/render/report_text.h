@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "encoding/spec.h"
+#include "peverify/encoding/spec.h"
 
 namespace pev::reports {
 

@@ -1,12 +1,12 @@
-#include "reports/render/rotations.h"
+#include "peverify/reports/render/rotations.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-#include "reports/render/report_text.h"
-#include "support/html_escape.h"
-#include "support/json_number.h"
+#include "peverify/reports/render/report_text.h"
+#include "peverify/support/html_escape.h"
+#include "peverify/support/json_number.h"
 
 namespace pev::reports {
 

@@ -1,6 +1,6 @@
 // The rotations section rendered from report.json alone: the sampling said, each entry's cells,
 // a NaN budget ratio read as a failure, and the entries that did not run with their reason.
-#include "reports/render/rotations.h"
+#include "peverify/reports/render/rotations.h"
 
 #include <gtest/gtest.h>
 

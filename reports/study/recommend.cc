@@ -1,14 +1,14 @@
 // The recommendation rule (docs/design.md §14): for each output type, context length and
 // accuracy target, among the entries whose horizon reaches the context and that break no property
 // before it, the most accurate of those the timings cannot tell from the fastest.
-#include "reports/study/recommend.h"
+#include "peverify/reports/study/recommend.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "encoding/format.h"
-#include "encoding/targets.h"
+#include "peverify/encoding/format.h"
+#include "peverify/encoding/targets.h"
 
 namespace pev::reports {
 

@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "properties/checks.h"
-#include "reports/study/study.h"
-#include "support/spread.h"
+#include "peverify/properties/checks.h"
+#include "peverify/reports/study/study.h"
+#include "peverify/support/spread.h"
 
 namespace pev::reports {
 

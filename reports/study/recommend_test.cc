@@ -1,15 +1,15 @@
 // The recommendation rule (reports/recommend.h) on hand-built study results: no study runs.
 // Suites are named recommend_* so that `ctest -R recommend` selects them.
-#include "reports/study/recommend.h"
+#include "peverify/reports/study/recommend.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "reports/render/matrix.h"
-#include "reports/render/render.h"
-#include "reports/study/report_json.h"
-#include "tables/atomic_file.h"
+#include "peverify/reports/render/matrix.h"
+#include "peverify/reports/render/render.h"
+#include "peverify/reports/study/report_json.h"
+#include "peverify/tables/atomic_file.h"
 
 namespace pev::reports {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "reports/study/recommend.h"
-#include "reports/study/report_json.h"
-#include "tables/atomic_file.h"
+#include "peverify/reports/study/recommend.h"
+#include "peverify/reports/study/report_json.h"
+#include "peverify/tables/atomic_file.h"
 
 namespace pev::reports {
 namespace {

@@ -1,12 +1,12 @@
 // report.json from a study (docs/design.md §8): the canonical form every renderer reads.
-#include "reports/study/report_json.h"
+#include "peverify/reports/study/report_json.h"
 
 #include <algorithm>
 #include <cmath>
 #include <optional>
 
-#include "reports/study/recommend.h"
-#include "support/json_number.h"
+#include "peverify/reports/study/recommend.h"
+#include "peverify/support/json_number.h"
 
 namespace pev::reports {
 nlohmann::json to_json(const StudyResult& s) {

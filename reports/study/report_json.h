@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/study/study.h"
+#include "peverify/reports/study/study.h"
 
 namespace pev::reports {
 

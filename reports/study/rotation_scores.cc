@@ -1,4 +1,4 @@
-#include "reports/study/rotation_scores.h"
+#include "peverify/reports/study/rotation_scores.h"
 
 #include <fmt/format.h>
 
@@ -7,10 +7,10 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/rotation/rotation_registry.h"
-#include "crosscheck/rotation_under_test.h"
-#include "encoding/model_presets.h"
-#include "support/json_number.h"
+#include "peverify/core/rotation/rotation_registry.h"
+#include "peverify/crosscheck/rotation_under_test.h"
+#include "peverify/encoding/model_presets.h"
+#include "peverify/support/json_number.h"
 
 namespace pev::reports {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "properties/rotation_properties.h"
+#include "peverify/properties/rotation_properties.h"
 
 namespace pev::reports {
 

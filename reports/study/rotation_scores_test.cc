@@ -1,13 +1,13 @@
 // The report's rotations section: every rotation entry that runs here is measured, each within
 // its claim, float32 angles' score error grows with the context while a float64 angle's does not,
 // and the recommendation follows the figures.
-#include "reports/study/rotation_scores.h"
+#include "peverify/reports/study/rotation_scores.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "core/rotation/rotation_registry.h"
+#include "peverify/core/rotation/rotation_registry.h"
 
 namespace pev::reports {
 namespace {

@@ -1,6 +1,6 @@
 // The study behind `peverify report`: every shard of the plan on this machine's threads, then
 // the quick benchmark and the recommendations.
-#include "reports/study/study.h"
+#include "peverify/reports/study/study.h"
 
 #include <fmt/chrono.h>
 
@@ -9,11 +9,11 @@
 #include <ctime>
 #include <mutex>
 
-#include "core/implementation.h"
-#include "encoding/model_presets.h"
-#include "encoding/vocabulary.h"
-#include "reports/study/recommend.h"
-#include "support/parallel.h"
+#include "peverify/core/implementation.h"
+#include "peverify/encoding/model_presets.h"
+#include "peverify/encoding/vocabulary.h"
+#include "peverify/reports/study/recommend.h"
+#include "peverify/support/parallel.h"
 
 namespace pev::reports {
 

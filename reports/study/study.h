@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/bench_report.h"
-#include "measure/judge.h"
-#include "properties/checks.h"
-#include "reports/study/rotation_scores.h"
+#include "peverify/bench/bench_report.h"
+#include "peverify/measure/judge.h"
+#include "peverify/properties/checks.h"
+#include "peverify/reports/study/rotation_scores.h"
 
 namespace pev::core {
 struct Implementation;

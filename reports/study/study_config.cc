@@ -8,10 +8,10 @@
 #include <sstream>
 #include <string_view>
 
-#include "encoding/model_presets.h"
-#include "reports/study/study.h"
-#include "tables/atomic_file.h"
-#include "tables/table_file.h"
+#include "peverify/encoding/model_presets.h"
+#include "peverify/reports/study/study.h"
+#include "peverify/tables/atomic_file.h"
+#include "peverify/tables/table_file.h"
 
 namespace pev::reports {
 

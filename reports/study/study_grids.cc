@@ -1,9 +1,9 @@
-#include "reports/study/study_grids.h"
+#include "peverify/reports/study/study_grids.h"
 
 #include <algorithm>
 
-#include "encoding/model_presets.h"
-#include "measure/sampling.h"
+#include "peverify/encoding/model_presets.h"
+#include "peverify/measure/sampling.h"
 
 namespace pev::reports {
 namespace {

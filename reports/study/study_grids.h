@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "encoding/spec.h"
-#include "reports/study/study.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/reports/study/study.h"
 
 namespace pev::reports {
 

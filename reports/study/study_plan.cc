@@ -7,17 +7,17 @@
 #include <mutex>
 #include <regex>
 
-#include "core/cuda/modelled_bounds.h"
-#include "core/generate.h"
-#include "core/registry.h"
-#include "crosscheck/registry_under_test.h"
-#include "encoding/model_config.h"
-#include "encoding/model_presets.h"
-#include "oracle/table.h"
-#include "properties/consistent.h"
-#include "reports/study/study.h"
-#include "reports/study/study_grids.h"
-#include "tables/table_file.h"
+#include "peverify/core/cuda/modelled_bounds.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/registry.h"
+#include "peverify/crosscheck/registry_under_test.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/encoding/model_presets.h"
+#include "peverify/oracle/table.h"
+#include "peverify/properties/consistent.h"
+#include "peverify/reports/study/study.h"
+#include "peverify/reports/study/study_grids.h"
+#include "peverify/tables/table_file.h"
 
 namespace pev::reports {
 namespace {

@@ -1,4 +1,4 @@
-#include "reports/study/sweep.h"
+#include "peverify/reports/study/sweep.h"
 
 #include <fmt/format.h>
 
@@ -11,9 +11,9 @@
 #include <optional>
 #include <stdexcept>
 
-#include "core/registry.h"
-#include "support/parallel.h"
-#include "tables/atomic_file.h"
+#include "peverify/core/registry.h"
+#include "peverify/support/parallel.h"
+#include "peverify/tables/atomic_file.h"
 
 namespace pev::reports {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/study/study.h"
+#include "peverify/reports/study/study.h"
 
 namespace pev::reports {
 

@@ -1,11 +1,11 @@
-#include "reports/verify/framework_cache_testutil.h"
+#include "peverify/reports/verify/framework_cache_testutil.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numbers>
 
-#include "encoding/format.h"
+#include "peverify/encoding/format.h"
 
 namespace pev::reports::testutil {
 namespace {

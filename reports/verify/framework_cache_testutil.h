@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "encoding/spec.h"
-#include "reports/verify/verify.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/reports/verify/verify.h"
 
 namespace pev::reports::testutil {
 

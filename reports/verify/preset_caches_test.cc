@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "encoding/model_config.h"
-#include "encoding/model_presets.h"
-#include "reports/verify/framework_cache_testutil.h"
-#include "reports/verify/verify.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/encoding/model_presets.h"
+#include "peverify/reports/verify/framework_cache_testutil.h"
+#include "peverify/reports/verify/verify.h"
 
 namespace pev::reports {
 namespace {

@@ -1,4 +1,4 @@
-#include "reports/verify/verify.h"
+#include "peverify/reports/verify/verify.h"
 
 #include <fmt/format.h>
 
@@ -8,15 +8,15 @@
 #include <memory>
 #include <numeric>
 
-#include "measure/consistency.h"
-#include "oracle/engine.h"
-#include "oracle/positioned.h"
-#include "oracle/table.h"
-#include "properties/accumulators.h"
-#include "properties/consistent.h"
-#include "properties/under_test.h"
-#include "reports/verify/verify_positions.h"
-#include "support/parallel.h"
+#include "peverify/measure/consistency.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/positioned.h"
+#include "peverify/oracle/table.h"
+#include "peverify/properties/accumulators.h"
+#include "peverify/properties/consistent.h"
+#include "peverify/properties/under_test.h"
+#include "peverify/reports/verify/verify_positions.h"
+#include "peverify/support/parallel.h"
 
 namespace pev::reports {
 namespace {

@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "encoding/claim.h"
-#include "encoding/positions.h"
-#include "encoding/spec.h"
-#include "measure/judge.h"
-#include "properties/checks.h"
+#include "peverify/encoding/claim.h"
+#include "peverify/encoding/positions.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/measure/judge.h"
+#include "peverify/properties/checks.h"
 
 namespace pev::reports {
 

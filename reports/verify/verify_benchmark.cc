@@ -1,4 +1,4 @@
-#include "reports/verify/verify_benchmark.h"
+#include "peverify/reports/verify/verify_benchmark.h"
 
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -12,13 +12,13 @@
 #include <filesystem>
 #include <fstream>
 
-#include "encoding/claim.h"
-#include "oracle/engine.h"
-#include "oracle/table.h"
-#include "reports/verify/verify.h"
-#include "support/parallel.h"
-#include "tables/npy_writer.h"
-#include "tables/table_stream.h"
+#include "peverify/encoding/claim.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/table.h"
+#include "peverify/reports/verify/verify.h"
+#include "peverify/support/parallel.h"
+#include "peverify/tables/npy_writer.h"
+#include "peverify/tables/table_stream.h"
 
 namespace pev::reports {
 namespace {

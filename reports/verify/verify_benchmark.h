@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "support/spread.h"
+#include "peverify/support/spread.h"
 
 namespace pev::reports {
 

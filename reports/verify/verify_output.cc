@@ -6,10 +6,10 @@
 #include <cmath>
 #include <string_view>
 
-#include "measure/error.h"
-#include "properties/accumulators.h"
-#include "reports/verify/verify.h"
-#include "support/json_number.h"
+#include "peverify/measure/error.h"
+#include "peverify/properties/accumulators.h"
+#include "peverify/reports/verify/verify.h"
+#include "peverify/support/json_number.h"
 
 namespace pev::reports {
 namespace {

@@ -1,4 +1,4 @@
-#include "reports/verify/verify_positions.h"
+#include "peverify/reports/verify/verify_positions.h"
 
 namespace pev::reports {
 

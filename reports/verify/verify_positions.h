@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "encoding/claim.h"
-#include "encoding/spec.h"
-#include "properties/position_map.h"
-#include "properties/under_test.h"
+#include "peverify/encoding/claim.h"
+#include "peverify/encoding/spec.h"
+#include "peverify/properties/position_map.h"
+#include "peverify/properties/under_test.h"
 
 namespace pev::reports {
 

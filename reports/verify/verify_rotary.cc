@@ -1,4 +1,4 @@
-#include "reports/verify/verify_rotary.h"
+#include "peverify/reports/verify/verify_rotary.h"
 
 #include <fmt/format.h>
 
@@ -6,14 +6,14 @@
 #include <chrono>
 #include <cmath>
 
-#include "encoding/format.h"
-#include "encoding/model_config.h"
-#include "encoding/request.h"
-#include "measure/error.h"
-#include "oracle/engine.h"
-#include "oracle/positioned.h"
-#include "oracle/rotation.h"
-#include "support/parallel.h"
+#include "peverify/encoding/format.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/encoding/request.h"
+#include "peverify/measure/error.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/positioned.h"
+#include "peverify/oracle/rotation.h"
+#include "peverify/support/parallel.h"
 
 namespace pev::reports {
 

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "encoding/claim.h"
-#include "encoding/model_config.h"
-#include "encoding/positions.h"
-#include "encoding/rotation.h"
-#include "measure/rotation_budget.h"
-#include "properties/checks.h"
+#include "peverify/encoding/claim.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/encoding/positions.h"
+#include "peverify/encoding/rotation.h"
+#include "peverify/measure/rotation_budget.h"
+#include "peverify/properties/checks.h"
 
 namespace pev::reports {
 

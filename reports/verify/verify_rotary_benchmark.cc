@@ -1,4 +1,4 @@
-#include "reports/verify/verify_rotary_benchmark.h"
+#include "peverify/reports/verify/verify_rotary_benchmark.h"
 
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -10,12 +10,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "encoding/format.h"
-#include "oracle/rotation.h"
-#include "reports/verify/verify_rotary.h"
-#include "support/parallel.h"
-#include "tables/npy_writer.h"
-#include "tables/table_stream.h"
+#include "peverify/encoding/format.h"
+#include "peverify/oracle/rotation.h"
+#include "peverify/reports/verify/verify_rotary.h"
+#include "peverify/support/parallel.h"
+#include "peverify/tables/npy_writer.h"
+#include "peverify/tables/table_stream.h"
 
 namespace pev::reports {
 namespace {

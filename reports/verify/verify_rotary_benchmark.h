@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "reports/verify/verify_benchmark.h"
+#include "peverify/reports/verify/verify_benchmark.h"
 
 namespace pev::reports {
 

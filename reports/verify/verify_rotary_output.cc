@@ -1,10 +1,10 @@
 // verify-rotary's verdict as text and as JSON: each element named by token, head and dimension.
 #include <fmt/format.h>
 
-#include "encoding/format.h"
-#include "reports/verify/verify.h"
-#include "reports/verify/verify_rotary.h"
-#include "support/json_number.h"
+#include "peverify/encoding/format.h"
+#include "peverify/reports/verify/verify.h"
+#include "peverify/reports/verify/verify_rotary.h"
+#include "peverify/support/json_number.h"
 
 namespace pev::reports {
 namespace {

@@ -1,6 +1,6 @@
 // peverify verify on honest tables (they pass) and on tables with the defects users meet (each
 // fails, and the failure names the defect's place).
-#include "reports/verify/verify.h"
+#include "peverify/reports/verify/verify.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -9,12 +9,12 @@
 #include <functional>
 #include <tuple>
 
-#include "core/convert.h"
-#include "core/generate.h"
-#include "core/registry.h"
-#include "measure/error.h"
-#include "oracle/engine.h"
-#include "oracle/table.h"
+#include "peverify/core/convert.h"
+#include "peverify/core/generate.h"
+#include "peverify/core/registry.h"
+#include "peverify/measure/error.h"
+#include "peverify/oracle/engine.h"
+#include "peverify/oracle/table.h"
 
 namespace pev::reports {
 namespace {

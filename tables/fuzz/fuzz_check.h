@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "encoding/format.h"
-#include "support/fuzz/fuzz_check.h"
-#include "tables/table_file.h"
+#include "peverify/encoding/format.h"
+#include "peverify/support/fuzz/fuzz_check.h"
+#include "peverify/tables/table_file.h"
 
 namespace pev::fuzz {
 

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "support/fuzz/fuzz_check.h"
-#include "tables/position_ids.h"
+#include "peverify/support/fuzz/fuzz_check.h"
+#include "peverify/tables/position_ids.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const pev::MemorySource src(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "tables/fuzz/fuzz_check.h"
-#include "tables/safetensors_reader.h"
+#include "peverify/tables/fuzz/fuzz_check.h"
+#include "peverify/tables/safetensors_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const pev::MemorySource src(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");

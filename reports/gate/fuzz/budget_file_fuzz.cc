@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "reports/gate/gate.h"
-#include "support/fuzz/fuzz_check.h"
-#include "tables/atomic_file.h"
+#include "peverify/reports/gate/gate.h"
+#include "peverify/support/fuzz/fuzz_check.h"
+#include "peverify/tables/atomic_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

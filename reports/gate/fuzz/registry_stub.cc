@@ -3,7 +3,7 @@
 // clang. The one entry it knows is the name the seeds use.
 #include <string_view>
 
-#include "core/registry.h"
+#include "peverify/core/registry.h"
 
 namespace pev::core {
 
