@@ -3,7 +3,6 @@
 // (reports/study/recommend.h). The study runs only when asked (--run) or when there is no report.
 #include <fmt/format.h>
 
-#include <array>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -16,6 +15,7 @@
 #include "peverify/cli/enum_option.h"
 #include "peverify/cli/progress.h"
 #include "peverify/cli/table_options.h"
+#include "peverify/encoding/vocabulary.h"
 #include "peverify/properties/checks.h"
 #include "peverify/reports/render/render.h"
 #include "peverify/reports/render/report_text.h"
@@ -44,8 +44,8 @@ constexpr const char* kDefaultReport = "peverify-report";
 // the default study, up to the context (a few seconds, not the report's minutes).
 json run_small_study(const RecommendOptions& o) {
   reports::StudyConfig config;
-  config.d_models = {512};
-  config.bases = {1e4};
+  config.d_models = {config.d_models.front()};
+  config.bases = {config.bases.front()};
   config.max_position = std::max<uint64_t>(static_cast<uint64_t>(o.positions), 8192);
   // Entries storing this dtype: names end ">f32/...", ">f16/...", ">bf16/..." (bf16t truncates).
   const std::string short_name = o.dtype == Dtype::kFloat32   ? "f32"
@@ -94,7 +94,7 @@ int run_recommend(const RecommendOptions& o) {
   const uint64_t positions = static_cast<uint64_t>(o.positions);
   if (o.run && !o.from.empty()) throw UsageError("--run and --from exclude each other");
   std::vector<std::string> targets = o.targets;
-  if (targets.empty()) targets = {"1e-4", "faithful"};
+  if (targets.empty()) targets = vocabulary().targets.recommend_default;
   const std::string dir = o.from.empty() ? kDefaultReport : o.from;
   const std::string path = dir + "/report.json";
   json report;
@@ -140,15 +140,18 @@ void add_recommend_command(CLI::App& root, std::vector<Command>& commands) {
   auto o = std::make_shared<RecommendOptions>();
   CLI::App* app = root.add_subcommand(
       "recommend", "The report's pick for an output type, context length and target");
-  // No implementation stores float64 tables.
+  // The types the report recommends for (no implementation stores float64 tables).
+  std::vector<Dtype> dtypes;
+  for (const std::string& name : vocabulary().output_dtypes) dtypes.push_back(*parse_dtype(name));
   app->add_option("--dtype", o->dtype, "the table's storage type")
       ->required()
-      ->transform(one_of(std::array{Dtype::kFloat32, Dtype::kFloat16, Dtype::kBFloat16}));
+      ->transform(one_of(dtypes));
   app->add_option("--positions", o->positions, "the context length")->required();
   std::vector<std::string> targets;
   for (const properties::Target& t : properties::horizon_targets()) targets.push_back(t.name);
   app->add_option("--target", o->targets,
-                  "an absolute error or faithful; repeatable (default 1e-4 and faithful)")
+                  fmt::format("an absolute error or faithful; repeatable (default {})",
+                              in_words(vocabulary().targets.recommend_default, "and")))
       ->check(CLI::IsMember(targets));
   app->add_option("--from", o->from,
                   "a report or sweep directory holding report.json (default peverify-report)");

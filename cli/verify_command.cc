@@ -9,7 +9,6 @@
 
 #include "peverify/cli/command.h"
 #include "peverify/cli/enum_option.h"
-#include "peverify/cli/rotary_options.h"
 #include "peverify/cli/table_options.h"
 #include "peverify/encoding/request.h"
 #include "peverify/reports/verify/verify.h"
@@ -22,13 +21,10 @@ namespace pev::cli {
 namespace {
 
 struct VerifyCommandOptions {
-  std::string table;
-  int d_model = 0;  // 0: from the table's width
-  double base = 10000.0;
-  Layout layout = Layout::kInterleaved;
-  int64_t start = 0;
-  std::string positions;  // a .npy of position ids, one per row (or [3, N] for M-RoPE)
-  Schedule schedule = Schedule::kPaper;
+  std::string file;  // the table: .npy or .safetensors
+  // What it holds; d_model 0: from the table's width; positions: a .npy of position ids, one per
+  // row (or [3, N] for M-RoPE).
+  TableOptions table;
   Dtype compute = Dtype::kFloat32;
   std::optional<Dtype> dtype;  // empty: from the file
   std::string tensor;
@@ -37,9 +33,6 @@ struct VerifyCommandOptions {
   double model_c = 0;
   std::optional<int64_t> threads;  // absent: all cores
   std::string json;
-  RotaryOptions rotary;
-  CLI::Option* d_model_option = nullptr;
-  CLI::Option* base_option = nullptr;
 };
 
 int run_verify(const VerifyCommandOptions& o) {
@@ -52,26 +45,26 @@ int run_verify(const VerifyCommandOptions& o) {
   if (!o.tensor.empty()) read.tensor = o.tensor;
   if (!o.json.empty()) check_writable(o.json);
 
-  const TableStream t = open_table(o.table, read);
+  const TableStream t = open_table(o.file, read);
   TableRequest q;
-  q.rotary = rotary_request(
-      o.rotary, o.d_model_option->count() ? std::optional<int>(o.d_model) : std::nullopt,
-      o.base_option->count() ? std::optional<double>(o.base) : std::nullopt);
-  q.schedule = o.schedule;
-  q.layout = o.layout;
-  q.start = o.start;
+  q.rotary = rotary_request(o.table);
+  q.schedule = o.table.schedule;
+  q.layout = o.table.layout;
+  q.start = o.table.start;
   TableSpec spec = resolve_read(q, t.rows(), t.width(), t.complex());
   std::optional<RowPositions> positions;
-  if (!o.positions.empty()) {
-    if (o.start != 0) throw ConfigError("--start and --positions both say where the rows are");
-    positions = read_position_ids(o.positions);
+  const std::string& ids_path = o.table.positions;
+  if (!ids_path.empty()) {
+    if (o.table.start != 0)
+      throw ConfigError("--start and --positions both say where the rows are");
+    positions = read_position_ids(ids_path);
     if (auto err = validate_positions(*positions, spec, t.rows()))
-      throw ConfigError(o.positions + ": " + *err);
+      throw ConfigError(ids_path + ": " + *err);
     set_sequence_length(spec, *positions);
   }
 
   reports::TableInput input{
-      o.table,
+      o.file,
       t.description(),
       t.dtype(),
       t.rows(),
@@ -80,7 +73,7 @@ int run_verify(const VerifyCommandOptions& o) {
   reports::VerifyOptions options;
   options.spec = spec;
   options.positions = std::move(positions);
-  options.positions_name = o.positions;
+  options.positions_name = ids_path;
   options.source = rotary_source(q.rotary);
   options.budget = budget;
   options.threads = threads;
@@ -98,19 +91,8 @@ void add_verify_command(CLI::App& root, std::vector<Command>& commands) {
   auto o = std::make_shared<VerifyCommandOptions>();
   CLI::App* app = root.add_subcommand(
       "verify", "Check a table of yours (.npy or .safetensors) against every property");
-  app->add_option("table", o->table, "the table file (.npy or .safetensors)")->required();
-  o->d_model_option =
-      app->add_option("--d-model", o->d_model, "d_model (default: from the table's width)");
-  o->base_option = app->add_option("--base", o->base, "frequency base b (default 10000)");
-  add_rotary_options(*app, o->rotary);
-  app->add_option("--layout", o->layout, "where sin and cos go in a row (default interleaved)")
-      ->transform(one_of(all_layouts()));
-  app->add_option("--start", o->start, "position of the first row (default 0)");
-  app->add_option("--positions", o->positions,
-                  "a .npy of integer position ids, one per row ([N]; [3, N] for M-RoPE's "
-                  "temporal, height and width), for rows that are not consecutive positions");
-  app->add_option("--schedule", o->schedule, "the frequency schedule (default paper)")
-      ->transform(one_of(kSchedules));
+  app->add_option("table", o->file, "the table file (.npy or .safetensors)")->required();
+  add_table_options(*app, o->table, TableUse::kRead);
   app->add_option("--compute", o->compute,
                   "the precision you claim to compute in (default float32, whatever the storage)")
       ->transform(one_of(kDtypes));
@@ -121,7 +103,9 @@ void add_verify_command(CLI::App& root, std::vector<Command>& commands) {
       ->transform(one_of(kBudgets));
   o->model_c_option = app->add_option(
       "--model-c", o->model_c,
-      "the model budget's constant C (default 32, docs/design.md §3.2); recorded in --json");
+      fmt::format("the model budget's constant C (default {:g}, docs/design.md §3.2); recorded in "
+                  "--json",
+                  claim_constants().direct_c));
   app->add_option("--threads", o->threads, "worker threads (default: all cores)");
   app->add_option("--json", o->json, "also write the results as JSON here");
   commands.push_back({app, [o] { return run_verify(*o); }});

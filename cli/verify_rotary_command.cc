@@ -9,7 +9,6 @@
 
 #include "peverify/cli/command.h"
 #include "peverify/cli/enum_option.h"
-#include "peverify/cli/rotary_options.h"
 #include "peverify/cli/table_options.h"
 #include "peverify/encoding/request.h"
 #include "peverify/reports/verify/verify_rotary.h"
@@ -24,18 +23,14 @@ struct VerifyRotaryCommandOptions {
   std::string input, output, input_tensor, output_tensor;
   std::string axes;  // empty: from the rank
   std::string pairs = "halves";
-  int rotary_dim = 0;  // 0: the model config's, else the head dimension
-  double base = 10000.0;
-  int64_t start = 0;
-  std::string positions;
+  // The rotation's frequencies and positions: d_model is --rotary-dim (0: the model config's,
+  // else the head dimension); positions a .npy of ids.
+  TableOptions table;
   std::optional<Dtype> dtype;
   Claim::Kind budget = Claim::Kind::kModel;
   std::string compute = "float32";
   std::optional<int64_t> threads;
   std::string json;
-  RotaryOptions rotary;
-  CLI::Option* rotary_dim_option = nullptr;
-  CLI::Option* base_option = nullptr;
 };
 
 TableStream open_tensor(const std::string& path, const std::string& tensor,
@@ -64,13 +59,11 @@ int run_verify_rotary(const VerifyRotaryCommandOptions& o) {
   args.axes = o.axes;
   args.pairs = o.pairs;
   args.compute = o.compute;
-  args.rotary = rotary_request(
-      o.rotary, o.rotary_dim_option->count() ? std::optional<int>(o.rotary_dim) : std::nullopt,
-      o.base_option->count() ? std::optional<double>(o.base) : std::nullopt);
-  args.start = o.start;
-  if (!o.positions.empty()) {
-    args.positions = read_position_ids(o.positions);
-    args.positions_name = o.positions;
+  args.rotary = rotary_request(o.table);
+  args.start = o.table.start;
+  if (!o.table.positions.empty()) {
+    args.positions = read_position_ids(o.table.positions);
+    args.positions_name = o.table.positions;
   }
   args.budget = o.budget;
   args.threads = threads;
@@ -108,16 +101,7 @@ void add_verify_rotary_command(CLI::App& root, std::vector<Command>& commands) {
                   "batch,heads,seq,dim (the default for rank 4, Hugging Face's)");
   app->add_option("--pairs", o->pairs,
                   "halves: rotate-half, GPT-NeoX, Llama (default); interleaved: GPT-J, Meta");
-  o->rotary_dim_option = app->add_option(
-      "--rotary-dim", o->rotary_dim,
-      "the dimensions that rotate (default: the model config's, else the whole head); the rest "
-      "must pass through bit for bit");
-  o->base_option = app->add_option("--base", o->base, "frequency base b (default 10000)");
-  add_rotary_options(*app, o->rotary);
-  app->add_option("--start", o->start, "position of each sequence's first token (default 0)");
-  app->add_option("--positions", o->positions,
-                  "a .npy of integer position ids: one per token, or one per sequence index "
-                  "([3, N] for M-RoPE)");
+  add_table_options(*app, o->table, TableUse::kRotated);
   app->add_option("--dtype", o->dtype, "how to read 16-bit data: bfloat16 (uint16 .npy) or float16")
       ->transform(one_of(kDtypes));
   app->add_option("--budget", o->budget, "the error budget (default model)")

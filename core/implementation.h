@@ -2,6 +2,7 @@
 // what it computes, how, the accuracy it claims, and the function that fills a caller's buffer.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -46,7 +47,7 @@ struct Implementation {
   double max_base = 1e300;
   // and for tables whose every frequency w_j is at least this: native float16 compute needs its
   // frequencies to be normal float16 numbers (a subnormal w_j keeps far less than u of relative
-  // precision; max_base 16384 is the same rule for plain tables, whose w_j >= 1/b). Recipes
+  // precision; its max_base is the same rule for plain tables, whose w_j >= 1/b). Recipes
   // divide theta_j by their factors and reach below it at bases the plain rule admits.
   double min_frequency = 0;
   uint64_t anchor_interval = 0;  // rows between directly computed rows (0: every row is direct)
@@ -72,5 +73,22 @@ struct Implementation {
     return anchor_interval ? pos % anchor_interval : 0;
   }
 };
+
+// Where a model entry's claim holds, from its strategy and compute type (encoding/claims.json's
+// `limits`, docs/design.md §3.2 and §10): bases up to the one C was derived for, the anchored
+// strategy's interval, the naive recurrence's positions, native float16's normal frequencies.
+// Every backend's model entries take them from here, so that each limit is stated once.
+inline void apply_model_limits(Implementation& e) {
+  const ClaimConstants::Limits& limits = claim_constants().limits;
+  e.max_base = limits.max_base;
+  if (e.strategy == Strategy::kAnchored) e.anchor_interval = limits.anchor_interval;
+  if (e.strategy == Strategy::kRecurrence)
+    e.max_position = limits.recurrence_max_position[static_cast<size_t>(e.compute)];
+  if (e.compute == Dtype::kFloat16) {
+    e.max_position = std::min(e.max_position, limits.float16_max_position);
+    e.max_base = limits.float16_max_base;
+    e.min_frequency = limits.float16_min_frequency;
+  }
+}
 
 }  // namespace pev::core

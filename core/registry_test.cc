@@ -44,6 +44,17 @@ TEST(Registry, EveryStrategyIsImplementedOnTheCpu) {
     EXPECT_TRUE(seen.count(s)) << name_of(s);
 }
 
+// Every entry that restarts from direct rows does so at claims.json's interval: the precise
+// strategy's compile-time constant (core/precise/plan.h) included, whose CPU entries carry it.
+// The others compute every row directly, or rotate from position 0.
+TEST(Registry, AnchoredEntriesRestartAtTheClaimedInterval) {
+  for (const Implementation& e : registry()) {
+    const bool restarts = e.strategy == Strategy::kAnchored ||
+                          (e.strategy == Strategy::kPrecise && e.device == Device::kCpu);
+    EXPECT_EQ(e.anchor_interval, restarts ? claim_constants().limits.anchor_interval : 0) << e.name;
+  }
+}
+
 // The tables the layout test compares: plain (512 exercises the full-width vector paths, 16 the
 // tails) and every recipe, of real models.
 std::vector<TableSpec> layout_specs() {

@@ -32,6 +32,21 @@ ClaimConstants::Consistency consistency_of(const nlohmann::json& j) {
   return c;
 }
 
+ClaimConstants::Limits limits_of(const nlohmann::json& j) {
+  ClaimConstants::Limits l{};
+  l.max_base = number(j.at("max_base"));
+  l.anchor_interval = j.at("anchor_interval").get<uint64_t>();
+  for (const Dtype t : {Dtype::kFloat64, Dtype::kFloat32, Dtype::kFloat16, Dtype::kBFloat16})
+    l.recurrence_max_position[static_cast<size_t>(t)] =
+        j.at("recurrence_max_position").at(name_of(t)).get<uint64_t>();
+  const nlohmann::json& float16 = j.at("float16_compute");
+  l.float16_max_base = number(float16.at("max_base"));
+  l.float16_min_frequency = number(float16.at("min_frequency"));
+  l.float16_max_position = float16.at("max_position").get<uint64_t>();
+  l.precise_max_position = j.at("precise_max_position").get<uint64_t>();
+  return l;
+}
+
 ClaimConstants read_constants() {
   const nlohmann::json j = nlohmann::json::parse(kClaimsJson);
   const nlohmann::json& model = j.at("model");
@@ -44,7 +59,8 @@ ClaimConstants read_constants() {
           number(j.at("strict").at("slack_ulps")),
           number(j.at("faithful").at("below_ulps")),
           {number(j.at("vacuous_budget").at(0)), number(j.at("vacuous_budget").at(1))},
-          consistency_of(j.at("consistency"))};
+          consistency_of(j.at("consistency")),
+          limits_of(j.at("limits"))};
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,16 @@ struct ClaimConstants {
     double factor;         // an error this many times the window's is inconsistent ...
     std::array<double, 4> resolution_ulps;  // ... if also above this many ulps (by Dtype)
   } consistency;
+  // Where the registry entries' claims hold (core/implementation.h; docs/design.md §3.2, §10).
+  struct Limits {
+    double max_base;           // the model entries' largest base: C was derived up to it
+    uint64_t anchor_interval;  // rows between directly computed rows (anchored, precise)
+    std::array<uint64_t, 4> recurrence_max_position;  // a naive recurrence's, by compute Dtype
+    double float16_max_base;        // native float16 compute: plain tables' w >= 1/b normal ...
+    double float16_min_frequency;   // ... and any table's w at least the smallest normal
+    uint64_t float16_max_position;  // below 65520, which rounds to Inf in float16
+    uint64_t precise_max_position;  // the precise strategy is faithful below 2^24
+  } limits;
 };
 const ClaimConstants& claim_constants();
 

@@ -13,7 +13,8 @@ namespace {
 using namespace config_json;
 
 // What transformers' config classes use for a field a config leaves out, where it is not the
-// generic default (rope_theta 10000, head_dim hidden_size / num_attention_heads). 0: generic.
+// generic default (rope_theta the default base, head_dim hidden_size / num_attention_heads).
+// 0: generic.
 struct ClassDefaults {
   std::string_view model_type;
   double rope_theta;
@@ -28,12 +29,12 @@ constexpr ClassDefaults kClassDefaults[] = {
     {"qwen2_vl_text", 1e6, 0, 0, 0},         // Qwen2VLTextConfig: rope_theta 1000000.0
     {"qwen2_vl", 1e6, 0, 0, 0},              // flat Qwen2-VL configs build that text config
 };
-constexpr ClassDefaults kGeneric{"", 1e4, 0, 0, 0};
 
 const ClassDefaults& class_defaults(std::string_view model_type) {
   for (const ClassDefaults& d : kClassDefaults)
     if (d.model_type == model_type) return d;
-  return kGeneric;
+  static const ClassDefaults generic{"", default_base(), 0, 0, 0};
+  return generic;
 }
 
 std::string string_at(const json& object, const char* key) {

@@ -33,7 +33,7 @@ struct ModelRope {
   int head_dim = 0;                // head_dim, or hidden_size / num_attention_heads
   double partial_rotary_factor = 1.0;  // partial_rotary_factor (GPT-NeoX: rotary_pct)
   int rotary_dim = 0;                  // int(head_dim * partial_rotary_factor): the table's d
-  double base = 10000.0;               // rope_theta (10000 when absent, as Hugging Face does)
+  double base = default_base();        // rope_theta (the default base when absent, as Hugging Face)
   uint64_t max_position = 0;           // max_position_embeddings (0 when absent)
   RopeScaling rope;  // sequence_length is the table's business (set_sequence_length)
 };

@@ -10,6 +10,7 @@
 
 #include "peverify/encoding/layout.h"
 #include "peverify/encoding/rope.h"
+#include "peverify/encoding/vocabulary.h"
 
 namespace pev {
 
@@ -24,8 +25,8 @@ enum class Dtype { kFloat64, kFloat32, kFloat16, kBFloat16 };
 
 // One table: rows are positions start .. start + count - 1 (count is given per request).
 struct TableSpec {
-  int d_model = 512;  // even, >= 2; for rotary caches the rotary dimension.
-  double base = 10000.0;
+  int d_model = 512;             // even, >= 2; for rotary caches the rotary dimension.
+  double base = default_base();  // encoding/vocabulary.json
   Schedule schedule = Schedule::kPaper;
   Layout layout = Layout::kInterleaved;
   uint64_t start = 0;  // first position.

@@ -29,8 +29,10 @@ inline bool is_number(Category c) { return c == Category::kNumber || c == Catego
 // of the exact value shrinks without bound, and a float32 error of 1e-7 there reads as 1e10 ulps.
 // Every figure a person reads in ulps (verify, check, the report, Python) is floored so.
 inline constexpr double kUlpFloor = 0x1p-10;
-inline double floored_ulps(double abs_error, double exact, Dtype output) {
-  return abs_error / ulp_of(std::fmax(std::fabs(exact), kUlpFloor), output);
+// The one floored measure: `abs_error` in ulps of the output at max(|exact|, floor). NaN and Inf
+// errors stay NaN and Inf.
+inline double floored_ulps(double abs_error, double exact, Dtype output, double floor = kUlpFloor) {
+  return abs_error / ulp_of(std::fmax(std::fabs(exact), floor), output);
 }
 
 struct ElementError {
@@ -55,8 +57,7 @@ inline ElementError error_of(double got, double exact, Dtype output, double ulp_
   }
   e.abs = std::fabs(got - exact);
   e.ulp = e.abs / ulp_of(exact, output);
-  e.ulp_floored =
-      ulp_floor > 0 ? e.abs / ulp_of(std::fmax(std::fabs(exact), ulp_floor), output) : e.ulp;
+  e.ulp_floored = ulp_floor > 0 ? floored_ulps(e.abs, exact, output, ulp_floor) : e.ulp;
   // A zero result for a tiny nonzero exact value is a numeric error, not a sign error; otherwise
   // compare sign bits, so that -0 for an exact +0 is caught.
   const bool got_zero_of_nonzero = got == 0.0 && exact != 0.0;

@@ -16,7 +16,7 @@ namespace pev::properties {
 using measure::Finding;
 
 struct Verdict {
-  std::string property;  // bounded, unique, shift, growth, oracle
+  std::string property;  // one of encoding/vocabulary.json's properties: bounded, unique, ...
   bool holds = true;
   std::string summary;                    // one line: the key figures
   std::vector<std::string> notes;         // what the verdict does not say: limits, vacuous budgets
@@ -74,9 +74,10 @@ std::vector<std::string> vacuous_notes(const measure::Figures& f, const Claim& c
 // Positions for check_growth: every power of two and a few between, up to max_position.
 std::vector<uint64_t> growth_positions(uint64_t max_position);
 
-// The accuracy targets horizons are reported for, with the names reports use.
+// The accuracy targets horizons are reported for, with the names reports use: encoding/
+// vocabulary.json's.
 struct Target {
-  std::string name;  // "1e-6", "1e-4", "1e-2", "faithful"
+  std::string name;  // an absolute error ("1e-4") or "faithful"
   double abs = 0;    // absolute error target; 0 means faithful (< 1 ulp)
 };
 const std::vector<Target>& horizon_targets();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "peverify/encoding/targets.h"
 #include "peverify/oracle/engine.h"
 #include "peverify/oracle/table.h"
 #include "peverify/properties/check_util.h"
@@ -27,9 +28,13 @@ std::vector<uint64_t> growth_positions(uint64_t max_position) {
 }
 
 const std::vector<Target>& horizon_targets() {
-  static const std::vector<Target> t = {
-      {"1e-6", 1e-6}, {"1e-4", 1e-4}, {"1e-2", 1e-2}, {"faithful", 0}};
-  return t;
+  static const std::vector<Target> targets = [] {
+    std::vector<Target> t;
+    for (const std::string& name : vocabulary().targets.horizons)
+      t.push_back({name, absolute_target(name).value_or(0)});
+    return t;
+  }();
+  return targets;
 }
 
 Verdict check_growth(const UnderTest& ut, const TableSpec& spec_template,

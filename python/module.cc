@@ -2,6 +2,7 @@
 // command (docs/design.md §13). Bad arguments raise ValueError with the command line's one-line
 // message; the C++ runs with the GIL released; a table is read in place whenever its memory
 // allows.
+#include <fmt/format.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -16,6 +17,7 @@
 #include "peverify/core/registry_json.h"
 #include "peverify/encoding/format.h"
 #include "peverify/encoding/request.h"
+#include "peverify/encoding/vocabulary.h"
 #include "peverify/oracle/engine.h"
 #include "peverify/oracle/positioned.h"
 #include "peverify/oracle/table.h"
@@ -197,16 +199,19 @@ PYBIND11_MODULE(peverify, m) {
         return verify_array(table, args, args.dtype, args.threads);
       },
       py::arg("table"),
-      "verify(table, *, d_model=None, base=10000, layout='interleaved', start=0, "
-      "positions=None, schedule='paper', compute='float32', budget='model', model_c=None, "
-      "model_config=None, layer_type=None, rope_scaling=None, dtype=None, threads=0) -> "
-      "Verdict\n\nEvery property of `peverify "
-      "verify` on an array ([N, d], extra dimensions of size 1 allowed; complex for "
-      "layout='polar'), read in place. A bfloat16 tensor: t.view(torch.int16).numpy() with "
-      "dtype='bfloat16'. model_config: a dict (a transformers config's to_dict()), a path to a "
-      "config.json or a preset's name; rope_scaling: a dict or JSON text. positions: the rows' "
-      "integer position ids ([N]; [3, N] for M-RoPE), for rows that are not start, start + 1, "
-      "...: packed sequences, padding, a gathered batch.");
+      fmt::format(
+          "verify(table, *, d_model=None, base={:g}, layout='interleaved', start=0, "
+          "positions=None, schedule='paper', compute='float32', budget='model', model_c=None, "
+          "model_config=None, layer_type=None, rope_scaling=None, dtype=None, threads=0) -> "
+          "Verdict\n\nEvery property of `peverify "
+          "verify` on an array ([N, d], extra dimensions of size 1 allowed; complex for "
+          "layout='polar'), read in place. A bfloat16 tensor: t.view(torch.int16).numpy() with "
+          "dtype='bfloat16'. model_config: a dict (a transformers config's to_dict()), a path to a "
+          "config.json or a preset's name; rope_scaling: a dict or JSON text. positions: the rows' "
+          "integer position ids ([N]; [3, N] for M-RoPE), for rows that are not start, start + 1, "
+          "...: packed sequences, padding, a gathered batch.",
+          default_base())
+          .c_str());
   m.def(
       "assert_table",
       [](const py::object& table, const py::kwargs& kwargs) {
@@ -228,12 +233,15 @@ PYBIND11_MODULE(peverify, m) {
                             args.threads);
       },
       py::arg("positions"),
-      "oracle(positions, *, d_model=None, start=0, base=10000, layout='interleaved', "
-      "schedule='paper', dtype='float32', model_config=None, rope_scaling=None, engine='fast', "
-      "threads=0) -> numpy.ndarray\n\nThe exact table, each element rounded once, correctly, to "
-      "dtype (bfloat16 as uint16 bit patterns; complex64, with layout='polar', as Meta's "
-      "freqs_cis: [N, d/2] cos + i sin). positions: a count of rows from start, or the rows' "
-      "integer position ids ([N]; [3, N] for M-RoPE).");
+      fmt::format(
+          "oracle(positions, *, d_model=None, start=0, base={:g}, layout='interleaved', "
+          "schedule='paper', dtype='float32', model_config=None, rope_scaling=None, engine='fast', "
+          "threads=0) -> numpy.ndarray\n\nThe exact table, each element rounded once, correctly, "
+          "to dtype (bfloat16 as uint16 bit patterns; complex64, with layout='polar', as Meta's "
+          "freqs_cis: [N, d/2] cos + i sin). positions: a count of rows from start, or the rows' "
+          "integer position ids ([N]; [3, N] for M-RoPE).",
+          default_base())
+          .c_str());
   m.def(
       "generate",
       [](const std::string& impl, const py::object& positions, const py::kwargs& kwargs) {
@@ -241,10 +249,13 @@ PYBIND11_MODULE(peverify, m) {
         return generate_table(impl, rows_of(positions, args), args.threads);
       },
       py::arg("impl"), py::arg("positions"),
-      "generate(impl, positions, *, d_model=None, start=0, base=10000, layout='interleaved', "
-      "schedule='paper', model_config=None, rope_scaling=None, threads=0) -> numpy.ndarray\n\n"
-      "One registry entry's table, in its output type (bfloat16 as uint16 bit patterns). "
-      "positions: a count of rows from start, or the rows' integer position ids.");
+      fmt::format(
+          "generate(impl, positions, *, d_model=None, start=0, base={:g}, layout='interleaved', "
+          "schedule='paper', model_config=None, rope_scaling=None, threads=0) -> numpy.ndarray\n\n"
+          "One registry entry's table, in its output type (bfloat16 as uint16 bit patterns). "
+          "positions: a count of rows from start, or the rows' integer position ids.",
+          default_base())
+          .c_str());
   m.def(
       "list", [] { return from_json(core::registry_json()); },
       "Every registry entry, as `peverify list --json` gives it.");

@@ -1,11 +1,13 @@
 #include "peverify/python/results.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <pybind11/stl.h>
 
 #include <string>
 
 #include "peverify/encoding/model_config.h"
+#include "peverify/encoding/vocabulary.h"
 #include "peverify/reports/verify/verify.h"
 
 namespace py = pybind11;
@@ -86,7 +88,7 @@ void bind_results(py::module_& m) {
       "`peverify verify --json`. Deprecated alias: name (property).");
   property
       .def_readonly("property", &properties::Verdict::property,
-                    "bounded, unique, shift, growth or oracle")
+                    in_words(vocabulary().suite_properties, "or").c_str())
       .def_readonly("holds", &properties::Verdict::holds)
       .def_readonly("summary", &properties::Verdict::summary)
       .def_readonly("notes", &properties::Verdict::notes)
@@ -108,7 +110,9 @@ void bind_results(py::module_& m) {
       .def_readonly("description", &reports::VerifyResult::description)
       .def_property_readonly("holds", &reports::VerifyResult::holds, "every property holds")
       .def_readonly("properties", &reports::VerifyResult::verdicts,
-                    "one PropertyResult per property: bounded, unique, shift, growth, oracle")
+                    fmt::format("one PropertyResult per property: {}",
+                                fmt::join(vocabulary().suite_properties, ", "))
+                        .c_str())
       .def_readonly("oracle_coverage", &reports::VerifyResult::oracle_coverage)
       .def_readonly("source", &reports::VerifyResult::source,
                     "where the rotary parameters came from: the model config and the part of it "
@@ -120,7 +124,10 @@ void bind_results(py::module_& m) {
               if (v.property == name) return v;
             throw ConfigError(fmt::format("no property '{}'", name));
           },
-          py::arg("name"), "The result of one property: bounded, unique, shift, growth, oracle")
+          py::arg("name"),
+          fmt::format("The result of one property: {}",
+                      fmt::join(vocabulary().suite_properties, ", "))
+              .c_str())
       .def(
           "to_json", [](const reports::VerifyResult& r) { return reports::to_json(r).dump(2); },
           "The same JSON `peverify verify --json` writes")

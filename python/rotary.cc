@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include "peverify/encoding/request.h"
+#include "peverify/encoding/vocabulary.h"
 #include "peverify/python/arguments.h"
 #include "peverify/python/array_table.h"
 #include "peverify/reports/verify/verify_rotary.h"
@@ -103,16 +104,21 @@ void bind_rotary(py::module_& m) {
         return reports::verify_rotary(in, out, o);
       },
       py::arg("x"), py::arg("y"),
-      "verify_rotary(x, y, *, positions=None, start=0, model_config=None, layer_type=None, "
-      "rope_scaling=None, base=10000, rotary_dim=None, pairs='halves', axes=None, "
-      "budget='model', compute='float32', dtype=None, threads=0) -> RotaryVerdict\n\n"
-      "q (or k) before (x) and after (y) a RoPE kernel: every element against the exact rotation "
-      "of x, rounded once (as `peverify verify-rotary`). x and y: NumPy arrays or PyTorch "
-      "tensors of shape [tokens, head_dim], [tokens, heads, head_dim] or rank 4 (axes "
-      "'batch,heads,seq,dim', Hugging Face's, by default, or 'batch,seq,heads,dim'); a bfloat16 "
-      "or CUDA tensor is copied to host memory once. pairs: 'halves' (rotate-half) or "
-      "'interleaved'. compute: how the kernel computes, for the model budget: float32, "
-      "float32-fma, bfloat16 (Hugging Face with a bfloat16 model), float64.");
+      fmt::format(
+          "verify_rotary(x, y, *, positions=None, start=0, model_config=None, layer_type=None, "
+          "rope_scaling=None, base={:g}, rotary_dim=None, pairs='halves', axes=None, "
+          "budget='model', compute='float32', dtype=None, threads=0) -> RotaryVerdict\n\n"
+          "q (or k) before (x) and after (y) a RoPE kernel: every element against the exact "
+          "rotation "
+          "of x, rounded once (as `peverify verify-rotary`). x and y: NumPy arrays or PyTorch "
+          "tensors of shape [tokens, head_dim], [tokens, heads, head_dim] or rank 4 (axes "
+          "'batch,heads,seq,dim', Hugging Face's, by default, or 'batch,seq,heads,dim'); a "
+          "bfloat16 "
+          "or CUDA tensor is copied to host memory once. pairs: 'halves' (rotate-half) or "
+          "'interleaved'. compute: how the kernel computes, for the model budget: float32, "
+          "float32-fma, bfloat16 (Hugging Face with a bfloat16 model), float64.",
+          default_base())
+          .c_str());
 }
 
 }  // namespace pev::python

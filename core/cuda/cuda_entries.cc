@@ -92,7 +92,8 @@ void fill(const Implementation& self, const TableSpec& spec, uint64_t count, voi
 }
 
 // The claims' constants (docs/design.md §3.2), from the documented bounds of device_model.h, for
-// bases up to kMaxBase. In units of u of the compute type, the angle's relative error is at most:
+// bases up to the limits' max_base (10^6). In units of u of the compute type, the angle's relative
+// error is at most:
 //   logspace, accurate: c = fl(-ln b / d) and fl(2k c) cost 2u, which exp amplifies by
 //     |2k c| <= ln b; expf 2 ulp (4u); pos * w u: 2 ln b + 5 = 32.7 at b = 1e6;
 //   pow, accurate: fl(2k/d) costs u |2k/d ln b| <= u ln b; powf 4 ulp (8u); pos / den u:
@@ -107,20 +108,11 @@ void fill(const Implementation& self, const TableSpec& spec, uint64_t count, voi
 // the accurate and precise entries meet their claims and the fast ones meet theirs plus that
 // absolute floor over the documented range; a device run decides the rest.
 // The rotations add about 2u per step plus the error of sin w, cos w, inside the same C via the
-// claim's `steps` term.
-constexpr double kMaxBase = 1e6;
-constexpr uint64_t kAnchorInterval = 64;
-// As on the CPU (core/glibc/glibc_strategies.cc): the naive recurrence is affordable to 2^20;
-// float16 / bfloat16 rotations grow like (1 + u)^pos, so their linear model stops earlier; float16
-// positions stop at 65503 (65520 rounds to Inf), and its frequencies go subnormal beyond base
-// 16384.
-constexpr uint64_t kRecurrenceMaxPosition = uint64_t{1} << 20;
-constexpr uint64_t kFloat16RecurrenceMaxPosition = 8192;
-constexpr uint64_t kBFloat16RecurrenceMaxPosition = 1024;
-constexpr uint64_t kPreciseMaxPosition = (uint64_t{1} << 24) - 1;
+// claim's `steps` term. Where the claims hold is claims.json's `limits`, as on the CPU
+// (apply_model_limits; the precise kernel's positions as the CPU's precise strategy's).
 
-const char* mirrors(Strategy s) {
-  switch (s) {
+std::string mirrors(const Implementation& e) {
+  switch (e.strategy) {
     case Strategy::kPow:
       return "pos / pow(b, 2k/d)";
     case Strategy::kLogspace:
@@ -128,7 +120,8 @@ const char* mirrors(Strategy s) {
     case Strategy::kRecurrence:
       return "PE_{p+1} = M_1 PE_p from PE_0";
     case Strategy::kAnchored:
-      return "direct row every 64 positions, M_1 rotations between";
+      return "direct row every " + std::to_string(e.anchor_interval) +
+             " positions, M_1 rotations between";
     case Strategy::kPrecise:
       return "ours: double-double w, every element direct in double, rounded once";
   }
@@ -136,7 +129,7 @@ const char* mirrors(Strategy s) {
 }
 
 std::string describe(const Implementation& e) {
-  std::string d = mirrors(e.strategy);
+  std::string d = mirrors(e);
   if (e.strategy != Strategy::kPrecise) {
     d += e.compute == Dtype::kFloat32   ? " in float32"
          : e.compute == Dtype::kFloat16 ? " with every op rounded to float16"
@@ -191,17 +184,7 @@ void add_cuda_entries(std::vector<Implementation>& out) {
                              backend == Backend::kCudaFast ? claim_constants().cuda_fast_c
                                                            : claim_constants().cuda_accurate_c,
                              claim_constants().nearest_output_ulps);
-      e.max_base = cuda::kMaxBase;
-      if (c.strategy == Strategy::kAnchored) e.anchor_interval = cuda::kAnchorInterval;
-      if (c.strategy == Strategy::kRecurrence)
-        e.max_position = c.compute == Dtype::kBFloat16  ? cuda::kBFloat16RecurrenceMaxPosition
-                         : c.compute == Dtype::kFloat16 ? cuda::kFloat16RecurrenceMaxPosition
-                                                        : cuda::kRecurrenceMaxPosition;
-      if (c.compute == Dtype::kFloat16) {
-        e.max_position = std::min<uint64_t>(e.max_position, 65503);
-        e.max_base = 16384;
-        e.min_frequency = 0x1p-14;  // the smallest normal float16 (core/glibc's rule)
-      }
+      apply_model_limits(e);
       added.push_back(e);
     }
   }
@@ -213,7 +196,7 @@ void add_cuda_entries(std::vector<Implementation>& out) {
     e.output = output;
     e.backend = Backend::kCudaAccurate;
     e.claim = Claim::faithful();
-    e.max_position = cuda::kPreciseMaxPosition;
+    e.max_position = claim_constants().limits.precise_max_position;
     added.push_back(e);
   }
   for (Implementation& e : added) {

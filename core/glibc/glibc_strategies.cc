@@ -3,6 +3,7 @@
 // compute type (core/recipe.h).
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "peverify/core/glibc/compute_type.h"
@@ -152,20 +153,13 @@ FillFn fill_for(Dtype compute) {
 // or pow amplify by |x| <= ln b (13.9 for b = 10^6) on each side of the product k * c, the product
 // pos * w or the quotient pos / b^e another u, and sin/cos (< 1 ulp) at most 2u |exact|:
 // 2 ln(10^6) + 4 < 32, the direct C of encoding/claims.json. The rotations add about 2u per
-// step, inside the same C via `steps`.
-constexpr uint64_t kDefaultAnchorInterval = 64;
-// That C covers bases up to 10^6 (docs/design.md §3.2): 2 ln(10^6) + 4 < 32. The base is the one
-// the strategy raises, dynamic's rescaled b' for that recipe, which grows with the sequence.
-constexpr double kMaxBase = 1e6;
-// The smallest normal float16: below it native float16 frequencies lose their precision.
-constexpr double kFloat16MinFrequency = 0x1p-14;
-// A naive recurrence costs `pos` steps per row: beyond 2^20 the tests and reports cannot afford
-// it, so its claim stops there (its error keeps growing linearly after it).
-constexpr uint64_t kRecurrenceMaxPosition = uint64_t{1} << 20;
-// In float16 and bfloat16, |M_1| differs from 1 by up to u, so the rows grow like (1 + u)^pos:
-// the linear model (C u pos) holds only while e^(u pos) - 1 <= C u pos, i.e. u pos <= ~4.9.
-constexpr uint64_t kFloat16RecurrenceMaxPosition = 8192;
-constexpr uint64_t kBFloat16RecurrenceMaxPosition = 1024;
+// step, inside the same C via `steps`. Where it holds is claims.json's `limits`
+// (apply_model_limits).
+
+// "every B positions": the anchored strategy's interval, as its descriptions say it.
+std::string every_anchor_interval() {
+  return "every " + std::to_string(claim_constants().limits.anchor_interval) + " positions";
+}
 
 }  // namespace
 }  // namespace pev::core::glibc
@@ -173,12 +167,13 @@ constexpr uint64_t kBFloat16RecurrenceMaxPosition = 1024;
 namespace pev::core {
 
 void add_glibc_entries(std::vector<Implementation>& out) {
+  using glibc::every_anchor_interval;
   using glibc::fill_for;
   struct Combination {
     Strategy strategy;
     Dtype compute, output;
     Conversion conversion;
-    const char* description;
+    std::string description;
   };
   const Combination list[] = {
       // pow: the first seed's numpy code, the nested loop with math.sin, and create_pos_enc.
@@ -236,14 +231,15 @@ void add_glibc_entries(std::vector<Implementation>& out) {
       // anchored: the recurrence restarted from a direct row every B positions (compute_pe,
       // linear_trans_pe: a directly computed PE rotated by M_k).
       {Strategy::kAnchored, Dtype::kFloat64, Dtype::kFloat32, Conversion::kNearestEven,
-       "direct float64 row every 64 positions, M_1 rotations between (seed compute_pe / "
-       "linear_trans_pe rotate a direct row by M_k)"},
+       "direct float64 row " + every_anchor_interval() +
+           ", M_1 rotations between (seed compute_pe / linear_trans_pe rotate a direct row by "
+           "M_k)"},
       {Strategy::kAnchored, Dtype::kFloat64, Dtype::kFloat16, Conversion::kNearestEven,
        "anchored float64, cast to float16 once"},
       {Strategy::kAnchored, Dtype::kFloat64, Dtype::kBFloat16, Conversion::kNearestEven,
        "anchored float64, cast to bfloat16 once"},
       {Strategy::kAnchored, Dtype::kFloat32, Dtype::kFloat32, Conversion::kNearestEven,
-       "direct float32 row every 64 positions, float32 M_1 rotations between"},
+       "direct float32 row " + every_anchor_interval() + ", float32 M_1 rotations between"},
       {Strategy::kAnchored, Dtype::kFloat32, Dtype::kFloat16, Conversion::kNearestEven,
        "anchored float32, .half()"},
       {Strategy::kAnchored, Dtype::kFloat32, Dtype::kBFloat16, Conversion::kNearestEven,
@@ -264,19 +260,7 @@ void add_glibc_entries(std::vector<Implementation>& out) {
     e.recipes = every_recipe();
     e.flags = "-O3 -ffp-contract=off, scalar libm";
     e.fill = fill_for(c.compute);
-    e.max_base = glibc::kMaxBase;
-    if (c.strategy == Strategy::kAnchored) e.anchor_interval = glibc::kDefaultAnchorInterval;
-    if (c.strategy == Strategy::kRecurrence)
-      e.max_position = c.compute == Dtype::kBFloat16  ? glibc::kBFloat16RecurrenceMaxPosition
-                       : c.compute == Dtype::kFloat16 ? glibc::kFloat16RecurrenceMaxPosition
-                                                      : glibc::kRecurrenceMaxPosition;
-    if (c.compute == Dtype::kFloat16) {
-      e.max_position = std::min<uint64_t>(e.max_position, 65503);  // 65520 rounds to Inf
-      // Beyond 2^14 the lowest frequencies (down to 1/b) are float16 subnormals, whose relative
-      // precision falls far below u: the model no longer holds (3% off at b = 10^6, d = 2802).
-      e.max_base = 16384;
-      e.min_frequency = glibc::kFloat16MinFrequency;
-    }
+    apply_model_limits(e);
     out.push_back(e);
   }
 }

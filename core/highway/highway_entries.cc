@@ -72,8 +72,7 @@ constexpr size_t kPad = kHighwayPad;
 // The claim's C, from the same analysis as the SLEEF logspace entries (core/sleef/
 // sleef_entries.cc): the angle is within (2 ln b + 4) u a (Exp is 1 ulp, like expf u10), and Sin
 // and Cos add 3 ulp <= 6u|result|; 2 ln(1e6) + 4 = 31.6 is within the direct C of
-// encoding/claims.json (32) for bases up to kMaxBase.
-constexpr double kMaxBase = 1e6;
+// encoding/claims.json (32) for bases up to the limits' max_base (apply_model_limits).
 // Sin and Cos reduce the angle with a 4-part pi in float, using the quadrant q = int(|a| / pi)
 // turned back into a float. Highway states 3 ulp for |a| <= 39000; beyond, the reduction error
 // grows like u a, which the model's C u a term covers, while q stays exact, i.e. below 2^24. Past
@@ -122,7 +121,7 @@ void add_highway_entries(std::vector<Implementation>& out) {
     e.backend = Backend::kHighway;
     e.claim = Claim::model(e.compute);
     e.max_position = kMaxPosition;
-    e.max_base = kMaxBase;
+    apply_model_limits(e);
     e.recipes = every_recipe();
     e.flags = flags;
     e.description =

@@ -22,7 +22,9 @@ namespace pev::core::precise {
 // a rotated row does not depend on it (one rotation from the anchor, by a tabulated angle); it
 // trades anchor cost (1/B of the rows, ~10% of the time at B = 64) against the rotation table's
 // chunk width (the table is read chunk by chunk from L1: B x chunk x 16 bytes = 32 KiB, so 32
-// pairs at B = 64, i.e. 256 bytes of an interleaved float32 row per store run).
+// pairs at B = 64, i.e. 256 bytes of an interleaved float32 row per store run). A constant, as
+// the tables and loops are sized with it; the value is encoding/claims.json's anchor_interval
+// (core/registry_test.cc checks that the two agree).
 inline constexpr uint64_t kAnchorInterval = 64;
 inline constexpr size_t kTableChunkBytes = size_t{32} << 10;
 

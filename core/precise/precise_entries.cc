@@ -26,7 +26,9 @@ void add_precise_entries(std::vector<Implementation>& out) {
     e.conversion = Conversion::kNearestEven;
     e.backend = Backend::kHighway;
     e.claim = Claim::faithful();
-    e.max_position = (uint64_t{1} << 24) - 1;
+    e.max_position = claim_constants().limits.precise_max_position;
+    // The rotation tables are sized with it at compile time: core/registry_test.cc checks that it
+    // is claims.json's anchor_interval.
     e.anchor_interval = precise::kAnchorInterval;
     // Every recipe: its w_k in __float128 (frequencies.h), its A applied before the one rounding.
     e.recipes = every_recipe();

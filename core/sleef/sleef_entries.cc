@@ -30,8 +30,7 @@ using sleef_internal::Kernels;
 //   3.5 ulp <= 7u|result| (u35), the |exact| term.
 // - a float16 or bfloat16 output rounds once more: the ulp_out/2 term.
 // The direct C of encoding/claims.json (32) covers all four: 2 ln(1e6) + 4 = 31.6 < 32 and
-// 7 < 32, for bases up to kMaxBase.
-constexpr double kMaxBase = 1e6;
+// 7 < 32, for bases up to the limits' max_base (apply_model_limits).
 
 size_t padded(int n) {
   return (static_cast<size_t>(n) + sleef_internal::kPad - 1) / sleef_internal::kPad *
@@ -136,7 +135,7 @@ void add_sleef_entries(std::vector<Implementation>& out) {
         e.backend = b;
         e.claim = Claim::model(e.compute);
         e.max_position = kMaxPosition;
-        e.max_base = kMaxBase;
+        apply_model_limits(e);
         e.recipes = every_recipe();
         e.flags = flags;
         e.description = describe(s, b);

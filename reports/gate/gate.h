@@ -16,6 +16,7 @@
 
 #include "peverify/encoding/claim.h"
 #include "peverify/encoding/spec.h"
+#include "peverify/encoding/vocabulary.h"
 #include "peverify/measure/judge.h"
 
 namespace pev::reports {
@@ -66,13 +67,13 @@ struct GateSubject {
 
 struct BudgetFile {
   int d_model = 512;  // the grid registry entries are measured on
-  double base = 10000.0;
+  double base = default_base();
   std::vector<GateBand> bands;
   std::vector<GateSubject> subjects;
   bool completed = false;  // version or grid were missing and took their defaults
 };
 
-// The grid a budget file without one gets: d 512, base 10^4, four bands up to 2^24.
+// The grid a budget file without one gets: d 512, the default base, four bands up to 2^24.
 std::vector<GateBand> default_bands();
 
 // Reads and validates a budget file; throws FileError (one line naming the field in words) when

@@ -11,6 +11,7 @@
 
 #include "peverify/core/implementation.h"
 #include "peverify/encoding/model_presets.h"
+#include "peverify/encoding/vocabulary.h"
 #include "peverify/reports/study/recommend.h"
 #include "peverify/support/parallel.h"
 
@@ -36,16 +37,17 @@ void finish_study(StudyResult& result, size_t implementations,
           e.roofline_ratio = b.roofline_ratio;
         }
   }
-  const std::vector<std::string> targets = {"1e-4", "1e-2", "faithful"};
+  const Vocabulary& words = vocabulary();  // what the recommendations answer
+  const std::vector<std::string>& targets = words.targets.recommended;
   const std::vector<Candidate> candidates = candidates_of(result.entries);
-  result.recommendations = recommend(candidates, {"float32", "float16", "bfloat16"},
-                                     {4096, 32768, 131072, 1u << 20}, targets);
+  result.recommendations =
+      recommend(candidates, words.output_dtypes, words.context_lengths, targets);
   result.models.clear();
   for (const std::string& name : result.config.rotary_models) {
     const ModelRope m = *model_preset(name);
     result.models.push_back(
         {name, m.rotary_dim, m.base, describe(m.rope), rope_double::attention_factor(m.rope)});
-    for (Recommendation& r : recommend_for_model(candidates, name, {"float32", "bfloat16"},
+    for (Recommendation& r : recommend_for_model(candidates, name, words.model_output_dtypes,
                                                  result.config.rotary_positions, targets))
       result.recommendations.push_back(std::move(r));
   }

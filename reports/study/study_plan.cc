@@ -60,8 +60,7 @@ EntryResult describe_entry(const core::Implementation& e, uint64_t max_position)
 double max_ulp_floored(const double* got, const double* exact, int width, Dtype output) {
   double worst = 0;
   for (int c = 0; c < width; ++c) {
-    const double e =
-        std::fabs(got[c] - exact[c]) / ulp_of(std::fmax(std::fabs(exact[c]), kUlpFloor), output);
+    const double e = measure::floored_ulps(std::fabs(got[c] - exact[c]), exact[c], output);
     worst = std::isnan(e) ? INFINITY : std::max(worst, e);
   }
   return worst;
