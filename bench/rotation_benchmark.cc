@@ -61,7 +61,7 @@ void rotation(benchmark::State& state, const core::RotationImplementation* e, co
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * bytes));
-  state.SetLabel(e->compute + (e->budget == Claim::Kind::kFaithful ? ", faithful" : ""));
+  state.SetLabel(e->compute + (e->claim == Claim::Kind::kFaithful ? ", faithful" : ""));
 }
 
 // The copy of q's bytes into the output: the roofline of a rotation that reads q once and writes

@@ -16,7 +16,7 @@ namespace pev::cli {
 namespace {
 
 struct CheckOptions {
-  std::string budgets;
+  std::string budget_file;
   std::string junit;
   bool update = false;
 };
@@ -37,8 +37,8 @@ void apply_rotary(const std::string& budgets, reports::GateSubject& g) {
 }
 
 int run_check(const CheckOptions& o) {
-  reports::BudgetFile file = reports::read_budget_file(o.budgets);
-  for (reports::GateSubject& g : file.subjects) apply_rotary(o.budgets, g);
+  reports::BudgetFile file = reports::read_budget_file(o.budget_file);
+  for (reports::GateSubject& g : file.subjects) apply_rotary(o.budget_file, g);
   if (!o.junit.empty()) check_writable(o.junit);
   const auto outcomes = reports::run_gate(file, [](const std::string& subject) {
     fmt::print(stderr, "check: measured {}\n", subject);
@@ -61,16 +61,16 @@ int run_check(const CheckOptions& o) {
     fmt::print(
         "check: {} not rewritten: {} band(s) hold NaN, Inf, wrong signs or elements that stand "
         "out from their column, which no record may allow\n",
-        o.budgets, regressions);
+        o.budget_file, regressions);
     return kExitCheckFailed;
   }
   if (o.update) {
     if (file.completed)
-      fmt::print("check: {} had no version or grid: filled in the defaults\n", o.budgets);
+      fmt::print("check: {} had no version or grid: filled in the defaults\n", o.budget_file);
     const reports::BudgetFile next = reports::updated(file, outcomes);
     write_file_atomically(
-        o.budgets, [&](std::ostream& out) { out << reports::to_json(next).dump(2) << "\n"; });
-    fmt::print("check: rewrote {} with the measured budgets\n", o.budgets);
+        o.budget_file, [&](std::ostream& out) { out << reports::to_json(next).dump(2) << "\n"; });
+    fmt::print("check: rewrote {} with the measured budgets\n", o.budget_file);
     return kExitOk;
   }
   fmt::print("check: {} regression(s) in {} measurements\n", regressions, outcomes.size());
@@ -83,7 +83,7 @@ void add_check_command(CLI::App& root, std::vector<Command>& commands) {
   auto o = std::make_shared<CheckOptions>();
   CLI::App* app = root.add_subcommand(
       "check", "CI gate: measured error per implementation and position band vs recorded budgets");
-  app->add_option("--budgets", o->budgets, "the budget file (JSON)")->required();
+  app->add_option("--budgets", o->budget_file, "the budget file (JSON)")->required();
   app->add_option("--junit", o->junit, "also write JUnit XML here");
   app->add_flag("--update", o->update, "rewrite the budget file with what was measured");
   commands.push_back({app, [o] { return run_check(*o); }});

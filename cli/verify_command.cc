@@ -28,7 +28,7 @@ struct VerifyCommandOptions {
   Dtype compute = Dtype::kFloat32;
   std::optional<Dtype> dtype;  // empty: from the file
   std::string tensor;
-  Claim::Kind budget = Claim::Kind::kModel;
+  Claim::Kind claim = Claim::Kind::kModel;
   CLI::Option* model_c_option = nullptr;
   double model_c = 0;
   std::optional<int64_t> threads;  // absent: all cores
@@ -36,8 +36,8 @@ struct VerifyCommandOptions {
 };
 
 int run_verify(const VerifyCommandOptions& o) {
-  const Claim budget =
-      resolve_claim({o.budget, o.compute,
+  const Claim claim =
+      resolve_claim({o.claim, o.compute,
                      o.model_c_option->count() ? std::optional<double>(o.model_c) : std::nullopt});
   const int threads = resolve_threads(o.threads);
   ReadOptions read;
@@ -75,7 +75,7 @@ int run_verify(const VerifyCommandOptions& o) {
   options.positions = std::move(positions);
   options.positions_name = ids_path;
   options.source = rotary_source(q.rotary);
-  options.budget = budget;
+  options.claim = claim;
   options.threads = threads;
   const reports::VerifyResult r = reports::verify_table(std::move(input), options);
   std::fputs(reports::to_text(r).c_str(), stdout);
@@ -99,7 +99,7 @@ void add_verify_command(CLI::App& root, std::vector<Command>& commands) {
   app->add_option("--dtype", o->dtype, "how to read 16-bit data: bfloat16 (uint16 .npy) or float16")
       ->transform(one_of(kDtypes));
   app->add_option("--tensor", o->tensor, "the tensor to read from a .safetensors file");
-  app->add_option("--budget", o->budget, "the error budget (default model)")
+  app->add_option("--budget", o->claim, "the error budget (default model)")
       ->transform(one_of(kBudgets));
   o->model_c_option = app->add_option(
       "--model-c", o->model_c,

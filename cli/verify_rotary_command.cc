@@ -27,7 +27,7 @@ struct VerifyRotaryCommandOptions {
   // else the head dimension); positions a .npy of ids.
   TableOptions table;
   std::optional<Dtype> dtype;
-  Claim::Kind budget = Claim::Kind::kModel;
+  Claim::Kind claim = Claim::Kind::kModel;
   std::string compute = "float32";
   std::optional<int64_t> threads;
   std::string json;
@@ -65,7 +65,7 @@ int run_verify_rotary(const VerifyRotaryCommandOptions& o) {
     args.positions = read_position_ids(o.table.positions);
     args.positions_name = o.table.positions;
   }
-  args.budget = o.budget;
+  args.claim = o.claim;
   args.threads = threads;
   const reports::VerifyRotaryOptions options = reports::resolve_rotary(std::move(args));
 
@@ -104,7 +104,7 @@ void add_verify_rotary_command(CLI::App& root, std::vector<Command>& commands) {
   add_table_options(*app, o->table, TableUse::kRotated);
   app->add_option("--dtype", o->dtype, "how to read 16-bit data: bfloat16 (uint16 .npy) or float16")
       ->transform(one_of(kDtypes));
-  app->add_option("--budget", o->budget, "the error budget (default model)")
+  app->add_option("--budget", o->claim, "the error budget (default model)")
       ->transform(one_of(kBudgets));
   app->add_option("--compute", o->compute,
                   "how the kernel computes, for the model budget: float32 (default), "

@@ -68,7 +68,7 @@ TEST_P(Consistency, NoFalseAlarmOnHonestTables) {
     if (c.spec.start + c.rows - 1 > impl.max_position || c.spec.base > impl.max_base ||
         !claims_frequencies(impl, c.spec) || !ut->can_produce(c.spec, c.rows))
       continue;
-    const properties::Verdict v = properties::check_consistent(*ut, c.spec, c.rows);
+    const properties::PropertyVerdict v = properties::check_consistent(*ut, c.spec, c.rows);
     EXPECT_TRUE(v.holds) << c.name << ": " << v.summary;
     worst = std::max(worst, v.figures.at("worst_ratio"));
     elements += v.checked;

@@ -129,7 +129,7 @@ std::vector<Mutant> mutants() {
 }
 
 // Runs every property on the same grid the suite uses for generated implementations.
-std::vector<Verdict> all_verdicts(const UnderTest& ut) {
+std::vector<PropertyVerdict> all_verdicts(const UnderTest& ut) {
   TableSpec small;
   small.d_model = 64;
   TableSpec big;
@@ -145,17 +145,18 @@ std::vector<Verdict> all_verdicts(const UnderTest& ut) {
 
 TEST(Mutation, TheUnbrokenImplementationPassesEveryProperty) {
   const auto ut = crosscheck::registry_entry(good());
-  for (const Verdict& v : all_verdicts(*ut))
+  for (const PropertyVerdict& v : all_verdicts(*ut))
     EXPECT_TRUE(v.holds) << v.property << ": " << v.summary;
 }
 
 TEST(Mutation, EveryBrokenImplementationIsCaught) {
   for (const Mutant& m : mutants()) {
     const auto ut = callable(m.name, m.output, Claim::model(Dtype::kFloat32), m.fill, 1 << 20);
-    const std::vector<Verdict> verdicts = all_verdicts(*ut);
+    const std::vector<PropertyVerdict> verdicts = all_verdicts(*ut);
     for (const std::string& property : m.caught_by) {
-      const auto it = std::find_if(verdicts.begin(), verdicts.end(),
-                                   [&](const Verdict& v) { return v.property == property; });
+      const auto it = std::find_if(verdicts.begin(), verdicts.end(), [&](const PropertyVerdict& v) {
+        return v.property == property;
+      });
       ASSERT_NE(it, verdicts.end());
       EXPECT_FALSE(it->holds) << "'" << m.name << "' was not caught by " << property << ": "
                               << it->summary;
@@ -206,7 +207,7 @@ TEST(Mutation, RecipeBugsAreCaught) {
     const auto good_ut = crosscheck::registry_entry(good());
     EXPECT_TRUE(check_oracle(*good_ut, m.spec, 1024).holds) << m.name << ": unbroken";
     const auto ut = callable(m.name, Dtype::kFloat32, good().claim, m.fill, 1 << 20);
-    const Verdict v = check_oracle(*ut, m.spec, 1024);
+    const PropertyVerdict v = check_oracle(*ut, m.spec, 1024);
     EXPECT_FALSE(v.holds) << "'" << m.name << "' was not caught: " << v.summary;
   }
 }
@@ -242,7 +243,7 @@ TEST(DefaultBudget, PassesTheSeedsFloat32TablesAndCatchesA1e4ErrorAtLowFrequency
                               if (s.start <= 100 && s.start + n > 100)
                                 out[(100 - s.start) * table_width(s) + s.d_model - 1] += 1e-4;
                             });
-  const Verdict v = check_oracle(*off, spec, 512);
+  const PropertyVerdict v = check_oracle(*off, spec, 512);
   EXPECT_FALSE(v.holds) << v.summary;
 }
 

@@ -117,7 +117,7 @@ std::vector<uint64_t> every_token() {
 reports::VerifyRotaryResult verify(const Case& c, Dtype in_type, const std::vector<double>& x,
                                    Dtype out_type, const std::vector<double>& y,
                                    const std::string& compute,
-                                   Claim::Kind budget = Claim::Kind::kModel) {
+                                   Claim::Kind claim = Claim::Kind::kModel) {
   const int hd = c.spec.head_dim;
   const auto reader = [hd](const std::vector<double>& v) {
     return [&v, hd](uint64_t first, uint64_t n, double* out) {
@@ -134,7 +134,7 @@ reports::VerifyRotaryResult verify(const Case& c, Dtype in_type, const std::vect
   o.positions = c.ids;
   o.positions_name = "M-RoPE ids";
   o.compute = *measure::parse_rotation_compute(compute);
-  o.budget = budget;
+  o.claim = claim;
   o.threads = 1;
   return reports::verify_rotary(input, output, o);
 }
@@ -146,7 +146,7 @@ reports::VerifyRotaryResult run(const core::RotationImplementation& e, const Cas
   const std::vector<double> x = random_q(kTokens * kHeads * c.spec.head_dim, e.input, seed);
   const std::vector<double> y =
       apply_rotation(e, c.spec, positions_of(c), tokens.data(), kTokens, kHeads, x);
-  return verify(c, e.input, x, e.output, y, e.compute, e.budget);
+  return verify(c, e.input, x, e.output, y, e.compute, e.claim);
 }
 
 const core::RotationImplementation& entry(std::string_view name) {
@@ -218,7 +218,7 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(WithHostTwin);
 
 // The failing verdict names an element (its position, dimension, value and expected value).
 std::string named_failure(const reports::VerifyRotaryResult& r) {
-  for (const properties::Verdict& v : r.verdicts)
+  for (const properties::PropertyVerdict& v : r.verdicts)
     if (!v.holds && !v.worst.empty())
       return v.property + ": position " + std::to_string(v.worst[0].pos) + ", dim " +
              std::to_string(v.worst[0].column);

@@ -41,7 +41,7 @@ class BoundedCheck {
   BoundedCheck(const UnderTest& ut, const TableSpec& spec, const PositionMap* map = nullptr);
   // Rows spec.start + first .. spec.start + first + n - 1, row-major.
   void add(Part& part, uint64_t first, uint64_t n, const double* rows) const;
-  Verdict verdict(const Part& part) const;
+  PropertyVerdict verdict(const Part& part) const;
 
  private:
   const UnderTest& ut_;
@@ -71,7 +71,7 @@ class OracleCheck {
   // null for a model claim, which does not use it.
   void add(Part& part, uint64_t first, uint64_t n, const double* got, const double* exact,
            const double* rounded) const;
-  Verdict verdict(const Part& part) const;
+  PropertyVerdict verdict(const Part& part) const;
 
  private:
   const UnderTest& ut_;
@@ -108,7 +108,7 @@ class UniqueCheck {
   // Confirms repeated hashes by comparing rows, then asks the oracle whether the correctly
   // rounded table repeats them too. Sorts part.hashes.
   Result resolve(Part& part) const;
-  Verdict verdict(const Result& result, const Part& distances) const;
+  PropertyVerdict verdict(const Result& result, const Part& distances) const;
   // How many partitions hold at most `max_rows` hashes each.
   static uint64_t partitions_for(uint64_t rows, uint64_t max_rows);
 

@@ -7,7 +7,7 @@
 
 namespace pev::properties {
 
-void record_oracle_figures(const measure::Figures& f, Verdict& v) {
+void record_oracle_figures(const measure::Figures& f, PropertyVerdict& v) {
   v.figures["max_abs"] = f.max_abs;
   v.figures["mean_abs"] = f.mean_abs();
   v.figures["sum_abs"] = f.sum_abs;
@@ -79,10 +79,10 @@ void OracleCheck::add(Part& p, uint64_t first, uint64_t n, const double* got, co
   }
 }
 
-Verdict OracleCheck::verdict(const Part& p) const {
+PropertyVerdict OracleCheck::verdict(const Part& p) const {
   const measure::Figures& f = p.figures;
   const Claim claim = ut_.claim();
-  Verdict v;
+  PropertyVerdict v;
   v.property = "oracle";
   v.checked = f.elements;
   v.worst = p.worst;
@@ -106,7 +106,7 @@ Verdict OracleCheck::verdict(const Part& p) const {
   return v;
 }
 
-Verdict check_oracle(const UnderTest& ut, const TableSpec& spec, uint64_t count) {
+PropertyVerdict check_oracle(const UnderTest& ut, const TableSpec& spec, uint64_t count) {
   const OracleCheck check(ut, spec);
   OracleCheck::Part part;
   // The engine rounds to the output format too: strict and faithful compare encodings with it.

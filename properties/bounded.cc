@@ -175,8 +175,8 @@ void BoundedCheck::add(Part& p, uint64_t first, uint64_t n, const double* rows) 
   }
 }
 
-Verdict BoundedCheck::verdict(const Part& p) const {
-  Verdict v;
+PropertyVerdict BoundedCheck::verdict(const Part& p) const {
+  PropertyVerdict v;
   v.property = "bounded";
   v.checked = p.checked;
   v.worst = p.worst;
@@ -206,7 +206,7 @@ Verdict BoundedCheck::verdict(const Part& p) const {
   return v;
 }
 
-Verdict check_bounded(const UnderTest& ut, const TableSpec& spec, uint64_t count) {
+PropertyVerdict check_bounded(const UnderTest& ut, const TableSpec& spec, uint64_t count) {
   const BoundedCheck check(ut, spec);
   BoundedCheck::Part part;
   internal::for_each_chunk(ut, spec, count,

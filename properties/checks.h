@@ -15,7 +15,7 @@ namespace pev::properties {
 
 using measure::Finding;
 
-struct Verdict {
+struct PropertyVerdict {
   std::string property;  // one of encoding/vocabulary.json's properties: bounded, unique, ...
   bool holds = true;
   std::string summary;                    // one line: the key figures
@@ -27,12 +27,12 @@ struct Verdict {
 };
 
 // Every value finite and in [-1, 1]; sin^2 + cos^2 - 1 within the tolerance the claim implies.
-Verdict check_bounded(const UnderTest& ut, const TableSpec& spec, uint64_t count);
+PropertyVerdict check_bounded(const UnderTest& ut, const TableSpec& spec, uint64_t count);
 
 // No two rows equal (found by hashing the bit patterns); reports the nearest distance between
 // neighbouring rows. A repeated row that the correctly rounded table of the same spec repeats
 // too is a limit of the output format (a note), not a failure.
-Verdict check_unique(const UnderTest& ut, const TableSpec& spec, uint64_t count);
+PropertyVerdict check_unique(const UnderTest& ut, const TableSpec& spec, uint64_t count);
 
 // The shift identities on the implementation's own values, for cases (pos, m, pair):
 //   row(pos + m) = M_m row(pos) and row(pos) = M_m^T row(pos + m), M_m exact (the oracle);
@@ -44,12 +44,12 @@ struct ShiftCase {
   uint64_t m;
   int pair;
 };
-Verdict check_shift(const UnderTest& ut, const TableSpec& spec,
-                    const std::vector<ShiftCase>& cases);
+PropertyVerdict check_shift(const UnderTest& ut, const TableSpec& spec,
+                            const std::vector<ShiftCase>& cases);
 
 // Every element against the exact value, within the claim; strict and faithful claims by
 // encoding against the correctly rounded values.
-Verdict check_oracle(const UnderTest& ut, const TableSpec& spec, uint64_t count);
+PropertyVerdict check_oracle(const UnderTest& ut, const TableSpec& spec, uint64_t count);
 
 // Error versus position on sampled rows (log-spaced up to ut.max_position): the constant C of
 // the model |err| <= ulp/2 + C u (|exact| + a + steps) fitted with the rotation steps the
@@ -57,16 +57,16 @@ Verdict check_oracle(const UnderTest& ut, const TableSpec& spec, uint64_t count)
 // every row were computed directly), and the horizon for each target: the largest sampled
 // position up to which every row meets it. Holds when the fitted C stays within the claim's C
 // (model claims) and every element is within the claim.
-Verdict check_growth(const UnderTest& ut, const TableSpec& spec_template,
-                     const std::vector<uint64_t>& positions);
+PropertyVerdict check_growth(const UnderTest& ut, const TableSpec& spec_template,
+                             const std::vector<uint64_t>& positions);
 
 // One verdict from verdicts of the same property on different tables: holds if all hold,
 // counts and sums add up, maxima stay maxima, the worst findings are kept, and the summary is
 // that of the first failing part (else of the first).
-Verdict merge(const std::vector<Verdict>& parts);
+PropertyVerdict merge(const std::vector<PropertyVerdict>& parts);
 
 // The figures of an oracle check, as check_oracle names them.
-void record_oracle_figures(const measure::Figures& f, Verdict& v);
+void record_oracle_figures(const measure::Figures& f, PropertyVerdict& v);
 // The lines that say how many elements had a budget that checks nothing useful (docs/design.md
 // §3.4), from which position, and which claim would check them. Empty when there are none.
 std::vector<std::string> vacuous_notes(const measure::Figures& f, const Claim& claim, Dtype output);

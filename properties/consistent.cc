@@ -8,10 +8,10 @@
 
 namespace pev::properties {
 
-Verdict ConsistentCheck::verdict(const measure::ConsistencyFigures& f) const {
+PropertyVerdict ConsistentCheck::verdict(const measure::ConsistencyFigures& f) const {
   const ClaimConstants::Consistency& rule = claim_constants().consistency;
   const Dtype output = ut_.output();
-  Verdict v;
+  PropertyVerdict v;
   v.property = "consistent";
   v.checked = f.judged;
   v.holds = f.inconsistent == 0;
@@ -78,7 +78,7 @@ Verdict ConsistentCheck::verdict(const measure::ConsistencyFigures& f) const {
   return v;
 }
 
-Verdict check_consistent(const UnderTest& ut, const TableSpec& spec, uint64_t count) {
+PropertyVerdict check_consistent(const UnderTest& ut, const TableSpec& spec, uint64_t count) {
   const int width = table_width(spec);
   measure::ConsistencyRun run(ut.output(), width, 0, spec.start);
   internal::for_each_chunk(ut, spec, count,

@@ -22,7 +22,7 @@ class ConsistentCheck {
   // With `map`, the run went along its position order (figures' positions are indices into it).
   ConsistentCheck(const UnderTest& ut, const TableSpec& spec, const PositionMap* map = nullptr)
       : ut_(ut), spec_(spec), map_(map) {}
-  Verdict verdict(const measure::ConsistencyFigures& figures) const;
+  PropertyVerdict verdict(const measure::ConsistencyFigures& figures) const;
 
  private:
   const UnderTest& ut_;
@@ -31,6 +31,6 @@ class ConsistentCheck {
 };
 
 // Rows spec.start .. spec.start + count - 1 of an implementation, in one run.
-Verdict check_consistent(const UnderTest& ut, const TableSpec& spec, uint64_t count);
+PropertyVerdict check_consistent(const UnderTest& ut, const TableSpec& spec, uint64_t count);
 
 }  // namespace pev::properties

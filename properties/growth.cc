@@ -37,9 +37,9 @@ const std::vector<Target>& horizon_targets() {
   return targets;
 }
 
-Verdict check_growth(const UnderTest& ut, const TableSpec& spec_template,
-                     const std::vector<uint64_t>& positions) {
-  Verdict v;
+PropertyVerdict check_growth(const UnderTest& ut, const TableSpec& spec_template,
+                             const std::vector<uint64_t>& positions) {
+  PropertyVerdict v;
   v.property = "growth";
   const Claim claim = ut.claim();
   const Dtype out = ut.output();

@@ -28,12 +28,12 @@ TEST(PropertyNames, EachCheckNamesItsVerdictAsTheVocabularySpellsIt) {
   const auto ut =
       callable("float32", Dtype::kFloat32, Claim::model(Dtype::kFloat32), float32_table);
   const TableSpec spec = grid_spec(8, 1e4);  // interleaved, as float32_table writes it
-  const std::vector<Verdict> suite = {check_bounded(*ut, spec, 64), check_unique(*ut, spec, 64),
-                                      check_shift(*ut, spec, {{3, 5, 1}}),
-                                      check_growth(*ut, spec, {0, 1, 100}),
-                                      check_oracle(*ut, spec, 64)};
+  const std::vector<PropertyVerdict> suite = {
+      check_bounded(*ut, spec, 64), check_unique(*ut, spec, 64),
+      check_shift(*ut, spec, {{3, 5, 1}}), check_growth(*ut, spec, {0, 1, 100}),
+      check_oracle(*ut, spec, 64)};
   std::vector<std::string> names;
-  for (const Verdict& v : suite) names.push_back(v.property);
+  for (const PropertyVerdict& v : suite) names.push_back(v.property);
   EXPECT_EQ(names, vocabulary().suite_properties);
   EXPECT_EQ(std::vector<std::string>{check_consistent(*ut, spec, 128).property},
             vocabulary().verify_properties);

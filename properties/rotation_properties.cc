@@ -62,13 +62,13 @@ std::vector<uint64_t> iota(uint64_t n) {
   return t;
 }
 
-// The kernel's output on every row of `p` and each element's budget (0 on pass-through dims),
+// The kernel's output on every row of `p` and each element's allowance (0 on pass-through dims),
 // from the exact A cos, A sin and the exact rotation.
 struct Applied {
-  std::vector<double> out, budget, exact;
+  std::vector<double> out, allowance, exact;
 };
-Applied apply_and_budget(const RotationUnderTest& k, const RotationCase& c, const RowPositions& p,
-                         const std::vector<double>& x) {
+Applied apply_with_allowances(const RotationUnderTest& k, const RotationCase& c,
+                              const RowPositions& p, const std::vector<double>& x) {
   const RotationSpec& s = c.spec;
   const uint64_t n = p.rows();
   const std::vector<uint64_t> tokens = iota(n);
@@ -84,7 +84,7 @@ Applied apply_and_budget(const RotationUnderTest& k, const RotationCase& c, cons
                         tokens.data(), n, cs);
   const measure::RotationBudget budget(s, k.compute, k.output);
   const int pairs = s.table.d_model / 2, hd = s.head_dim;
-  r.budget.assign(x.size(), 0.0);
+  r.allowance.assign(x.size(), 0.0);
   for (uint64_t i = 0; i < n; ++i)
     for (int h = 0; h < c.heads; ++h) {
       const uint64_t o = (i * c.heads + h) * hd;
@@ -92,8 +92,8 @@ Applied apply_and_budget(const RotationUnderTest& k, const RotationCase& c, cons
         const auto [a, b] = rotated_dims(s, j);
         const double cj = cs.cos_exact[i * pairs + j], sj = cs.sin_exact[i * pairs + j];
         const auto e = budget.cache_errors(p.of_pair(s.table, i, j), j, cj, sj);
-        r.budget[o + a] = budget.allowed(e, x[o + a], -x[o + b], cj, sj, r.exact[o + a]);
-        r.budget[o + b] = budget.allowed(e, x[o + b], x[o + a], cj, sj, r.exact[o + b]);
+        r.allowance[o + a] = budget.allowed(e, x[o + a], -x[o + b], cj, sj, r.exact[o + a]);
+        r.allowance[o + b] = budget.allowed(e, x[o + b], x[o + a], cj, sj, r.exact[o + b]);
       }
     }
   return r;
@@ -114,7 +114,7 @@ Scores scores_of(const RotationCase& c, const Applied& y, const std::vector<doub
     const size_t ko = qo + hd;
     double got = 0, want = 0, bound = 0, magnitude = 0, qq = 0, kk = 0;
     for (int i = 0; i < hd; ++i) {
-      const double eq = y.budget[qo + i], ek = y.budget[ko + i];
+      const double eq = y.allowance[qo + i], ek = y.allowance[ko + i];
       const double q = y.exact[qo + i], k = y.exact[ko + i];
       got += y.out[qo + i] * y.out[ko + i];
       want += q * k;
@@ -138,7 +138,7 @@ void rotation_score_property(const RotationUnderTest& k) {
   const uint64_t m = draw_position(), n = draw_position();
   const RowPositions p = with_positions(c, {m, n});
   const std::vector<double> x = draw_values(2 * c.spec.head_dim, k.input);
-  const Scores s = scores_of(c, apply_and_budget(k, c, p, x), x);
+  const Scores s = scores_of(c, apply_with_allowances(k, c, p, x), x);
   if (!(s.error[0] <= s.allowed[0]))
     RC_LOG() << "<K(" << m << ")q, K(" << n << ")k> is off by " << s.error[0] << ", allowed "
              << s.allowed[0] << "\n";
@@ -166,7 +166,7 @@ ScoreError score_error(const RotationUnderTest& k, const RotationSpec& spec, uin
         static_cast<int64_t>(rng() % (uint64_t{1} << (bits + 1))) - (int64_t{1} << bits);
     v = std::ldexp(static_cast<double>(m), static_cast<int>(rng() % 3) - 1 - bits);
   }
-  const Scores s = scores_of(c, apply_and_budget(k, c, p, x), x);
+  const Scores s = scores_of(c, apply_with_allowances(k, c, p, x), x);
   ScoreError r{context, samples};
   std::vector<double> relative;
   for (size_t i = 0; i < s.error.size(); ++i) {
@@ -185,14 +185,14 @@ void rotation_norm_property(const RotationUnderTest& k) {
   RotationCase c = draw_case();
   const RowPositions p = with_positions(c, {draw_position(), draw_position()});
   const std::vector<double> x = draw_values(2 * c.heads * c.spec.head_dim, k.input);
-  const Applied y = apply_and_budget(k, c, p, x);
+  const Applied y = apply_with_allowances(k, c, p, x);
   const double A = attention_factor(c.spec.table);
   for (size_t o = 0; o < x.size(); o += c.spec.head_dim)
     for (int j = 0; j < c.spec.table.d_model / 2; ++j) {
       const auto [a, b] = rotated_dims(c.spec, j);
       const double got = std::hypot(y.out[o + a], y.out[o + b]);
       const double want = A * std::hypot(x[o + a], x[o + b]);
-      const double tol = std::hypot(y.budget[o + a], y.budget[o + b]) + kDoubleSlack * want;
+      const double tol = std::hypot(y.allowance[o + a], y.allowance[o + b]) + kDoubleSlack * want;
       if (!(std::fabs(got - want) <= tol))
         RC_LOG() << "pair " << j << " of row " << o / c.spec.head_dim << ": |out| " << got
                  << ", A |in| " << want << ", tolerance " << tol << "\n";
@@ -212,14 +212,14 @@ void rotation_relative_position_property(const RotationUnderTest& k) {
     x.insert(x.end(), q.begin(), q.end());
     x.insert(x.end(), kv.begin(), kv.end());
   }
-  const Applied y = apply_and_budget(k, c, p, x);
+  const Applied y = apply_with_allowances(k, c, p, x);
   for (int h = 0; h < c.heads; ++h) {
     double dot[2] = {0, 0}, bound = 0, magnitude = 0;
     for (int side = 0; side < 2; ++side) {
       const size_t qo = (2 * side) * row + h * c.spec.head_dim, ko = qo + row;
       for (int i = 0; i < c.spec.head_dim; ++i) {
         const double qi = y.out[qo + i], ki = y.out[ko + i];
-        const double eq = y.budget[qo + i], ek = y.budget[ko + i];
+        const double eq = y.allowance[qo + i], ek = y.allowance[ko + i];
         dot[side] += qi * ki;
         bound += eq * std::fabs(ki) + (std::fabs(qi) + eq) * ek;
         magnitude += std::fabs(qi * ki);
@@ -237,7 +237,7 @@ void rotation_inverse_property(const RotationUnderTest& k) {
   RotationCase c = draw_case();
   const RowPositions p = with_positions(c, {draw_position(), draw_position()});
   const std::vector<double> x = draw_values(2 * c.heads * c.spec.head_dim, k.input);
-  const Applied y = apply_and_budget(k, c, p, x);
+  const Applied y = apply_with_allowances(k, c, p, x);
   // R(m)^T v is R(m) applied with each pair's dims exchanged, then exchanged back.
   const auto swap_pairs = [&](std::vector<double> v) {
     for (size_t o = 0; o < v.size(); o += c.spec.head_dim)
@@ -261,7 +261,8 @@ void rotation_inverse_property(const RotationUnderTest& k) {
       const auto [a, b] = rotated_dims(c.spec, j);
       const double da = z[o + a] - A * A * x[o + a], db = z[o + b] - A * A * x[o + b];
       const double size = std::hypot(z[o + a], z[o + b]) + A * A * std::hypot(x[o + a], x[o + b]);
-      const double tol = A * std::hypot(y.budget[o + a], y.budget[o + b]) + kDoubleSlack * size;
+      const double tol =
+          A * std::hypot(y.allowance[o + a], y.allowance[o + b]) + kDoubleSlack * size;
       if (!(std::hypot(da, db) <= tol))
         RC_LOG() << "pair " << j << " of row " << o / c.spec.head_dim << ": |R^T R x - A^2 x| "
                  << std::hypot(da, db) << ", tolerance " << tol << "\n";
@@ -277,9 +278,9 @@ void rotation_composition_property(const RotationUnderTest& k) {
   RotationCase c = draw_case();
   const uint64_t a = draw_position(), b = draw_position();
   const std::vector<double> x = draw_values(c.heads * c.spec.head_dim, k.input);
-  const Applied first = apply_and_budget(k, c, with_positions(c, {b}), x);
-  const Applied twice = apply_and_budget(k, c, with_positions(c, {a}), first.out);
-  const Applied once = apply_and_budget(k, c, with_positions(c, {a + b}), x);
+  const Applied first = apply_with_allowances(k, c, with_positions(c, {b}), x);
+  const Applied twice = apply_with_allowances(k, c, with_positions(c, {a}), first.out);
+  const Applied once = apply_with_allowances(k, c, with_positions(c, {a + b}), x);
   // R(a) R(b) = A R(a + b): |K_a(K_b x) - A K_(a+b)(x)| per pair is within the second
   // application's budget, the first's error turned by R(a) (times A), and A times the single one's.
   const double A = attention_factor(c.spec.table);
@@ -292,9 +293,9 @@ void rotation_composition_property(const RotationUnderTest& k) {
       const double dv = twice.out[o + v] - A * once.out[o + v];
       const double size = std::hypot(twice.out[o + u], twice.out[o + v]) +
                           A * std::hypot(once.out[o + u], once.out[o + v]);
-      const double tol = std::hypot(twice.budget[o + u], twice.budget[o + v]) +
-                         A * std::hypot(first.budget[o + u], first.budget[o + v]) +
-                         A * std::hypot(once.budget[o + u], once.budget[o + v]) +
+      const double tol = std::hypot(twice.allowance[o + u], twice.allowance[o + v]) +
+                         A * std::hypot(first.allowance[o + u], first.allowance[o + v]) +
+                         A * std::hypot(once.allowance[o + u], once.allowance[o + v]) +
                          kDoubleSlack * size;
       if (!(std::hypot(du, dv) <= tol))
         RC_LOG() << "pair " << j << ": |K(" << a << ") K(" << b << ") x - A K(" << a + b << ") x| "

@@ -9,10 +9,10 @@
 
 namespace pev::properties {
 
-Verdict check_shift(const UnderTest& ut, const TableSpec& spec,
-                    const std::vector<ShiftCase>& cases) {
+PropertyVerdict check_shift(const UnderTest& ut, const TableSpec& spec,
+                            const std::vector<ShiftCase>& cases) {
   using internal::allowed_near;
-  Verdict v;
+  PropertyVerdict v;
   v.property = "shift";
   const std::vector<internal::PairColumns> cols = internal::pair_columns(spec);
   const measure::Judge judge(spec, ut.claim(), ut.output());

@@ -15,8 +15,8 @@ namespace {
 
 // A property RapidCheck ran: its cases are no rows of a table, so the verdict says what RapidCheck
 // found (its counterexample is printed where it ran, with the seed to replay it).
-Verdict rapidcheck_verdict(const char* property, bool passed) {
-  Verdict v;
+PropertyVerdict rapidcheck_verdict(const char* property, bool passed) {
+  PropertyVerdict v;
   v.property = property;
   v.holds = passed;
   v.summary = passed ? "RapidCheck found no counterexample"
@@ -62,8 +62,8 @@ std::vector<TableSpec> model_specs(const UnderTest& ut) {
   return out;
 }
 
-std::optional<Verdict> run_bounded(const UnderTest& ut) {
-  std::vector<Verdict> parts;
+std::optional<PropertyVerdict> run_bounded(const UnderTest& ut) {
+  std::vector<PropertyVerdict> parts;
   if (auto fixed = ut.fixed_spec()) {
     const uint64_t rows = ut.max_position(fixed->d_model) - fixed->start + 1;
     parts.push_back(check_bounded(ut, *fixed, rows));
@@ -83,7 +83,7 @@ std::optional<Verdict> run_bounded(const UnderTest& ut) {
   return merge(parts);
 }
 
-std::optional<Verdict> run_unique(const UnderTest& ut) {
+std::optional<PropertyVerdict> run_unique(const UnderTest& ut) {
   if (auto fixed = ut.fixed_spec())
     return check_unique(ut, *fixed, ut.max_position(fixed->d_model) - fixed->start + 1);
   // 2^15 positions: far past where float16 (2048) and bfloat16 (256) positions collide.
@@ -91,7 +91,7 @@ std::optional<Verdict> run_unique(const UnderTest& ut) {
   return check_unique(ut, spec, std::min<uint64_t>(uint64_t{1} << 15, ut.max_position(64) + 1));
 }
 
-std::optional<Verdict> run_growth(const UnderTest& ut) {
+std::optional<PropertyVerdict> run_growth(const UnderTest& ut) {
   TableSpec spec = ut.fixed_spec().value_or(spec_of(512, 1e4));
   std::vector<uint64_t> positions;
   for (uint64_t p : growth_positions(ut.max_position(spec.d_model)))
@@ -99,8 +99,8 @@ std::optional<Verdict> run_growth(const UnderTest& ut) {
   return check_growth(ut, spec, positions);
 }
 
-std::optional<Verdict> run_oracle_exhaustive(const UnderTest& ut) {
-  std::vector<Verdict> parts;
+std::optional<PropertyVerdict> run_oracle_exhaustive(const UnderTest& ut) {
+  std::vector<PropertyVerdict> parts;
   if (auto fixed = ut.fixed_spec()) {
     const uint64_t width = static_cast<uint64_t>(table_width(*fixed));
     const uint64_t rows = std::min<uint64_t>(ut.max_position(fixed->d_model) - fixed->start + 1,
@@ -169,7 +169,7 @@ Case generate_case(const UnderTest& ut, uint64_t margin) {
   return c;
 }
 
-std::optional<Verdict> run_shift(const UnderTest& ut) {
+std::optional<PropertyVerdict> run_shift(const UnderTest& ut) {
   const bool passed = rc::check("shift identities M_m, M_m^T, M_a M_b = M_{a+b}", [&] {
     const uint64_t m = *rc::gen::weightedOneOf<uint64_t>(
         {{3, rc::gen::inRange<uint64_t>(1, 16)}, {1, rc::gen::inRange<uint64_t>(1, 100000)}});
@@ -178,18 +178,18 @@ std::optional<Verdict> run_shift(const UnderTest& ut) {
     TableSpec at_m = c.spec;
     at_m.start = std::max(c.pos + m, m);
     RC_PRE(ut.can_produce(at_m, 1));
-    const Verdict v = check_shift(ut, c.spec, {{c.pos, m, c.pair}});
+    const PropertyVerdict v = check_shift(ut, c.spec, {{c.pos, m, c.pair}});
     RC_ASSERT(v.holds);
   });
   return rapidcheck_verdict("shift", passed);
 }
 
-std::optional<Verdict> run_oracle_sampled(const UnderTest& ut) {
+std::optional<PropertyVerdict> run_oracle_sampled(const UnderTest& ut) {
   const bool passed = rc::check("every element within the budget (sampled)", [&] {
     Case c = generate_case(ut, 0);
     c.spec.start = c.pos;
     RC_PRE(ut.can_produce(c.spec, 1));
-    const Verdict v = check_oracle(ut, c.spec, 1);
+    const PropertyVerdict v = check_oracle(ut, c.spec, 1);
     RC_ASSERT(v.holds);
   });
   return rapidcheck_verdict("oracle", passed);
@@ -210,15 +210,15 @@ const std::vector<SuiteProperty>& suite_properties() {
 
 void fix_rapidcheck_seed() { setenv("RC_PARAMS", "seed=20261122", /*overwrite=*/0); }
 
-std::vector<Verdict> run_suite(const UnderTest& ut) {
+std::vector<PropertyVerdict> run_suite(const UnderTest& ut) {
   fix_rapidcheck_seed();
-  std::vector<Verdict> out;
+  std::vector<PropertyVerdict> out;
   for (const SuiteProperty& p : suite_properties())
-    if (std::optional<Verdict> v = p.run(ut)) out.push_back(std::move(*v));
+    if (std::optional<PropertyVerdict> v = p.run(ut)) out.push_back(std::move(*v));
   return out;
 }
 
-std::string describe(const Verdict& v) {
+std::string describe(const PropertyVerdict& v) {
   std::string out = fmt::format("{}: {} - {}", v.property, v.holds ? "holds" : "FAILS", v.summary);
   for (const std::string& note : v.notes) out += "\n  note: " + note;
   for (const Finding& f : v.worst)

@@ -31,7 +31,7 @@ struct SuiteProperty {
   const char* test_name;  // Bounded, Unique, ShiftIdentities, Growth, OracleAgreement...
   const char* property;   // the verdict's: bounded, unique, shift, growth, oracle
   bool rapidcheck;        // run over RapidCheck's generated cases (a counterexample is printed)
-  std::optional<Verdict> (*run)(const UnderTest& ut);
+  std::optional<PropertyVerdict> (*run)(const UnderTest& ut);
 };
 const std::vector<SuiteProperty>& suite_properties();
 
@@ -40,9 +40,9 @@ const std::vector<SuiteProperty>& suite_properties();
 void fix_rapidcheck_seed();
 
 // Every property of the suite on `ut`, in suite_properties()' order (the seed fixed as above).
-std::vector<Verdict> run_suite(const UnderTest& ut);
+std::vector<PropertyVerdict> run_suite(const UnderTest& ut);
 
 // A verdict in words: the property, holds or FAILS, its summary, notes and worst elements.
-std::string describe(const Verdict& v);
+std::string describe(const PropertyVerdict& v);
 
 }  // namespace pev::properties

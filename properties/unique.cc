@@ -161,8 +161,8 @@ UniqueCheck::Result UniqueCheck::resolve(Part& p) const {
   return result;
 }
 
-Verdict UniqueCheck::verdict(const Result& r, const Part& distances) const {
-  Verdict v;
+PropertyVerdict UniqueCheck::verdict(const Result& r, const Part& distances) const {
+  PropertyVerdict v;
   v.property = "unique";
   v.checked = count_;
   v.holds = r.duplicates == 0;
@@ -205,7 +205,7 @@ Verdict UniqueCheck::verdict(const Result& r, const Part& distances) const {
   return v;
 }
 
-Verdict check_unique(const UnderTest& ut, const TableSpec& spec, uint64_t count) {
+PropertyVerdict check_unique(const UnderTest& ut, const TableSpec& spec, uint64_t count) {
   const UniqueCheck check(ut, spec, count);
   UniqueCheck::Part part;
   std::vector<double> previous;

@@ -21,12 +21,12 @@ std::vector<PairColumns> pair_columns(const TableSpec& spec) {
 
 }  // namespace internal
 
-Verdict merge(const std::vector<Verdict>& parts) {
-  Verdict v = parts.front();
+PropertyVerdict merge(const std::vector<PropertyVerdict>& parts) {
+  PropertyVerdict v = parts.front();
   v.worst.clear();
   v.checked = 0;
   std::map<std::string, double> figures;
-  for (const Verdict& p : parts) {
+  for (const PropertyVerdict& p : parts) {
     if (!p.holds && v.holds) v.summary = p.summary;
     v.holds = v.holds && p.holds;
     v.checked += p.checked;

@@ -132,11 +132,11 @@ Arguments arguments(const py::kwargs& kwargs, const std::vector<std::string>& al
     } else if (key == "budget") {
       const std::string b = text_of(v, k);
       if (b == "model")
-        a.budget = Claim::Kind::kModel;
+        a.claim = Claim::Kind::kModel;
       else if (b == "faithful")
-        a.budget = Claim::Kind::kFaithful;
+        a.claim = Claim::Kind::kFaithful;
       else if (b == "strict")
-        a.budget = Claim::Kind::kStrict;
+        a.claim = Claim::Kind::kStrict;
       else
         fail(fmt::format("unknown budget '{}' (model, faithful, strict)", b));
     } else if (key == "model_c") {
@@ -215,6 +215,6 @@ TableRequest table_request(const Arguments& a) {
   return q;
 }
 
-ClaimRequest claim_request(const Arguments& a) { return {a.budget, a.compute, a.model_c}; }
+ClaimRequest claim_request(const Arguments& a) { return {a.claim, a.compute, a.model_c}; }
 
 }  // namespace pev::python

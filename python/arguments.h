@@ -21,7 +21,7 @@ struct Arguments {
   Schedule schedule = Schedule::kPaper;
   int64_t start = 0;
   Dtype compute = Dtype::kFloat32;
-  Claim::Kind budget = Claim::Kind::kModel;
+  Claim::Kind claim = Claim::Kind::kModel;
   std::optional<double> model_c;
   std::optional<ModelRope> model;
   std::string model_name = "model_config";  // how messages name it: a path, a preset, or this

@@ -82,21 +82,22 @@ void bind_results(py::module_& m) {
   deprecated_alias(element, "ulp", "ulp_error");
   deprecated_alias(element, "cause", "what");
 
-  py::class_<properties::Verdict> property(
+  py::class_<properties::PropertyVerdict> property(
       m, "PropertyResult",
       "One property's verdict: the attributes are the keys of an entry of `properties` in "
       "`peverify verify --json`. Deprecated alias: name (property).");
   property
-      .def_readonly("property", &properties::Verdict::property,
+      .def_readonly("property", &properties::PropertyVerdict::property,
                     in_words(vocabulary().suite_properties, "or").c_str())
-      .def_readonly("holds", &properties::Verdict::holds)
-      .def_readonly("summary", &properties::Verdict::summary)
-      .def_readonly("notes", &properties::Verdict::notes)
-      .def_readonly("checked", &properties::Verdict::checked, "elements (or cases) looked at")
-      .def_readonly("figures", &properties::Verdict::figures)
-      .def_readonly("worst", &properties::Verdict::worst, "the worst elements, worst first")
-      .def("__bool__", [](const properties::Verdict& v) { return v.holds; })
-      .def("__repr__", [](const properties::Verdict& v) {
+      .def_readonly("holds", &properties::PropertyVerdict::holds)
+      .def_readonly("summary", &properties::PropertyVerdict::summary)
+      .def_readonly("notes", &properties::PropertyVerdict::notes)
+      .def_readonly("checked", &properties::PropertyVerdict::checked,
+                    "elements (or cases) looked at")
+      .def_readonly("figures", &properties::PropertyVerdict::figures)
+      .def_readonly("worst", &properties::PropertyVerdict::worst, "the worst elements, worst first")
+      .def("__bool__", [](const properties::PropertyVerdict& v) { return v.holds; })
+      .def("__repr__", [](const properties::PropertyVerdict& v) {
         return fmt::format("<PropertyResult {} {}: {}>", v.property, v.holds ? "holds" : "FAILS",
                            v.summary);
       });
@@ -120,7 +121,7 @@ void bind_results(py::module_& m) {
       .def(
           "result",
           [](const reports::VerifyResult& r, const std::string& name) {
-            for (const properties::Verdict& v : r.verdicts)
+            for (const properties::PropertyVerdict& v : r.verdicts)
               if (v.property == name) return v;
             throw ConfigError(fmt::format("no property '{}'", name));
           },

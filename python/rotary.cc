@@ -88,7 +88,7 @@ void bind_rotary(py::module_& m) {
         ra.start = args.start;
         ra.positions = args.positions;
         ra.positions_name = "positions";
-        ra.budget = args.budget;
+        ra.claim = args.claim;
         ra.threads = args.threads;
         ra.flag = "";
         const reports::VerifyRotaryOptions o = reports::resolve_rotary(std::move(ra));

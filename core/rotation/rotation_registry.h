@@ -41,9 +41,9 @@ struct RotationImplementation {
   // The entry whose output this one's must equal bit for bit ("" for none): a CUDA kernel's host
   // twin, which rounds every operation as the device does and is checked without a GPU.
   std::string host_twin = {};
-  // The budget the claim is held to: the model budget of `compute`, or faithful (every output
-  // within one ulp of the exact rotation, whatever the compute).
-  Claim::Kind budget = Claim::Kind::kModel;
+  // The claim it is held to: the model of `compute`, or faithful (every output within one ulp of
+  // the exact rotation, whatever the compute).
+  Claim::Kind claim = Claim::Kind::kModel;
   bool runs_here() const { return !available || available(); }
 };
 

@@ -14,7 +14,7 @@ int main() {
       callable("my-kernel", pev::Dtype::kFloat32, pev::Claim::model(pev::Dtype::kFloat32),
                my_kernel, uint64_t{1} << 24, Scope::plain());
   bool all_hold = true;
-  for (const Verdict& v : run_suite(*kernel)) {
+  for (const PropertyVerdict& v : run_suite(*kernel)) {
     std::printf("%s\n", describe(v).c_str());
     all_hold = all_hold && v.holds;
   }

@@ -9,7 +9,7 @@
 namespace pev::properties {
 namespace {
 
-void expect(const Verdict& v, const Expectation& e) {
+void expect(const PropertyVerdict& v, const Expectation& e) {
   if (e.holds) {
     EXPECT_TRUE(v.holds) << describe(v);
   } else {
@@ -33,7 +33,7 @@ void expect(const Verdict& v, const Expectation& e) {
 }
 
 // A RapidCheck property has no table figures: only whether a counterexample was found.
-void expect_rapidcheck(const Verdict& v, const Expectation& e) {
+void expect_rapidcheck(const PropertyVerdict& v, const Expectation& e) {
   if (e.holds)
     EXPECT_TRUE(v.holds) << v.property
                          << ": RapidCheck found a counterexample (see above; replay with "
@@ -63,7 +63,7 @@ class PropertyTest : public testing::Test {
   PropertyTest(std::shared_ptr<SuiteState> state, const SuiteProperty& property)
       : state_(std::move(state)), property_(property) {}
   void TestBody() override {
-    const std::optional<Verdict> v = property_.run(state_->get());
+    const std::optional<PropertyVerdict> v = property_.run(state_->get());
     if (!v) GTEST_SKIP() << "no small grid this implementation can produce";
     const Expectation e = state_->expectation(property_.property);
     property_.rapidcheck ? expect_rapidcheck(*v, e) : expect(*v, e);

@@ -94,9 +94,9 @@ void compare_with(const BudgetFile& file, std::vector<GateOutcome>& outcomes) {
     if (o.skipped) continue;
     for (const GateSubject& g : file.subjects) {
       if ((g.impl.empty() ? g.table : g.impl) != o.subject) continue;
-      const auto rec = g.budgets.find(o.band);
+      const auto rec = g.records.find(o.band);
       judge_outcome(
-          o, rec == g.budgets.end() ? std::nullopt : std::optional<BandFigures>(rec->second));
+          o, rec == g.records.end() ? std::nullopt : std::optional<BandFigures>(rec->second));
     }
   }
 }
@@ -105,7 +105,7 @@ BudgetFile updated(const BudgetFile& file, const std::vector<GateOutcome>& outco
   BudgetFile f = file;
   for (GateSubject& g : f.subjects) {
     const std::string subject = g.impl.empty() ? g.table : g.impl;
-    g.budgets.clear();
+    g.records.clear();
     for (const GateOutcome& o : outcomes) {
       if (o.subject != subject || o.skipped) continue;
       BandFigures b;
@@ -114,7 +114,7 @@ BudgetFile updated(const BudgetFile& file, const std::vector<GateOutcome>& outco
       if (ulp < o.ceilings.max_ulp) b.max_ulp = ulp;
       if (std::isnan(b.max_abs) || std::isnan(b.max_ulp))
         b.max_budget_ratio = round_up_2(o.measured.max_budget_ratio);
-      g.budgets[o.band] = b;
+      g.records[o.band] = b;
     }
   }
   return f;

@@ -62,7 +62,7 @@ struct GateSubject {
   // For table files whose rows are not consecutive positions: a .npy of position ids (as
   // written, and resolved); a band then holds the rows whose position falls in it.
   std::string positions, positions_path;
-  std::map<std::string, BandFigures> budgets;  // band name -> records
+  std::map<std::string, BandFigures> records;  // band name -> its records
 };
 
 struct BudgetFile {

@@ -155,7 +155,7 @@ GateSubject read_subject(const json& s, const BudgetFile& f, const std::string& 
           at.fail(fmt::format("unknown record \"{}\" (max_abs, max_ulp, max_budget_ratio)", name));
         if (!(value.get<double>() >= 0)) at.fail(fmt::format("\"{}\" must be >= 0", name));
       }
-      g.budgets[band] = b;
+      g.records[band] = b;
     }
   }
   return g;
@@ -291,7 +291,7 @@ nlohmann::json to_json(const BudgetFile& f) {
       if (!g.tensor.empty()) s["tensor"] = g.tensor;
     }
     json budgets = json::object();
-    for (const auto& [band, b] : g.budgets) budgets[band] = record_json(b);
+    for (const auto& [band, b] : g.records) budgets[band] = record_json(b);
     s["budgets"] = budgets;
     j["subjects"].push_back(s);
   }

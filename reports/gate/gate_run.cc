@@ -158,7 +158,7 @@ void visit_band(const OpenSubject& s, const BandRows& band, RegistryExactValues&
 struct BandMeasurement {
   measure::Figures figures;
   std::vector<measure::Finding> worst;
-  std::optional<properties::Verdict> consistent;
+  std::optional<properties::PropertyVerdict> consistent;
   std::string coverage;
 };
 
@@ -203,11 +203,11 @@ BandMeasurement measure_whole(const OpenSubject& s, const BandRows& band) {
     options.positions = band.at.ids;
     options.positions_name = s.declared.positions;
   }
-  options.budget = s.claim;
+  options.claim = s.claim;
   const VerifyResult r = verify_table(std::move(input), options);
   BandMeasurement m;
   m.figures = r.oracle;
-  for (const properties::Verdict& v : r.verdicts) {
+  for (const properties::PropertyVerdict& v : r.verdicts) {
     if (v.property == "oracle") m.worst = v.worst;
     if (v.property == "consistent") m.consistent = v;
   }
@@ -277,9 +277,9 @@ GateOutcome measure_band(const OpenSubject& s, const GateBand& band, RegistryExa
     o.inconsistent = m.consistent->summary;
     if (!m.consistent->worst.empty()) o.element = m.consistent->worst.front();
   }
-  const auto rec = s.declared.budgets.find(o.band);
+  const auto rec = s.declared.records.find(o.band);
   judge_outcome(
-      o, rec == s.declared.budgets.end() ? std::nullopt : std::optional<BandFigures>(rec->second));
+      o, rec == s.declared.records.end() ? std::nullopt : std::optional<BandFigures>(rec->second));
   if (o.regressed && !o.element) o.element = deciding_element(s, rows, o, m.worst, exact);
   if (o.element) o.message += "; at " + describe_element(*o.element);
   o.message += " (" + o.coverage + ")";

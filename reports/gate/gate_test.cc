@@ -38,12 +38,12 @@ TEST(Gate, LoweringAnyCommittedRecordMakesCheckFail) {
     ASSERT_FALSE(o.regressed) << o.subject << " " << o.band << ": " << o.message;
   int lowered = 0;
   for (size_t s = 0; s < file.subjects.size(); ++s)
-    for (const auto& [band, record] : file.subjects[s].budgets)
+    for (const auto& [band, record] : file.subjects[s].records)
       for (double BandFigures::*figure :
            {&BandFigures::max_abs, &BandFigures::max_ulp, &BandFigures::max_budget_ratio}) {
         if (!(record.*figure > 0)) continue;  // not recorded, or 0: nothing lies below it
         BudgetFile lower = file;
-        lower.subjects[s].budgets[band].*figure = next_below_2(record.*figure);
+        lower.subjects[s].records[band].*figure = next_below_2(record.*figure);
         std::vector<GateOutcome> again = outcomes;
         compare_with(lower, again);
         const std::string subject = file.subjects[s].impl;
@@ -67,7 +67,7 @@ TEST(Gate, RecordsATableOfZerosMeetsAreRefusedAndNeverWritten) {
   EXPECT_TRUE(outcomes[0].regressed);
   EXPECT_NE(outcomes[0].message.find("gates nothing"), std::string::npos) << outcomes[0].message;
   const BudgetFile next = updated(file, outcomes);
-  for (const auto& [band, b] : next.subjects[0].budgets) {
+  for (const auto& [band, b] : next.subjects[0].records) {
     EXPECT_TRUE(std::isnan(b.max_abs)) << band << ": a float16 computation's error reaches 1";
     EXPECT_FALSE(std::isnan(b.max_budget_ratio)) << band;
   }
@@ -99,7 +99,7 @@ TEST(Gate, TheReadmesHandWrittenBudgetFileWorks) {
   EXPECT_FALSE(recorded.completed);
   for (const GateOutcome& o : run_gate(recorded, quiet))
     EXPECT_FALSE(o.regressed) << o.band << ": " << o.message;
-  EXPECT_EQ(recorded.subjects[0].budgets.at("0-4095").max_ulp, 0.5);
+  EXPECT_EQ(recorded.subjects[0].records.at("0-4095").max_ulp, 0.5);
 }
 
 TEST(Gate, SchemaErrorsNameTheFieldInWords) {

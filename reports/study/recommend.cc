@@ -12,7 +12,7 @@
 
 namespace pev::reports {
 
-std::optional<uint64_t> first_position(const properties::Verdict& v) {
+std::optional<uint64_t> first_position(const properties::PropertyVerdict& v) {
   if (v.holds) return std::nullopt;
   if (const auto it = v.figures.find("first_failure"); it != v.figures.end() && it->second >= 0)
     return static_cast<uint64_t>(it->second);
@@ -31,7 +31,7 @@ Candidate candidate_of(const EntryResult& e) {
   c.plain = {e.max_abs, e.horizons};
   for (const ModelResult& m : e.models)
     c.models[m.model] = {m.figures.max_abs_or_inf(), m.horizons};
-  for (const properties::Verdict& v : e.verdicts)
+  for (const properties::PropertyVerdict& v : e.verdicts)
     if (!v.holds) c.failures.emplace_back(v.property, first_position(v));
   return c;
 }

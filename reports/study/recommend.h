@@ -20,7 +20,7 @@ namespace pev::reports {
 // Where a failing property starts: its recorded first failure (figures["first_failure"]), else
 // its earliest worst element (the worst elements are kept by size, so this is where the worst
 // failures start, not necessarily the first). nullopt when it holds or no position is known.
-std::optional<uint64_t> first_position(const properties::Verdict& v);
+std::optional<uint64_t> first_position(const properties::PropertyVerdict& v);
 
 // One build of an entry as the rule sees it: the plain encoding, or one rotary model's cache.
 struct CandidateAccuracy {

@@ -43,17 +43,17 @@ EntryResult entry(const std::string& name, const std::string& output, double med
   return e;
 }
 
-properties::Verdict& verdict(EntryResult& e, const std::string& property) {
-  for (properties::Verdict& v : e.verdicts)
+properties::PropertyVerdict& verdict(EntryResult& e, const std::string& property) {
+  for (properties::PropertyVerdict& v : e.verdicts)
     if (v.property == property) return v;
-  properties::Verdict& v = e.verdicts.emplace_back();
+  properties::PropertyVerdict& v = e.verdicts.emplace_back();
   v.property = property;
   return v;
 }
 
 // Fails `property` with its worst element at `pos` (no first_failure recorded), as bounded does.
 void fail_from(EntryResult& e, const std::string& property, uint64_t pos) {
-  properties::Verdict& v = verdict(e, property);
+  properties::PropertyVerdict& v = verdict(e, property);
   v.holds = false;
   v.worst.emplace_back().pos = pos + 7;
   v.worst.emplace_back().pos = pos;
@@ -195,7 +195,8 @@ TEST(recommend_rule, AnyPropertyCountsByNameAndPosition) {
   std::vector<EntryResult> e = study_entries();
   EntryResult& recurrence = e[4];
   recurrence.verdicts = {};
-  properties::Verdict& v = verdict(recurrence, "consistent");  // a property the rule never names
+  properties::PropertyVerdict& v =
+      verdict(recurrence, "consistent");  // a property the rule never names
   v.holds = false;
   v.figures["first_failure"] = 100;
   v.worst.emplace_back().pos = 50;  // a recorded first failure outranks the worst elements

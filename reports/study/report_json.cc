@@ -71,7 +71,7 @@ nlohmann::json to_json(const StudyResult& s) {
                             {"nan_inf", b.figures.not_numbers()},
                             {"over_claim", b.figures.over_claim}});
     x["properties"] = nlohmann::json::array();
-    for (const properties::Verdict& v : e.verdicts) {
+    for (const properties::PropertyVerdict& v : e.verdicts) {
       nlohmann::json p = {{"property", v.property}, {"holds", v.holds}, {"summary", v.summary}};
       if (const auto first = first_position(v)) p["first_position"] = *first;
       x["properties"].push_back(p);

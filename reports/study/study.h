@@ -73,7 +73,7 @@ struct EntryResult {
   std::vector<Band> bands;
   double max_abs = 0, mean_abs = 0, max_ulp = 0, max_ulp_floored = 0;
   uint64_t elements = 0;
-  std::vector<properties::Verdict> verdicts;  // every property checked, and the claim
+  std::vector<properties::PropertyVerdict> verdicts;  // every property checked, and the claim
   double fitted_c = 0;
   // Target -> the largest position measured up to which every measured row of every plain grid
   // meets it (absent when even the first rows miss it).
@@ -130,8 +130,9 @@ struct ShardResult {
   // Target -> the first measured position whose row misses it, and the last position measured.
   std::map<std::string, uint64_t> first_failure;
   std::optional<uint64_t> last_measured;
-  std::map<int, double> curve;                // octave -> max abs (d 512, base 1e4)
-  std::vector<properties::Verdict> verdicts;  // bounded, unique, shift, growth (properties shard)
+  std::map<int, double> curve;  // octave -> max abs (d 512, base 1e4)
+  std::vector<properties::PropertyVerdict>
+      verdicts;  // bounded, unique, shift, growth (properties shard)
   double fitted_c = 0;
 };
 

@@ -50,9 +50,9 @@ std::vector<Grid> make_grids(const StudyConfig& c) {
   return grids;
 }
 
-std::vector<std::vector<Piece>> parts_of(const Grid& g) {
+std::vector<std::vector<BlockRows>> parts_of(const Grid& g) {
   constexpr uint64_t kPartValues = uint64_t{1} << 21;
-  std::vector<std::vector<Piece>> parts;
+  std::vector<std::vector<BlockRows>> parts;
   const uint64_t head = g.blocks[0].rows;
   const uint64_t chunk =
       std::max<uint64_t>(1, kPartValues / static_cast<uint64_t>(table_width(g.spec)));

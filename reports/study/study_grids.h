@@ -1,6 +1,6 @@
 // The tables the study measures (internal to reports/): plain grids of (d, base) and, for each
 // rotary model preset, its cos/sin cache; each an exhaustive head of rows and blocks sampled on
-// a log scale beyond it, cut into the pieces that accuracy shards measure.
+// a log scale beyond it, cut into the parts that accuracy shards measure.
 #pragma once
 
 #include <cstdint>
@@ -33,15 +33,15 @@ struct Grid {
 // The plain grids (d_models x bases, in that order), then one grid per rotary model.
 std::vector<Grid> make_grids(const StudyConfig& config);
 
-// Rows [row_begin, row_end) of one block of a grid: a piece of an accuracy shard.
-struct Piece {
+// Rows [row_begin, row_end) of one block of a grid: the rows one accuracy shard measures of it.
+struct BlockRows {
   size_t block;
   uint64_t row_begin, row_end;
 };
 
 // The parts a grid's positions are cut into: the exhaustive head in chunks of about 2^21 values,
 // then all the sampled blocks together.
-std::vector<std::vector<Piece>> parts_of(const Grid& g);
+std::vector<std::vector<BlockRows>> parts_of(const Grid& g);
 
 // The largest position measured in any of `grids` that is below `first_failure` (none: every
 // measured position) and at most `max_position`; nullopt when there is none.

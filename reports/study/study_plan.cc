@@ -66,21 +66,21 @@ double max_ulp_floored(const double* got, const double* exact, int width, Dtype 
   return worst;
 }
 
-// The accuracy figures of one entry over some pieces of one grid: per report band (plain grids)
+// The accuracy figures of one entry over some row ranges of one grid: per report band (plain grids)
 // or in one total (a rotary model's cache), and the first measured row missing each target.
-void measure_pieces(const core::Implementation& impl, const properties::UnderTest& ut,
-                    const Grid& g, bool curve_grid, const std::vector<Piece>& pieces,
-                    ShardResult& out) {
+void measure_block_rows(const core::Implementation& impl, const properties::UnderTest& ut,
+                        const Grid& g, bool curve_grid, const std::vector<BlockRows>& ranges,
+                        ShardResult& out) {
   const measure::Judge judge(g.spec, ut.claim(), impl.output);
   const std::vector<properties::Target>& targets = properties::horizon_targets();
-  for (const Piece& piece : pieces) {
-    const Block& b = g.blocks[piece.block];
+  for (const BlockRows& range : ranges) {
+    const Block& b = g.blocks[range.block];
     // Whether the entry can produce the whole block decides, so that parts agree with the whole.
     const uint64_t limit = ut.max_position(g.spec.d_model);
     const uint64_t block_rows =
         std::min<uint64_t>(b.rows, limit >= b.spec.start ? limit - b.spec.start + 1 : 0);
     if (block_rows == 0 || !ut.can_produce(b.spec, block_rows)) continue;
-    const uint64_t first = piece.row_begin, last = std::min(piece.row_end, block_rows);
+    const uint64_t first = range.row_begin, last = std::min(range.row_end, block_rows);
     if (first >= last) continue;
     TableSpec spec = b.spec;
     spec.start = b.spec.start + first;
@@ -130,7 +130,7 @@ void check_properties(const properties::UnderTest& ut, const TableSpec& grid, Sh
         if (ut.can_produce(at, 1)) cases.push_back({pos, m, k});
       }
   out.verdicts.push_back(properties::check_shift(ut, spec, cases));
-  properties::Verdict growth = properties::check_growth(
+  properties::PropertyVerdict growth = properties::check_growth(
       ut, spec,
       properties::growth_positions(std::min<uint64_t>(ut.max_position(d), uint64_t{1} << 24)));
   out.fitted_c = growth.figures["fitted_c"];
@@ -192,7 +192,7 @@ void finish_entry(const core::Implementation& impl, const std::map<int, double>&
   r.mean_abs = total.mean_abs();
   for (const auto& [octave, e] : curve)
     r.error_curve.push_back({octave < 0 ? 0 : (uint64_t{1} << octave), e});
-  properties::Verdict claim_verdict;
+  properties::PropertyVerdict claim_verdict;
   claim_verdict.property = "claim";
   claim_verdict.holds = total.over_claim == 0;
   claim_verdict.checked = r.elements;
@@ -222,7 +222,7 @@ std::string ShardId::key() const {
 
 struct StudyPlan::Impl {
   std::vector<Grid> grids;
-  std::vector<std::vector<std::vector<Piece>>> parts;  // grid -> part -> pieces
+  std::vector<std::vector<std::vector<BlockRows>>> parts;  // grid -> part -> row ranges
   std::vector<std::unique_ptr<std::once_flag>> exact_once;
 };
 
@@ -287,8 +287,8 @@ ShardResult StudyPlan::run(const ShardId& shard, int threads) const {
     for (Block& b : g.blocks) b.exact = oracle::exact_values(b.spec, b.rows, threads);
   });
   if (g.model.empty()) out.bands = empty_bands(config_.max_position);
-  measure_pieces(impl, *ut, g, /*curve_grid=*/shard.grid == 0,
-                 impl_->parts[shard.grid].at(shard.part), out);
+  measure_block_rows(impl, *ut, g, /*curve_grid=*/shard.grid == 0,
+                     impl_->parts[shard.grid].at(shard.part), out);
   return out;
 }
 

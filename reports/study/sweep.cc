@@ -96,7 +96,7 @@ json to_json(const ShardResult& s) {
   j["curve"] = json::array();
   for (const auto& [octave, e] : s.curve) j["curve"].push_back({octave, hex(e)});
   j["verdicts"] = json::array();
-  for (const properties::Verdict& v : s.verdicts) {
+  for (const properties::PropertyVerdict& v : s.verdicts) {
     json figures = json::object();
     for (const auto& [name, x] : v.figures) figures[name] = hex(x);
     json worst = json::array();
@@ -130,7 +130,7 @@ ShardResult from_json(const json& j) {
   }
   for (const json& c : j.at("curve")) s.curve[c.at(0).get<int>()] = unhex(c.at(1));
   for (const json& v : j.at("verdicts")) {
-    properties::Verdict verdict;
+    properties::PropertyVerdict verdict;
     verdict.property = v.at("property").get<std::string>();
     verdict.holds = v.at("holds").get<bool>();
     verdict.summary = v.at("summary").get<std::string>();

@@ -155,7 +155,7 @@ std::vector<double> framework_cache(const TableSpec& spec, uint64_t rows, Dtype 
 
 // The failing verdict's worst element, described; empty when nothing failed or nothing is named.
 std::string named_failure(const VerifyResult& r) {
-  for (const properties::Verdict& v : r.verdicts)
+  for (const properties::PropertyVerdict& v : r.verdicts)
     if (!v.holds && !v.worst.empty())
       return v.property + " at position " + std::to_string(v.worst.front().pos) + ", column " +
              std::to_string(v.worst.front().column);

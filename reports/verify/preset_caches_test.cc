@@ -112,7 +112,7 @@ VerifyResult verify_sampled(const ModelRope& model, Layout layout, Dtype output,
   set_sequence_length(o.spec, positions);  // the largest id + 1: L, as the cache was built
   o.positions = std::move(positions);
   o.positions_name = "sampled bands";
-  o.budget = Claim::model(Dtype::kFloat32);
+  o.claim = Claim::model(Dtype::kFloat32);
   return verify_table(std::move(in), o);
 }
 
@@ -136,8 +136,8 @@ TEST_P(PresetCache, HonestCachePassesEveryElementInSampledBandsOfItsLongestConte
     const VerifyResult r = verify_sampled(model, out.layout, out.dtype);
     EXPECT_TRUE(r.holds()) << to_text(r);
     // Every element of the bands was judged against its exact value.
-    const properties::Verdict* oracle = nullptr;
-    for (const properties::Verdict& v : r.verdicts)
+    const properties::PropertyVerdict* oracle = nullptr;
+    for (const properties::PropertyVerdict& v : r.verdicts)
       if (v.property == "oracle") oracle = &v;
     ASSERT_NE(oracle, nullptr) << to_text(r);
     EXPECT_EQ(oracle->checked, 3 * kBand * table_width(r.spec)) << to_text(r);
@@ -175,7 +175,7 @@ TEST_P(PresetBug, FailsAndNamesAnElementInSampledBandsOfItsLongestContext) {
     EXPECT_NE(named_failure(r), "") << to_text(r);
     // The oracle itself names an element, at a position of one of the bands.
     bool named = false;
-    for (const properties::Verdict& v : r.verdicts)
+    for (const properties::PropertyVerdict& v : r.verdicts)
       if (v.property == "oracle" && !v.holds && !v.worst.empty()) {
         named = true;
         const uint64_t pos = v.worst.front().pos;

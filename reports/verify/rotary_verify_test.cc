@@ -82,7 +82,7 @@ VerifyResult verify_cache(const TableSpec& built, const TableSpec& declared, Dty
                 {},      testutil::framework_cache(built, kRows, output, bug)};
   VerifyOptions o;
   o.spec = declared;
-  o.budget = Claim::model(Dtype::kFloat32);
+  o.claim = Claim::model(Dtype::kFloat32);
   return verify_table(std::move(in), o);
 }
 
@@ -146,7 +146,7 @@ TEST(RotaryVerify, ACosSinCacheDeclaredAsANeoXCacheFails) {
     const std::string failure = named_failure(r);
     EXPECT_NE(failure, "") << recipe.name;
     // The first half (cos) is right; the failing elements are in the second.
-    for (const properties::Verdict& v : r.verdicts)
+    for (const properties::PropertyVerdict& v : r.verdicts)
       if (v.property == "oracle" && !v.holds) {
         for (const measure::Finding& f : v.worst) EXPECT_GE(f.column, built.d_model / 2);
       }

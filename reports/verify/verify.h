@@ -38,7 +38,7 @@ struct VerifyOptions {
   std::optional<RowPositions> positions;
   std::string positions_name;  // how the verdict names them ("positions.npy")
   std::string source;          // where the rotary parameters came from (rotary_source), or empty
-  Claim budget;
+  Claim claim;
   int threads = 0;                              // 0: one per hardware thread
   uint64_t block_elements = uint64_t{1} << 15;  // elements per block of the pass (at least a row)
   // Row hashes the uniqueness check holds at once (16 bytes each); a table of more rows is
@@ -49,10 +49,10 @@ struct VerifyOptions {
 struct VerifyResult {
   std::string table, description;
   TableSpec spec;
-  Claim budget;
+  Claim claim;
   Dtype dtype = Dtype::kFloat32;
   // bounded, unique, shift, growth, oracle, consistent
-  std::vector<properties::Verdict> verdicts;
+  std::vector<properties::PropertyVerdict> verdicts;
   std::string oracle_coverage;  // "exhaustive: every one of N elements"
   std::string positions;        // "positions.npy: 3 streams x 4096 rows, ids 0 .. 1203", or empty
   std::string source;           // the model config and the part of it read, or empty

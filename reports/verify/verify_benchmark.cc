@@ -69,7 +69,7 @@ reports::VerifyResult verify_once(const std::string& path, int threads) {
   spec.d_model = static_cast<int>(t.width());
   reports::VerifyOptions o;
   o.spec = spec;
-  o.budget = Claim::model(Dtype::kFloat32);
+  o.claim = Claim::model(Dtype::kFloat32);
   o.threads = threads;
   return reports::verify_table(
       {path,

@@ -50,7 +50,7 @@ std::string worst_elements_text(const VerifyResult& r) {
     std::vector<std::string> verdicts;
   };
   std::vector<std::pair<std::string, Line>> lines;  // keyed, in order of first appearance
-  for (const properties::Verdict& v : r.verdicts) {
+  for (const properties::PropertyVerdict& v : r.verdicts) {
     if (v.holds) continue;
     for (const properties::Finding& f : v.worst) {
       if (v.property == "unique") {  // a repeated row has no numeric error to show
@@ -150,8 +150,8 @@ nlohmann::json to_json(const VerifyResult& r) {
   // Only for a table at position ids (a null would read as a float that is not finite).
   if (!r.positions.empty()) j["spec"]["positions"] = r.positions;
   j["source"] = r.source;
-  j["budget"] = r.budget.describe();
-  j["claim"] = claim_json(r.budget);
+  j["budget"] = r.claim.describe();
+  j["claim"] = claim_json(r.claim);
   j["holds"] = r.holds();
   j["oracle_coverage"] = r.oracle_coverage;
   const measure::Figures& f = r.oracle;
@@ -166,7 +166,7 @@ nlohmann::json to_json(const VerifyResult& r) {
   j["seconds"] = nlohmann::json::object();
   for (const auto& [stage, s] : r.seconds) j["seconds"][stage] = s;
   j["properties"] = nlohmann::json::array();
-  for (const properties::Verdict& v : r.verdicts) {
+  for (const properties::PropertyVerdict& v : r.verdicts) {
     nlohmann::json worst = nlohmann::json::array();
     for (const properties::Finding& x : v.worst) {
       worst.push_back({{"pos", x.pos},
@@ -200,15 +200,15 @@ std::string to_text(const VerifyResult& r) {
                       ? std::string(name_of(r.spec.schedule)) + " schedule"
                       : "rotary " + describe(r.spec.rope),
                   r.positions.empty() ? fmt::format("positions {}..", r.spec.start) : r.positions,
-                  r.source.empty() ? "" : "; from " + r.source, r.budget.describe());
-  for (const properties::Verdict& v : r.verdicts) {
+                  r.source.empty() ? "" : "; from " + r.source, r.claim.describe());
+  for (const properties::PropertyVerdict& v : r.verdicts) {
     out += fmt::format("  {:<10} {:<5} {}\n", v.property, v.holds ? "holds" : "FAILS", v.summary);
     for (const std::string& note : v.notes) out += fmt::format("  {:<16} note: {}\n", "", note);
   }
   out += "  oracle coverage: " + r.oracle_coverage + "\n";
   out += worst_elements_text(r);
   int failing = 0;
-  for (const properties::Verdict& v : r.verdicts) failing += !v.holds;
+  for (const properties::PropertyVerdict& v : r.verdicts) failing += !v.holds;
   out += failing ? fmt::format("verdict: FAIL ({} of {} properties)\n", failing, r.verdicts.size())
                  : std::string("verdict: PASS\n");
   return out;

@@ -15,8 +15,8 @@ properties::RowReader in_position_order(properties::RowReader read,
 }
 
 ConsecutiveRun longest_run(const properties::PositionMap& map, const properties::RowReader& read,
-                           uint64_t width, const std::string& name, Dtype dtype,
-                           const Claim& budget, const TableSpec& spec) {
+                           uint64_t width, const std::string& name, Dtype dtype, const Claim& claim,
+                           const TableSpec& spec) {
   std::vector<uint64_t> best, current;  // indices into the position order
   const auto single_at = [&](uint64_t i) { return map.positions().single(map.row(i)); };
   for (uint64_t i = 0; i < map.rows(); ++i) {
@@ -31,7 +31,7 @@ ConsecutiveRun longest_run(const properties::PositionMap& map, const properties:
   run.spec.start = best.empty() ? 0 : map.position(best.front());
   auto indices = std::make_shared<std::vector<uint64_t>>(std::move(best));
   run.table =
-      properties::streamed_table(name, dtype, budget, run.spec, run.rows,
+      properties::streamed_table(name, dtype, claim, run.spec, run.rows,
                                  [indices, read, width](uint64_t first, uint64_t n, double* out) {
                                    for (uint64_t i = 0; i < n; ++i)
                                      read((*indices)[first + i], 1, out + i * width);

@@ -29,8 +29,8 @@ struct ConsecutiveRun {
   std::unique_ptr<properties::UnderTest> table;
 };
 ConsecutiveRun longest_run(const properties::PositionMap& map, const properties::RowReader& read,
-                           uint64_t width, const std::string& name, Dtype dtype,
-                           const Claim& budget, const TableSpec& spec);
+                           uint64_t width, const std::string& name, Dtype dtype, const Claim& claim,
+                           const TableSpec& spec);
 
 // [first, end) index ranges of the position order in which every row's positions are within 1 of
 // the previous row's, in every stream (repeats included): the consistency check's windows stay

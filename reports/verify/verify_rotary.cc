@@ -112,7 +112,7 @@ VerifyRotaryOptions resolve_rotary(RotaryArguments a) {
   const auto compute = measure::parse_rotation_compute(a.compute);
   if (!compute) throw ConfigError(f + "compute must be float32, float32-fma, bfloat16 or float64");
   o.compute = *compute;
-  o.budget = a.budget;
+  o.claim = a.claim;
   o.source = rotary_source(a.rotary);
   o.threads = a.threads;
   return o;
@@ -120,7 +120,7 @@ VerifyRotaryOptions resolve_rotary(RotaryArguments a) {
 
 bool VerifyRotaryResult::holds() const {
   return std::all_of(verdicts.begin(), verdicts.end(),
-                     [](const properties::Verdict& v) { return v.holds; });
+                     [](const properties::PropertyVerdict& v) { return v.holds; });
 }
 
 namespace {
@@ -278,18 +278,17 @@ class RotaryPass {
           ++p.not_finite;
         // The correctly rounded output needs no budget: strict and faithful skip it (and its
         // figure) for every element that holds, the bulk of the time they take.
-        if (same_value(got, rounded) && o_.budget != Claim::Kind::kModel) continue;
+        if (same_value(got, rounded) && o_.claim != Claim::Kind::kModel) continue;
         const double c = cos_sin(b).cos_exact[i * pairs + static_cast<size_t>(j)];
         const double s = b.cos_sin.sin_exact[i * pairs + static_cast<size_t>(j)];
         if (!errors) errors = budget_.cache_errors(pos, j, c, s);
         const double allowed = budget_.allowed(*errors, own, other, c, s, want);
         if (allowed > 0) p.worst_ratio = std::max(p.worst_ratio, err / allowed);
-        if (measure::within_claim(o_.budget, got, want, rounded, err, allowed, output_.dtype,
-                                  false))
+        if (measure::within_claim(o_.claim, got, want, rounded, err, allowed, output_.dtype, false))
           continue;
         ++p.over;
         const double shown =
-            o_.budget == Claim::Kind::kModel ? allowed : ulp_of(want, output_.dtype);
+            o_.claim == Claim::Kind::kModel ? allowed : ulp_of(want, output_.dtype);
         if (measure::would_keep(p.worst, err, shown))
           measure::keep_worst(p.worst,
                               properties::Finding(pos, k, got, want, err, shown,
@@ -330,8 +329,8 @@ class RotaryPass {
   const uint64_t per_block_, chunks_;
 };
 
-properties::Verdict rotation_verdict(const Part& all, const VerifyRotaryOptions& o) {
-  properties::Verdict rot;
+properties::PropertyVerdict rotation_verdict(const Part& all, const VerifyRotaryOptions& o) {
+  properties::PropertyVerdict rot;
   rot.property = "rotation";
   rot.checked = all.rotated;
   rot.holds = all.over == 0;
@@ -340,9 +339,9 @@ properties::Verdict rotation_verdict(const Part& all, const VerifyRotaryOptions&
                  {"worst_error_over_budget", all.worst_ratio},
                  {"outside_budget", static_cast<double>(all.over)},
                  {"not_finite", static_cast<double>(all.not_finite)}};
-  const std::string held = o.budget == Claim::Kind::kStrict
+  const std::string held = o.claim == Claim::Kind::kStrict
                                ? "strict: the correctly rounded output, by encoding"
-                           : o.budget == Claim::Kind::kFaithful
+                           : o.claim == Claim::Kind::kFaithful
                                ? "faithful: one of the two values around the exact output"
                                : "model: " + o.compute.describe();
   rot.summary = fmt::format(
@@ -352,8 +351,8 @@ properties::Verdict rotation_verdict(const Part& all, const VerifyRotaryOptions&
   return rot;
 }
 
-properties::Verdict passthrough_verdict(const Part& all, int rotary_dim) {
-  properties::Verdict pass;
+properties::PropertyVerdict passthrough_verdict(const Part& all, int rotary_dim) {
+  properties::PropertyVerdict pass;
   pass.property = "pass-through";
   pass.checked = all.passthrough;
   pass.holds = all.touched == 0;

@@ -68,7 +68,7 @@ struct VerifyRotaryOptions {
   uint64_t start = 0;
   std::optional<RowPositions> positions;
   std::string positions_name;
-  Claim::Kind budget = Claim::Kind::kModel;
+  Claim::Kind claim = Claim::Kind::kModel;
   measure::RotationCompute compute = *measure::parse_rotation_compute("float32");
   std::string source;  // where the rotary parameters came from (rotary_source)
   int threads = 0;
@@ -79,7 +79,7 @@ struct VerifyRotaryResult {
   std::string input, output, description;
   VerifyRotaryOptions options;
   Dtype output_dtype = Dtype::kFloat32;
-  std::vector<properties::Verdict> verdicts;  // pass-through (partial rotary), rotation
+  std::vector<properties::PropertyVerdict> verdicts;  // pass-through (partial rotary), rotation
   uint64_t elements = 0;
   double seconds = 0;
   bool holds() const;
@@ -97,7 +97,7 @@ struct RotaryArguments {
   int64_t start = 0;
   std::optional<RowPositions> positions;
   std::string positions_name;
-  Claim::Kind budget = Claim::Kind::kModel;
+  Claim::Kind claim = Claim::Kind::kModel;
   int threads = 0;
   std::string flag = "--";
 };

@@ -117,7 +117,7 @@ VerifyRotaryBenchResult run_verify_rotary_benchmark(
   o.geometry = reports::geometry_of(
       {c.tokens, static_cast<uint64_t>(c.heads), static_cast<uint64_t>(c.head_dim)},
       reports::RotaryAxes::kTokensHeadsDim);
-  o.budget = Claim::Kind::kStrict;  // the output is the correctly rounded one: every bit judged
+  o.claim = Claim::Kind::kStrict;  // the output is the correctly rounded one: every bit judged
   o.threads = c.threads;
   const auto reader = [](const TableStream& t) {
     return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };

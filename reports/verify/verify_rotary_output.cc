@@ -39,13 +39,13 @@ std::string to_text(const VerifyRotaryResult& r) {
           ? std::string(name_of(s.table.schedule)) + " schedule"
           : "rotary " + describe(s.table.rope),
       positions_text(o), o.source.empty() ? "" : "; from " + o.source,
-      o.budget == Claim::Kind::kModel
+      o.claim == Claim::Kind::kModel
           ? "model (" + o.compute.describe() + ")"
-          : std::string(o.budget == Claim::Kind::kStrict ? "strict" : "faithful"));
-  for (const properties::Verdict& v : r.verdicts)
+          : std::string(o.claim == Claim::Kind::kStrict ? "strict" : "faithful"));
+  for (const properties::PropertyVerdict& v : r.verdicts)
     out += fmt::format("  {:<12} {:<5} {}\n", v.property, v.holds ? "holds" : "FAILS", v.summary);
   bool header = false;
-  for (const properties::Verdict& v : r.verdicts) {
+  for (const properties::PropertyVerdict& v : r.verdicts) {
     if (v.holds) continue;
     if (!header) out += "worst elements:\n";
     header = true;
@@ -56,7 +56,7 @@ std::string to_text(const VerifyRotaryResult& r) {
           f.error, v.property, f.allowed, f.what);
   }
   int failing = 0;
-  for (const properties::Verdict& v : r.verdicts) failing += !v.holds;
+  for (const properties::PropertyVerdict& v : r.verdicts) failing += !v.holds;
   out += failing ? fmt::format("verdict: FAIL ({} of {} properties)\n", failing, r.verdicts.size())
                  : std::string("verdict: PASS\n");
   return out;
@@ -81,15 +81,15 @@ nlohmann::json to_json(const VerifyRotaryResult& r) {
   j["base"] = o.spec.table.base;
   j["positions"] = positions_text(o);
   j["source"] = o.source;
-  j["budget"] = o.budget == Claim::Kind::kModel    ? "model"
-                : o.budget == Claim::Kind::kStrict ? "strict"
-                                                   : "faithful";
+  j["budget"] = o.claim == Claim::Kind::kModel    ? "model"
+                : o.claim == Claim::Kind::kStrict ? "strict"
+                                                  : "faithful";
   j["compute"] = o.compute.name;
   j["holds"] = r.holds();
   j["elements"] = r.elements;
   j["seconds"] = r.seconds;
   j["properties"] = nlohmann::json::array();
-  for (const properties::Verdict& v : r.verdicts) {
+  for (const properties::PropertyVerdict& v : r.verdicts) {
     nlohmann::json worst = nlohmann::json::array();
     for (const properties::Finding& f : v.worst) {
       const TensorGeometry::Place p = o.geometry.place(f.row.value_or(0));

@@ -38,18 +38,18 @@ TableInput from_entry(const char* name, const TableSpec& spec, uint64_t rows) {
   return in;
 }
 
-const properties::Verdict& verdict(const VerifyResult& r, const std::string& property) {
+const properties::PropertyVerdict& verdict(const VerifyResult& r, const std::string& property) {
   for (const auto& v : r.verdicts)
     if (v.property == property) return v;
-  static properties::Verdict none;
+  static properties::PropertyVerdict none;
   return none;
 }
 
 VerifyResult run(TableInput in, const TableSpec& spec,
-                 Claim budget = Claim::model(Dtype::kFloat32)) {
+                 Claim claim = Claim::model(Dtype::kFloat32)) {
   VerifyOptions o;
   o.spec = spec;
-  o.budget = budget;
+  o.claim = claim;
   return verify_table(std::move(in), o);
 }
 
@@ -75,7 +75,7 @@ struct Named {
 
 // The oracle verdict and its worst element.
 Named oracle_of(const VerifyResult& r) {
-  const properties::Verdict& v = verdict(r, "oracle");
+  const properties::PropertyVerdict& v = verdict(r, "oracle");
   if (v.worst.empty()) return {v.holds, 0, -1, ""};
   return {v.holds, v.worst.front().pos, v.worst.front().column, v.worst.front().what};
 }
@@ -165,7 +165,7 @@ TEST(VerifyByEncoding, AFloat16TableWithSubnormalsFlushedToZeroFails) {
   ASSERT_GT(flushed, 10);
   for (const Claim& claim : {Claim::model(Dtype::kFloat32), Claim::faithful(), Claim::strict()}) {
     const VerifyResult r = run(t, spec, claim);
-    const properties::Verdict& v = verdict(r, "oracle");
+    const properties::PropertyVerdict& v = verdict(r, "oracle");
     ASSERT_FALSE(v.holds) << claim.describe() << "\n" << to_text(r);
     EXPECT_EQ(v.worst.front().got, 0.0);
     EXPECT_LT(std::fabs(v.worst.front().expected), 0x1p-14);
@@ -216,7 +216,7 @@ TEST(VerifyByEncoding, RepeatsTheFormatForcesAreANoteNotAFailure) {
   const TableSpec spec = spec_of(2);
   const VerifyResult r = run(exact_table(spec, 4096, Dtype::kFloat16), spec, Claim::strict());
   EXPECT_TRUE(r.holds()) << to_text(r);
-  const properties::Verdict& u = verdict(r, "unique");
+  const properties::PropertyVerdict& u = verdict(r, "unique");
   EXPECT_GT(u.figures.at("format_limited_rows"), 0);
   ASSERT_FALSE(u.notes.empty());
   EXPECT_NE(u.notes[0].find("limit of the format"), std::string::npos) << u.notes[0];
@@ -351,7 +351,7 @@ TEST(Verify, DefectsFailAndNameTheirPlace) {
     TableInput t = good();
     d.apply(t, truth);
     const VerifyResult r = run(std::move(t), d.declared);
-    const properties::Verdict& v = verdict(r, d.caught_by);
+    const properties::PropertyVerdict& v = verdict(r, d.caught_by);
     EXPECT_FALSE(v.holds) << d.what << " was not caught by " << d.caught_by << "\n" << to_text(r);
     EXPECT_FALSE(r.holds()) << d.what;
     if (d.at_position >= 0 && !v.worst.empty()) {
@@ -372,7 +372,7 @@ TEST(Verify, EveryElementWhateverTheBlocksThreadsAndPasses) {
         std::tuple{uint64_t{100}, 1, uint64_t{700}}, std::tuple{uint64_t{1}, 2, uint64_t{5000}}}) {
     VerifyOptions o;
     o.spec = spec;
-    o.budget = Claim::model(Dtype::kFloat32);
+    o.claim = Claim::model(Dtype::kFloat32);
     o.block_elements = block;
     o.threads = threads;
     o.unique_rows_per_pass = per_pass;
@@ -383,7 +383,7 @@ TEST(Verify, EveryElementWhateverTheBlocksThreadsAndPasses) {
     EXPECT_EQ(r.oracle.elements, 320000u);
     EXPECT_DOUBLE_EQ(r.oracle.sum_abs, results[0].oracle.sum_abs);  // summed in other groups
     EXPECT_EQ(r.oracle.max_abs, results[0].oracle.max_abs);
-    const properties::Verdict& u = verdict(r, "unique");
+    const properties::PropertyVerdict& u = verdict(r, "unique");
     EXPECT_FALSE(u.holds);
     EXPECT_EQ(u.figures.at("first_duplicate_position"), 4000);
     EXPECT_EQ(u.figures.at("duplicate_rows"), 1);
