@@ -14,12 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-const json* entry_named(const json& r, const std::string& name) {
-  for (const json& e : r["implementations"])
-    if (e["name"] == name) return &e;
-  return nullptr;
-}
-
 bool measured(const json& e) {
   return e["available"].get<bool>() && e["accuracy"]["elements"].get<uint64_t>() > 0;
 }

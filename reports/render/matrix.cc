@@ -11,12 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-const json* entry_named(const json& r, const std::string& name) {
-  for (const json& e : r["implementations"])
-    if (e["name"] == name) return &e;
-  return nullptr;
-}
-
 MatrixCell cell_of(const json& r, const json* rec) {
   if (!rec) return {"", "not studied"};
   // No pick: the study's evidence says why (below what the format holds, or nothing available).

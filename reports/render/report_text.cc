@@ -69,6 +69,12 @@ std::string verdict_cell(const nlohmann::json& entry, const std::string& propert
   return "-";
 }
 
+const nlohmann::json* entry_named(const nlohmann::json& report, const std::string& name) {
+  for (const nlohmann::json& e : report["implementations"])
+    if (e["name"] == name) return &e;
+  return nullptr;
+}
+
 std::string study_sentence(const nlohmann::json& r) {
   const nlohmann::json& s = r["study"];
   const auto list = [](const nlohmann::json& xs) {

@@ -33,6 +33,9 @@ std::string speed_text(const nlohmann::json& values_per_s);
 // "holds", "FAILS" or "-" for an entry's verdict on `property`.
 std::string verdict_cell(const nlohmann::json& entry, const std::string& property);
 
+// The entry of report.json's "implementations" with this name; nullptr when there is none.
+const nlohmann::json* entry_named(const nlohmann::json& report, const std::string& name);
+
 // One sentence on what the study measured, on which machine and how long it took.
 std::string study_sentence(const nlohmann::json& report);
 
