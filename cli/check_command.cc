@@ -46,10 +46,10 @@ int run_check(const CheckOptions& o) {
   int regressions = 0;
   for (const reports::GateOutcome& g : outcomes) {
     if (g.skipped) continue;
-    // --update rewrites the records, but NaN, Inf, wrong signs and elements that stand out from
-    // their column are not records to write.
+    // --update rewrites the records, but NaN, Inf, wrong signs, elements that stand out from
+    // their column and copies that differ are not records to write.
     const bool not_recordable =
-        g.measured.nan || g.measured.inf || g.measured.wrong_sign || !g.inconsistent.empty();
+        g.measured.nan || g.measured.inf || g.measured.wrong_sign || !g.structural.empty();
     regressions += o.update ? not_recordable : g.regressed;
     if (g.regressed || !o.update)
       fmt::print("{:<8} {:<34} positions {:<18} {}\n", g.regressed ? "FAIL" : "ok", g.subject,

@@ -31,16 +31,19 @@ class BoundedCheck {
  public:
   struct Part {
     uint64_t checked = 0, violations = 0, not_finite = 0;
-    double worst_identity = 0;  // the worst |sin^2 + cos^2 - att^2| / tolerance
-    double max_abs_value = 0;   // the largest finite |value|
+    uint64_t copies_differ = 0;  // elements that differ from the first copy of their value
+    double worst_identity = 0;   // the worst |sin^2 + cos^2 - att^2| / tolerance
+    double max_abs_value = 0;    // the largest finite |value|
     uint64_t first_violation = kNoPosition;
     std::vector<Finding> worst;
     void merge(const Part& other);
   };
   // With `map`, row indices are indices into its position order (and findings name file rows).
   BoundedCheck(const UnderTest& ut, const TableSpec& spec, const PositionMap* map = nullptr);
-  // Rows spec.start + first .. spec.start + first + n - 1, row-major.
-  void add(Part& part, uint64_t first, uint64_t n, const double* rows) const;
+  // Rows spec.start + first .. spec.start + first + n - 1, row-major. `exact` (the exact values
+  // of the same rows, or nullptr) only says which of two differing copies is the wrong one.
+  void add(Part& part, uint64_t first, uint64_t n, const double* rows,
+           const double* exact = nullptr) const;
   PropertyVerdict verdict(const Part& part) const;
 
  private:
@@ -54,6 +57,9 @@ class BoundedCheck {
   // The pairs holding both functions: their columns and weighted angle per position.
   std::vector<int> sin_, cos_;
   std::vector<double> rate_;
+  // Where the layout stores a value twice (rope-cos-dup, rope-sin-pairs, ...): the first copy's
+  // column and the second's, which must hold the same bits.
+  std::vector<std::pair<int, int>> copies_;
   IdentityRow identity_row_ = nullptr;
   static int* bad_pairs_buffer(size_t pairs);
 };

@@ -1,8 +1,10 @@
-// bounded: every value finite and within the attention factor (1 for plain tables), and
-// sin^2 + cos^2 = attention^2 within the claim.
+// bounded: every value finite and within the attention factor (1 for plain tables),
+// sin^2 + cos^2 = attention^2 within the claim, and where the layout stores a value twice, the
+// two copies bit-identical whatever the claim (every framework builds them as one number).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "peverify/properties/accumulators.h"
@@ -23,6 +25,13 @@ inline double allowed_near_as(const Claim& claim, double got, double angle, doub
                               double bound) {
   const double a = std::fabs(got);
   return claim.allowed(std::min(bound, a + ulp_of(a, kOutput)), angle, steps_term, kOutput);
+}
+
+// Whether two stored values differ in their bits (a NaN or Inf in either is the not-finite
+// count's, named there).
+inline bool copies_differ(double first, double second) {
+  return std::isfinite(first) && std::isfinite(second) &&
+         std::bit_cast<uint64_t>(first) != std::bit_cast<uint64_t>(second);
 }
 
 // sin^2 + cos^2 = att^2 on the finite pairs of one row; lists the pairs outside the tolerance in
@@ -88,6 +97,7 @@ void BoundedCheck::Part::merge(const Part& o) {
   checked += o.checked;
   violations += o.violations;
   not_finite += o.not_finite;
+  copies_differ += o.copies_differ;
   worst_identity = std::max(worst_identity, o.worst_identity);
   max_abs_value = std::max(max_abs_value, o.max_abs_value);
   first_violation = std::min(first_violation, o.first_violation);
@@ -109,6 +119,12 @@ BoundedCheck::BoundedCheck(const UnderTest& ut, const TableSpec& spec, const Pos
     cos_.push_back(cols_[k].cos);
     rate_.push_back(judge_.weighted_angle(1, cols_[k].sin));
   }
+  const int half = spec.d_model / 2;
+  for (int k = 0; k < half; ++k) {
+    const ColumnsOfPair c = columns_of_pair(spec.layout, half, k);
+    for (const int* copy : {c.sin, c.cos})
+      if (copy[0] >= 0 && copy[1] >= 0) copies_.emplace_back(copy[0], copy[1]);
+  }
   switch (claim_.kind) {
     case Claim::Kind::kModel:
       identity_row_ = identity_row_for<Claim::Kind::kModel>(ut.output());
@@ -122,7 +138,8 @@ BoundedCheck::BoundedCheck(const UnderTest& ut, const TableSpec& spec, const Pos
   }
 }
 
-void BoundedCheck::add(Part& p, uint64_t first, uint64_t n, const double* rows) const {
+void BoundedCheck::add(Part& p, uint64_t first, uint64_t n, const double* rows,
+                       const double* exact) const {
   using internal::allowed_near;
   const int width = table_width(spec_);
   uint64_t index = 0;
@@ -158,6 +175,18 @@ void BoundedCheck::add(Part& p, uint64_t first, uint64_t n, const double* rows) 
                                : std::string(std::isnan(row[c]) ? "nan" : "inf")});
       }
     }
+    for (const auto& [first_copy, second_copy] : copies_) {
+      if (!copies_differ(row[first_copy], row[second_copy])) continue;
+      ++p.copies_differ;
+      // The copy farther from the exact value is named, where the exact values are at hand.
+      const double* x = exact ? exact + r * width : nullptr;
+      const bool first_wrong = x && std::fabs(row[first_copy] - x[first_copy]) >
+                                        std::fabs(row[second_copy] - x[second_copy]);
+      const int named = first_wrong ? first_copy : second_copy;
+      const int other = first_wrong ? second_copy : first_copy;
+      violation(pos, {pos, named, row[named], row[other], std::fabs(row[named] - row[other]), 0, 0,
+                      fmt::format("its copy at dim {}: the layout holds one number twice", other)});
+    }
     const double steps = static_cast<double>(ut_.steps_since_direct(pos));
     const int bad =
         identity_row_(claim_, static_cast<double>(pos), steps * att_, static_cast<int>(sin_.size()),
@@ -183,6 +212,7 @@ PropertyVerdict BoundedCheck::verdict(const Part& p) const {
   v.holds = p.violations == 0;
   v.figures["violations"] = static_cast<double>(p.violations);
   v.figures["not_finite"] = static_cast<double>(p.not_finite);
+  if (!copies_.empty()) v.figures["copies_differ"] = static_cast<double>(p.copies_differ);
   v.figures["max_abs_value"] = p.max_abs_value;
   // Comparable across tables of different attention factors (the suite merges verdicts of
   // several): |value| over the bound, 1 + the overshoot.
@@ -192,17 +222,24 @@ PropertyVerdict BoundedCheck::verdict(const Part& p) const {
   if (!v.holds)
     v.figures["first_violation_position"] =
         static_cast<double>(located ? map_->position(p.first_violation) : p.first_violation);
-  v.summary = v.holds
-                  ? fmt::format(
-                        "all {} values finite and in [-{:.7g}, {:.7g}]; sin^2+cos^2-{} at most "
-                        "{:.3g} of its tolerance",
-                        p.checked, bound_, bound_, att_ == 1 ? "1" : "att^2", p.worst_identity)
-                  : fmt::format(
-                        "{} violations among {} values ({} not finite; largest |value| {:.9g}); "
-                        "the first at {}",
-                        p.violations, p.checked, p.not_finite, p.max_abs_value,
-                        located ? map_->name(p.first_violation)
-                                : fmt::format("position {}", p.first_violation));
+  // A layout's copies are said only where it has them; their failures counted apart.
+  const std::string copies =
+      copies_.empty() ? ""
+      : v.holds       ? "; both copies of every value bit-identical"
+      : p.copies_differ
+          ? fmt::format(", {} differing from the first copy of their value", p.copies_differ)
+          : "";
+  v.summary =
+      v.holds ? fmt::format(
+                    "all {} values finite and in [-{:.7g}, {:.7g}]; sin^2+cos^2-{} at most "
+                    "{:.3g} of its tolerance{}",
+                    p.checked, bound_, bound_, att_ == 1 ? "1" : "att^2", p.worst_identity, copies)
+              : fmt::format(
+                    "{} violations among {} values ({} not finite{}; largest |value| {:.9g}); "
+                    "the first at {}",
+                    p.violations, p.checked, p.not_finite, copies, p.max_abs_value,
+                    located ? map_->name(p.first_violation)
+                            : fmt::format("position {}", p.first_violation));
   return v;
 }
 

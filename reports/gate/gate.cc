@@ -66,10 +66,10 @@ void judge_outcome(GateOutcome& o, const std::optional<BandFigures>& recorded) {
   const RecordsVerdict records = judge_records(o, recorded);
   o.regressed = records.regressed;
   o.message = records.message;
-  // The consistency verdict, which no record overrides, goes first.
-  if (o.inconsistent.empty()) return;
+  // The structural verdicts, which no record overrides, go first.
+  if (o.structural.empty()) return;
   o.regressed = true;
-  o.message = "REGRESSED: " + o.inconsistent +
+  o.message = "REGRESSED: " + o.structural +
               (records.above_record.empty() ? "" : "; " + records.above_record);
 }
 

@@ -97,9 +97,10 @@ struct GateOutcome {
   std::optional<BandFigures> recorded;  // absent: a band with no budget yet (a failure)
   Ceilings ceilings{1, 0x1p24};
   bool regressed = false;
-  // The consistency verdict failed (table subjects): an element stands out from its column,
-  // which no record allows (and --update does not record).
-  std::string inconsistent;
+  // A verdict no record overrides failed (table subjects; --update does not record it either):
+  // consistency (an element stands out from its column), or two copies of one value the layout
+  // stores twice differ. Their summaries.
+  std::string structural;
   bool skipped = false;  // beyond the implementation's valid range or the table's rows
   std::string message;
   double seconds = 0;
@@ -109,17 +110,17 @@ struct GateOutcome {
 std::string regression(const BandFigures& measured, const BandFigures& recorded);
 
 // Measures every subject in every band and compares with the records. A table subject is
-// verified whole, every element of every band through verify's pass (its consistency verdict
-// included: an element that stands out from its column fails the band whatever the records); an
-// implementation is sampled: the first band's first 4096 rows, the others 16 blocks of 16 rows
-// on a log scale. `progress` gets a line per
-// subject. Table subjects must have their recipe applied (spec) already.
+// verified whole, every element of every band through verify's pass (an element that stands
+// out from its column, or a copy that differs from its twin, fails the band whatever the
+// records); an implementation is sampled: the first band's first 4096 rows, the others 16 blocks
+// of 16 rows on a log scale. `progress` gets a line per subject. Table subjects must have their
+// recipe applied (spec) already.
 std::vector<GateOutcome> run_gate(const BudgetFile& file,
                                   const std::function<void(const std::string&)>& progress);
 
-// Judges a measured band (its `measured`, `ceilings` and `inconsistent` set) against its record:
-// none is a failure, a record at a ceiling gates nothing, a figure above it regresses; the
-// consistency verdict fails the band whatever the record. Sets `recorded`, `regressed` and
+// Judges a measured band (its `measured`, `ceilings` and `structural` set) against its record:
+// none is a failure, a record at a ceiling gates nothing, a figure above it regresses; a
+// structural failure fails the band whatever the record. Sets `recorded`, `regressed` and
 // `message`.
 void judge_outcome(GateOutcome& o, const std::optional<BandFigures>& recorded);
 

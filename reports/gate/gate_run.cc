@@ -154,11 +154,12 @@ void visit_band(const OpenSubject& s, const BandRows& band, RegistryExactValues&
 }
 
 // What measuring a band gave: its figures, the worst elements outside the claim (NaN, Inf and
-// wrong signs first) and, for tables, verify's consistency verdict.
+// wrong signs first) and, for tables, the failed verdicts no record overrides (verify's
+// consistency, and the layout's copies of a value differing).
 struct BandMeasurement {
   measure::Figures figures;
   std::vector<measure::Finding> worst;
-  std::optional<properties::PropertyVerdict> consistent;
+  std::vector<properties::PropertyVerdict> structural;
   std::string coverage;
 };
 
@@ -204,12 +205,28 @@ BandMeasurement measure_whole(const OpenSubject& s, const BandRows& band) {
     options.positions_name = s.declared.positions;
   }
   options.claim = s.claim;
-  const VerifyResult r = verify_table(std::move(input), options);
+  VerifyResult r = verify_table(std::move(input), options);
   BandMeasurement m;
   m.figures = r.oracle;
+  // verify names the band's rows; the file's rows are what the user can look up.
+  const auto file_rows = [&](std::vector<measure::Finding>& findings) {
+    if (ids)
+      for (measure::Finding& f : findings)
+        if (f.row) f.row = band.at.rows[*f.row];
+  };
+  for (properties::PropertyVerdict& v : r.verdicts) file_rows(v.worst);
   for (const properties::PropertyVerdict& v : r.verdicts) {
     if (v.property == "oracle") m.worst = v.worst;
-    if (v.property == "consistent") m.consistent = v;
+    if (v.property == "consistent" && !v.holds) m.structural.push_back(v);
+    if (v.property == "bounded" && v.figures.count("copies_differ") &&
+        v.figures.at("copies_differ") > 0) {
+      properties::PropertyVerdict copies = v;  // its copies alone: the rest is the records'
+      copies.summary = fmt::format("{:.0f} elements differ from the other copy of their value",
+                                   v.figures.at("copies_differ"));
+      std::erase_if(copies.worst,
+                    [](const measure::Finding& f) { return !f.what.starts_with("its copy"); });
+      m.structural.push_back(copies);
+    }
   }
   m.coverage = fmt::format("every one of {} elements", m.figures.elements);
   return m;
@@ -273,9 +290,9 @@ GateOutcome measure_band(const OpenSubject& s, const GateBand& band, RegistryExa
   const BandMeasurement m = s.impl ? measure_sampled(s, rows, exact) : measure_whole(s, rows);
   o.coverage = m.coverage;
   o.measured = band_figures(m.figures);
-  if (m.consistent && !m.consistent->holds) {
-    o.inconsistent = m.consistent->summary;
-    if (!m.consistent->worst.empty()) o.element = m.consistent->worst.front();
+  for (const properties::PropertyVerdict& v : m.structural) {
+    o.structural += (o.structural.empty() ? "" : "; ") + v.summary;
+    if (!o.element && !v.worst.empty()) o.element = v.worst.front();
   }
   const auto rec = s.declared.records.find(o.band);
   judge_outcome(

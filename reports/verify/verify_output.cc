@@ -30,10 +30,10 @@ nlohmann::json vacuous_json(const VerifyResult& r) {
 
 // What a finding's `expected` is, by the property that made it: the exact value (oracle, growth,
 // consistent), what the shift identities predict from the table's own rows, or the limit a value
-// or sin^2 + cos^2 is held to (bounded).
-std::string_view expected_label(const std::string& property) {
+// or sin^2 + cos^2 is held to (bounded), or the other copy of a value the layout stores twice.
+std::string_view expected_label(const std::string& property, const properties::Finding& f) {
   if (property == "shift") return "predicted";
-  if (property == "bounded") return "limit";
+  if (property == "bounded") return f.what.starts_with("its copy") ? "copy" : "limit";
   return "exact";
 }
 
@@ -58,7 +58,7 @@ std::string worst_elements_text(const VerifyResult& r) {
             {fmt::format("unique {}", f.pos), {fmt::format("  {}: {}", where(f), f.what), {}}});
         continue;
       }
-      const std::string_view label = expected_label(v.property);
+      const std::string_view label = expected_label(v.property, f);
       const std::string key = fmt::format("{} {} {} {:a} {:a} {}", f.row.value_or(UINT64_MAX),
                                           f.pos, f.column, f.got, f.expected, label);
       auto it =

@@ -57,7 +57,7 @@ measure::ConsistencyFigures run_stripe(const PassTable& t, const ElementChecks& 
     }
     {
       const StageTimer timer(p.times.bounded);
-      checks.bounded.add(p.bounded, first, n, block);
+      checks.bounded.add(p.bounded, first, n, block, exact.exact.data());
     }
     {
       const StageTimer timer(p.times.unique);
