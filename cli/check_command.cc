@@ -43,15 +43,22 @@ int run_check(const CheckOptions& o) {
   const auto outcomes = reports::run_gate(file, [](const std::string& subject) {
     fmt::print(stderr, "check: measured {}\n", subject);
   });
-  int regressions = 0;
+  int regressions = 0, shown = 0, skipped = 0;
   for (const reports::GateOutcome& g : outcomes) {
-    if (g.skipped) continue;
+    if (g.skipped) {
+      ++skipped;
+      continue;
+    }
     // --update rewrites the records, but NaN, Inf, wrong signs, elements that stand out from
     // their column and copies that differ are not records to write.
     const bool not_recordable =
         g.measured.nan || g.measured.inf || g.measured.wrong_sign || !g.structural.empty();
     regressions += o.update ? not_recordable : g.regressed;
-    if (g.regressed || !o.update)
+    ++shown;
+    if (o.update && !not_recordable)  // what it records, not the comparison with the old records
+      fmt::print("{:<8} {:<34} positions {:<18} measured {} ({})\n", "record", g.subject, g.band,
+                 reports::format_figures(g.measured), g.coverage);
+    else
       fmt::print("{:<8} {:<34} positions {:<18} {}\n", g.regressed ? "FAIL" : "ok", g.subject,
                  g.band, g.message);
   }
@@ -73,7 +80,11 @@ int run_check(const CheckOptions& o) {
     fmt::print("check: rewrote {} with the measured budgets\n", o.budget_file);
     return kExitOk;
   }
-  fmt::print("check: {} regression(s) in {} measurements\n", regressions, outcomes.size());
+  fmt::print("check: {} regression(s) in {} measurements{}\n", regressions, shown,
+             skipped ? fmt::format(" ({} band(s) beyond a subject's rows or valid range: skipped, "
+                                   "and said so in the JUnit file)",
+                                   skipped)
+                     : "");
   return regressions ? kExitCheckFailed : kExitOk;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -10,7 +11,6 @@
 #include "peverify/tables/atomic_file.h"
 
 namespace pev::reports {
-namespace {
 
 std::string format_figures(const BandFigures& f) {
   std::string s;
@@ -21,8 +21,13 @@ std::string format_figures(const BandFigures& f) {
   add("max_abs", f.max_abs);
   add("max_ulp", f.max_ulp);
   add("max_budget_ratio", f.max_budget_ratio);
+  if (!f.column_max_abs.empty())
+    s += fmt::format(", max_abs per column group ({} groups) up to {:.3g}", f.column_max_abs.size(),
+                     *std::max_element(f.column_max_abs.begin(), f.column_max_abs.end()));
   return s;
 }
+
+namespace {
 
 // A record at or above its ceiling gates nothing: say so.
 std::string at_ceiling(const BandFigures& r, const Ceilings& c) {
@@ -86,8 +91,31 @@ std::string regression(const BandFigures& m, const BandFigures& r) {
   check("max_abs", m.max_abs, r.max_abs);
   check("max_ulp", m.max_ulp, r.max_ulp);
   check("max_budget_ratio", m.max_budget_ratio, r.max_budget_ratio);
+  if (r.column_max_abs.empty() || m.column_max_abs.empty()) return why;
+  if (m.column_max_abs.size() != r.column_max_abs.size())
+    return why + fmt::format("{}{} column records, but the table has {} column groups",
+                             why.empty() ? "" : "; ", r.column_max_abs.size(),
+                             m.column_max_abs.size());
+  if (const auto g = column_group_above_record(m, r))
+    why += fmt::format("{}max_abs {:.3g} of column group {} (of {}) above its record {:.3g}",
+                       why.empty() ? "" : "; ", m.column_max_abs[*g], *g, m.column_max_abs.size(),
+                       r.column_max_abs[*g]);
   return why;
 }
+
+std::optional<size_t> column_group_above_record(const BandFigures& m, const BandFigures& r) {
+  if (m.column_max_abs.size() != r.column_max_abs.size()) return std::nullopt;
+  std::optional<size_t> worst;
+  for (size_t g = 0; g < m.column_max_abs.size(); ++g) {
+    const double over = m.column_max_abs[g] / r.column_max_abs[g];
+    if (!(m.column_max_abs[g] <= r.column_max_abs[g]) &&
+        (!worst || over > m.column_max_abs[*worst] / r.column_max_abs[*worst]))
+      worst = g;
+  }
+  return worst;
+}
+
+int column_group_width(int table_width) { return std::max(1, (table_width + 127) / 128); }
 
 void compare_with(const BudgetFile& file, std::vector<GateOutcome>& outcomes) {
   for (GateOutcome& o : outcomes) {
@@ -114,6 +142,8 @@ BudgetFile updated(const BudgetFile& file, const std::vector<GateOutcome>& outco
       if (ulp < o.ceilings.max_ulp) b.max_ulp = ulp;
       if (std::isnan(b.max_abs) || std::isnan(b.max_ulp))
         b.max_budget_ratio = round_up_2(o.measured.max_budget_ratio);
+      for (const double column : o.measured.column_max_abs)
+        b.column_max_abs.push_back(round_up_2(column));
       g.records[o.band] = b;
     }
   }

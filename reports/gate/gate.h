@@ -34,10 +34,19 @@ struct BandFigures {
   double max_abs = NAN;
   double max_ulp = NAN;
   double max_budget_ratio = NAN;
+  // Table subjects: the largest abs error of each group of adjacent columns (column_group_width
+  // of the table's width; empty: not recorded), so that one element growing well above its own
+  // columns' level fails though the band's maximum, set by other columns, still covers it.
+  std::vector<double> column_max_abs;
   uint64_t elements = 0;
   // Elements no record can allow: NaN, Inf, a sign the claim fixes wrong (measured only).
   uint64_t nan = 0, inf = 0, wrong_sign = 0;
 };
+
+// How many adjacent columns share one column_max_abs record: at most 128 records a band, so a
+// subject's records stay a few KB however wide its table (adjacent columns hold neighbouring
+// frequencies, whose errors are alike).
+int column_group_width(int table_width);
 
 // The figures a table of zeros would score: a record at or above one gates nothing.
 struct Ceilings {
@@ -106,8 +115,15 @@ struct GateOutcome {
   double seconds = 0;
 };
 
+// "max_abs 2.9e-05, max_ulp 41, ...": the figures that are set, as messages show them.
+std::string format_figures(const BandFigures& f);
+
 // Whether `measured` regresses against `recorded`, and why (empty when not).
 std::string regression(const BandFigures& measured, const BandFigures& recorded);
+
+// The column group furthest above its column_max_abs record (by measured / recorded), if any.
+std::optional<size_t> column_group_above_record(const BandFigures& measured,
+                                                const BandFigures& recorded);
 
 // Measures every subject in every band and compares with the records. A table subject is
 // verified whole, every element of every band through verify's pass (an element that stands

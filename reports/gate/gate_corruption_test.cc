@@ -40,13 +40,13 @@ struct RecordedCache {
   BudgetFile recorded;
 };
 
-RecordedCache recorded_cache(const std::string& name) {
+RecordedCache recorded_cache(const std::string& name, Layout layout = Layout::kRopeCosDup,
+                             uint64_t rows = 131072) {
   RecordedCache c;
   const std::string dir = ::testing::TempDir() + "/" + name;
   std::filesystem::create_directories(dir);
   const ModelRope llama = core::models::real_rope_models().at(0).model;
-  const uint64_t rows = 131072;
-  c.spec = spec_of(llama, Layout::kRopeCosDup, 0, rows);
+  c.spec = spec_of(llama, layout, 0, rows);
   c.width = table_width(c.spec);
   const core::GeneratedTable t =
       core::generate(*core::find_implementation("cpu/pow/f32>f32/sleef-u10"), c.spec, rows);
@@ -138,6 +138,29 @@ TEST(GateCorruption, AHalfThatDisagreesWithItsTwinFailsWhateverTheRecords) {
                       o.element->got == bad);
   }
   EXPECT_TRUE(named);
+}
+
+// The trial's other case: +1e-4 at [3000, 10] of a float32 cos cache raised the band's largest
+// error / budget from 0.0666 to 0.129 but left its max_abs, set by other columns, above the
+// element's: the band passed. Column 10's own record catches it and names it.
+TEST(GateCorruption, AnElementAboveItsColumnsRecordFailsThoughTheBandsMaximumCoversIt) {
+  const RecordedCache c = recorded_cache("gate_column", Layout::kRopeCos, 8192);
+  const size_t at = 3000 * static_cast<size_t>(c.width) + 10;
+  const float bad = static_cast<float>(c.values[at] + 1e-4);
+  poke(c.path, c.data_offset, at, bad);
+  bool named = false;
+  for (const GateOutcome& o : run_gate(c.recorded, quiet)) {
+    if (!o.regressed) continue;
+    EXPECT_NE(o.message.find("of column group 10 (of 64) above its record"), std::string::npos)
+        << o.message;
+    EXPECT_EQ(o.message.find("max_abs 0.0"), std::string::npos) << "not the band's: " << o.message;
+    named = named || (o.element && o.element->pos == 3000 && o.element->column == 10 &&
+                      o.element->got == bad);
+  }
+  EXPECT_TRUE(named);
+  // Restored, the cache passes its records again.
+  poke(c.path, c.data_offset, at, c.values[at]);
+  for (const GateOutcome& o : run_gate(c.recorded, quiet)) EXPECT_FALSE(o.regressed) << o.message;
 }
 
 }  // namespace

@@ -12,10 +12,17 @@
 
 namespace pev::reports {
 
+// Columns [first, end) of a row; end -1: to the row's end.
+struct ColumnRange {
+  int first = 0, end = -1;
+};
+
+// The largest element by `figure` among `columns` (a column group's record: max_abs).
 measure::Finding largest_element(const std::function<void(const BlockVisitor&)>& for_each_block,
                                  const measure::Judge& judge,
                                  const std::function<double(uint64_t)>& steps,
-                                 double BandFigures::*figure, double record);
+                                 double BandFigures::*figure, double record,
+                                 ColumnRange columns = {});
 
 // "row R at position P, column C: value, exact, error (ulp), allowed (why)".
 std::string describe_element(const measure::Finding& f);

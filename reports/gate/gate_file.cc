@@ -52,6 +52,18 @@ double number(const json& v, const std::string& field, const Place& at) {
   return v.get<double>();
 }
 
+// A column group's records: non-negative numbers, at most 128 (column_group_width).
+std::vector<double> column_records(const json& v, const std::string& field, const Place& at) {
+  if (!v.is_array() || v.empty() || v.size() > 128)
+    at.fail(fmt::format("\"{}\" must be a list of 1 to 128 numbers", field));
+  std::vector<double> records;
+  for (const json& x : v) {
+    records.push_back(number(x, field, at));
+    if (!(records.back() >= 0)) at.fail(fmt::format("\"{}\" must hold numbers >= 0", field));
+  }
+  return records;
+}
+
 // d_model is an int: a larger whole number would wrap into a plausible one.
 constexpr int64_t kMaxWhole = int64_t{1} << 62, kMaxDModel = int64_t{1} << 20;
 
@@ -151,9 +163,13 @@ GateSubject read_subject(const json& s, const BudgetFile& f, const std::string& 
           b.max_ulp = number(value, name, at);
         else if (key == "max_budget_ratio")
           b.max_budget_ratio = number(value, name, at);
+        else if (key == "column_max_abs")
+          b.column_max_abs = column_records(value, name, at);
         else
-          at.fail(fmt::format("unknown record \"{}\" (max_abs, max_ulp, max_budget_ratio)", name));
-        if (!(value.get<double>() >= 0)) at.fail(fmt::format("\"{}\" must be >= 0", name));
+          at.fail(fmt::format(
+              "unknown record \"{}\" (max_abs, max_ulp, max_budget_ratio, column_max_abs)", name));
+        if (value.is_number() && !(value.get<double>() >= 0))
+          at.fail(fmt::format("\"{}\" must be >= 0", name));
       }
       g.records[band] = b;
     }
@@ -166,6 +182,7 @@ nlohmann::json record_json(const BandFigures& b) {
   if (!std::isnan(b.max_abs)) r["max_abs"] = b.max_abs;
   if (!std::isnan(b.max_ulp)) r["max_ulp"] = b.max_ulp;
   if (!std::isnan(b.max_budget_ratio)) r["max_budget_ratio"] = b.max_budget_ratio;
+  if (!b.column_max_abs.empty()) r["column_max_abs"] = b.column_max_abs;
   return r;
 }
 

@@ -160,6 +160,7 @@ struct BandMeasurement {
   measure::Figures figures;
   std::vector<measure::Finding> worst;
   std::vector<properties::PropertyVerdict> structural;
+  std::vector<double> column_max_abs;  // tables: per column
   std::string coverage;
 };
 
@@ -205,9 +206,11 @@ BandMeasurement measure_whole(const OpenSubject& s, const BandRows& band) {
     options.positions_name = s.declared.positions;
   }
   options.claim = s.claim;
+  options.column_max_abs = true;
   VerifyResult r = verify_table(std::move(input), options);
   BandMeasurement m;
   m.figures = r.oracle;
+  m.column_max_abs = std::move(r.column_max_abs);
   // verify names the band's rows; the file's rows are what the user can look up.
   const auto file_rows = [&](std::vector<measure::Finding>& findings) {
     if (ids)
@@ -232,8 +235,13 @@ BandMeasurement measure_whole(const OpenSubject& s, const BandRows& band) {
   return m;
 }
 
-BandFigures band_figures(const measure::Figures& f) {
+BandFigures band_figures(const measure::Figures& f, const std::vector<double>& column_max_abs) {
   BandFigures b;
+  const int group = column_group_width(static_cast<int>(column_max_abs.size()));
+  for (size_t c = 0; c < column_max_abs.size(); ++c) {
+    if (c % group == 0) b.column_max_abs.push_back(0.0);
+    b.column_max_abs.back() = std::max(b.column_max_abs.back(), column_max_abs[c]);
+  }
   b.max_abs = f.max_abs;
   b.max_ulp = f.max_ulp_floored;
   b.max_budget_ratio = f.worst_fraction;
@@ -258,16 +266,22 @@ std::optional<measure::Finding> deciding_element(const OpenSubject& s, const Ban
     return std::nullopt;
   }
   if (!o.recorded) return std::nullopt;
-  for (double BandFigures::*figure :
-       {&BandFigures::max_abs, &BandFigures::max_ulp, &BandFigures::max_budget_ratio}) {
-    const double record = (*o.recorded).*figure;
-    if (std::isnan(record) || o.measured.*figure <= record) continue;
+  const auto largest = [&](double BandFigures::*figure, double record, ColumnRange columns) {
     measure::Finding f = largest_element(
         [&](const BlockVisitor& visit) { visit_band(s, band, exact, visit); }, *s.judge,
         [&](uint64_t pos) { return s.steps_since_direct(pos); },  // as the measuring pass counts
-        figure, record);
+        figure, record, columns);
     if (s.ids) f.row = row_holding(band.at, *s.table, f.pos, f.column, f.got);
     return f;
+  };
+  for (double BandFigures::*figure :
+       {&BandFigures::max_abs, &BandFigures::max_ulp, &BandFigures::max_budget_ratio}) {
+    const double record = (*o.recorded).*figure;
+    if (!std::isnan(record) && !(o.measured.*figure <= record)) return largest(figure, record, {});
+  }
+  if (const auto g = column_group_above_record(o.measured, *o.recorded)) {
+    const int group = column_group_width(s.judge->width()), first = static_cast<int>(*g) * group;
+    return largest(&BandFigures::max_abs, o.recorded->column_max_abs[*g], {first, first + group});
   }
   return std::nullopt;
 }
@@ -289,7 +303,7 @@ GateOutcome measure_band(const OpenSubject& s, const GateBand& band, RegistryExa
   }
   const BandMeasurement m = s.impl ? measure_sampled(s, rows, exact) : measure_whole(s, rows);
   o.coverage = m.coverage;
-  o.measured = band_figures(m.figures);
+  o.measured = band_figures(m.figures, m.column_max_abs);
   for (const properties::PropertyVerdict& v : m.structural) {
     o.structural += (o.structural.empty() ? "" : "; ") + v.summary;
     if (!o.element && !v.worst.empty()) o.element = v.worst.front();

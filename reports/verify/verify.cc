@@ -179,6 +179,7 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
         properties::ConsistentCheck(*t.under_test, t.spec, t.map()).verdict(all.consistency));
   }
   r.oracle = all.oracle.figures;
+  r.column_max_abs = std::move(all.columns.max_abs);
   r.oracle_coverage = fmt::format("exhaustive: every one of {} elements", t.rows * t.width);
   r.seconds = times.list();
   return r;

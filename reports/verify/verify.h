@@ -39,6 +39,7 @@ struct VerifyOptions {
   std::string positions_name;  // how the verdict names them ("positions.npy")
   std::string source;          // where the rotary parameters came from (rotary_source), or empty
   Claim claim;
+  bool column_max_abs = false;                  // measure VerifyResult::column_max_abs (the gate)
   int threads = 0;                              // 0: one per hardware thread
   uint64_t block_elements = uint64_t{1} << 15;  // elements per block of the pass (at least a row)
   // Row hashes the uniqueness check holds at once (16 bytes each); a table of more rows is
@@ -53,10 +54,11 @@ struct VerifyResult {
   Dtype dtype = Dtype::kFloat32;
   // bounded, unique, shift, growth, oracle, consistent
   std::vector<properties::PropertyVerdict> verdicts;
-  std::string oracle_coverage;  // "exhaustive: every one of N elements"
-  std::string positions;        // "positions.npy: 3 streams x 4096 rows, ids 0 .. 1203", or empty
-  std::string source;           // the model config and the part of it read, or empty
-  measure::Figures oracle;      // the oracle's figures over every element
+  std::vector<double> column_max_abs;  // per column, when VerifyOptions::column_max_abs asked
+  std::string oracle_coverage;         // "exhaustive: every one of N elements"
+  std::string positions;    // "positions.npy: 3 streams x 4096 rows, ids 0 .. 1203", or empty
+  std::string source;       // the model config and the part of it read, or empty
+  measure::Figures oracle;  // the oracle's figures over every element
   // Seconds per stage (read, oracle values, each property), CPU seconds summed over the threads
   // for the stages of the pass: what the benchmark reports as each property's share.
   std::vector<std::pair<std::string, double>> seconds;

@@ -1,6 +1,7 @@
 #include "peverify/reports/verify/verify_pass.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "peverify/oracle/positioned.h"
@@ -13,6 +14,7 @@ namespace {
 
 // What one block of rows gave each per-element property, and the time each took.
 struct BlockParts {
+  ColumnMaxima columns;
   properties::BoundedCheck::Part bounded;
   properties::OracleCheck::Part oracle;
   properties::UniqueCheck::Part unique;
@@ -54,6 +56,7 @@ measure::ConsistencyFigures run_stripe(const PassTable& t, const ElementChecks& 
       const StageTimer timer(p.times.oracle);
       checks.oracle.add(p.oracle, first, n, block, exact.exact.data(),
                         t.by_encoding ? exact.rounded.data() : nullptr);
+      if (t.column_maxima) p.columns.add(block, exact.exact.data(), n, t.width);
     }
     {
       const StageTimer timer(p.times.bounded);
@@ -76,6 +79,21 @@ measure::ConsistencyFigures run_stripe(const PassTable& t, const ElementChecks& 
 }
 
 }  // namespace
+
+void ColumnMaxima::add(const double* got, const double* exact, uint64_t rows, uint64_t width) {
+  max_abs.resize(width, 0.0);
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t c = 0; c < width; ++c) {
+      const double e = std::fabs(got[r * width + c] - exact[r * width + c]);
+      if (e > max_abs[c]) max_abs[c] = e;  // false for NaN
+    }
+}
+
+void ColumnMaxima::merge(const ColumnMaxima& other) {
+  if (max_abs.size() < other.max_abs.size()) max_abs.resize(other.max_abs.size(), 0.0);
+  for (size_t c = 0; c < other.max_abs.size(); ++c)
+    max_abs[c] = std::max(max_abs[c], other.max_abs[c]);
+}
 
 void ExactRows::compute(const oracle::Engine& engine, const TableSpec& spec,
                         const properties::PositionMap* positions, uint64_t first,
@@ -115,6 +133,7 @@ PassTable set_up(TableInput table, const VerifyOptions& options) {
   }
   if (t.map()) t.read = in_position_order(std::move(t.read), *t.map(), t.width);
   t.under_test = properties::streamed_table(t.name, t.dtype, options.claim, t.spec, t.rows, t.read);
+  t.column_maxima = options.column_max_abs;
   t.by_encoding = options.claim.kind != Claim::Kind::kModel;
   t.engine = oracle::make_fast_engine(t.exact_spec, t.by_encoding ? t.dtype : Dtype::kFloat64);
   t.block_rows = std::max<uint64_t>(1, options.block_elements / t.width);
@@ -134,6 +153,7 @@ PassFigures striped_pass(const PassTable& t, const ElementChecks& checks, int th
     all.oracle.merge(p.oracle);
     all.unique.merge(std::move(p.unique));
     all.times.add(p.times);
+    all.columns.merge(p.columns);
   }
   for (const measure::ConsistencyFigures& c : consistency) all.consistency.merge(c);
   return all;

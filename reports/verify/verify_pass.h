@@ -104,6 +104,7 @@ struct PassTable {
   // Strict and faithful budgets compare encodings with the correctly rounded values; the model
   // needs only the exact ones (an engine for float64 skips the rounding to the table's format).
   bool by_encoding = false;
+  bool column_maxima = false;  // VerifyOptions::column_max_abs
   uint64_t block_rows = 1, blocks = 0;
   std::unique_ptr<Stripes> stripes;
 
@@ -141,7 +142,16 @@ struct ElementChecks {
 };
 
 // What the pass gave, merged in block order (the figures do not depend on the threads).
+// The largest |got - exact| of each column (empty when not asked for); NaN is not an error here
+// (the oracle counts it).
+struct ColumnMaxima {
+  std::vector<double> max_abs;
+  void add(const double* got, const double* exact, uint64_t rows, uint64_t width);
+  void merge(const ColumnMaxima& other);
+};
+
 struct PassFigures {
+  ColumnMaxima columns;
   properties::BoundedCheck::Part bounded;
   properties::OracleCheck::Part oracle;
   properties::UniqueCheck::Part unique;
