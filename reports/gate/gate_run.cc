@@ -207,6 +207,7 @@ BandMeasurement measure_whole(const OpenSubject& s, const BandRows& band) {
   }
   options.claim = s.claim;
   options.column_max_abs = true;
+  options.diagnose = false;  // the gate names the deciding element; a cause is verify's to say
   VerifyResult r = verify_table(std::move(input), options);
   BandMeasurement m;
   m.figures = r.oracle;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "peverify/properties/consistent.h"
+#include "peverify/reports/verify/diagnosis.h"
 #include "peverify/reports/verify/verify_pass.h"
 #include "peverify/reports/verify/verify_positions.h"
 #include "peverify/support/parallel.h"
@@ -182,6 +183,11 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
   r.column_max_abs = std::move(all.columns.max_abs);
   r.oracle_coverage = fmt::format("exhaustive: every one of {} elements", t.rows * t.width);
   r.seconds = times.list();
+  if (options.diagnose && !r.holds()) {  // nothing on a pass
+    const auto t0 = Clock::now();
+    r.diagnosis = diagnose(t.read, t.rows, t.dtype, options, r);
+    r.seconds.emplace_back("diagnosis", seconds_since(t0));
+  }
   return r;
 }
 

@@ -39,12 +39,22 @@ struct VerifyOptions {
   std::string positions_name;  // how the verdict names them ("positions.npy")
   std::string source;          // where the rotary parameters came from (rotary_source), or empty
   Claim claim;
-  bool column_max_abs = false;                  // measure VerifyResult::column_max_abs (the gate)
-  int threads = 0;                              // 0: one per hardware thread
+  bool column_max_abs = false;  // measure VerifyResult::column_max_abs (the gate)
+  bool diagnose = true;         // name a failing verdict's cause (VerifyResult::diagnosis)
+  int threads = 0;              // 0: one per hardware thread
   uint64_t block_elements = uint64_t{1} << 15;  // elements per block of the pass (at least a row)
   // Row hashes the uniqueness check holds at once (16 bytes each); a table of more rows is
   // checked for repeats in several passes.
   uint64_t unique_rows_per_pass = uint64_t{1} << 25;
+};
+
+// What a failing verdict's data does match (reports/verify/diagnosis.h): `cause` one word of the
+// design's vocabulary (§8.1), `matches` the flags of the declaration under which the sampled rows
+// pass, `explains` the share of the sampled failing elements it accounts for.
+struct Diagnosis {
+  std::string cause, detail;
+  std::vector<std::string> matches;
+  double explains = 0;
 };
 
 struct VerifyResult {
@@ -55,6 +65,7 @@ struct VerifyResult {
   // bounded, unique, shift, growth, oracle, consistent
   std::vector<properties::PropertyVerdict> verdicts;
   std::vector<double> column_max_abs;  // per column, when VerifyOptions::column_max_abs asked
+  std::optional<Diagnosis> diagnosis;  // a failing verdict's, when VerifyOptions::diagnose
   std::string oracle_coverage;         // "exhaustive: every one of N elements"
   std::string positions;    // "positions.npy: 3 streams x 4096 rows, ids 0 .. 1203", or empty
   std::string source;       // the model config and the part of it read, or empty

@@ -8,6 +8,7 @@
 
 #include "peverify/measure/error.h"
 #include "peverify/properties/accumulators.h"
+#include "peverify/reports/verify/diagnosis.h"
 #include "peverify/reports/verify/verify.h"
 #include "peverify/support/json_number.h"
 
@@ -165,6 +166,7 @@ nlohmann::json to_json(const VerifyResult& r) {
   j["vacuous_budget"] = vacuous_json(r);
   j["seconds"] = nlohmann::json::object();
   for (const auto& [stage, s] : r.seconds) j["seconds"][stage] = s;
+  if (r.diagnosis) j["diagnosis"] = to_json(*r.diagnosis);
   j["properties"] = nlohmann::json::array();
   for (const properties::PropertyVerdict& v : r.verdicts) {
     nlohmann::json worst = nlohmann::json::array();
@@ -207,6 +209,7 @@ std::string to_text(const VerifyResult& r) {
   }
   out += "  oracle coverage: " + r.oracle_coverage + "\n";
   out += worst_elements_text(r);
+  if (r.diagnosis) out += to_text(*r.diagnosis) + "\n";
   int failing = 0;
   for (const properties::PropertyVerdict& v : r.verdicts) failing += !v.holds;
   out += failing ? fmt::format("verdict: FAIL ({} of {} properties)\n", failing, r.verdicts.size())

@@ -1,0 +1,138 @@
+// A failing verdict names its cause: each bug planted in a table built the way frameworks build
+// it (Hugging Face's float32 caches, the paper's table) is named with the declaration the data
+// does match; honest tables get no diagnosis, and isolated corruptions never get a systematic
+// cause.
+#include "peverify/reports/verify/diagnosis.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "peverify/encoding/model_config.h"
+#include "peverify/encoding/model_presets.h"
+#include "peverify/oracle/table.h"
+#include "peverify/reports/verify/framework_cache_testutil.h"
+
+namespace pev::reports {
+namespace {
+
+using testutil::Bug;
+
+VerifyResult verify_values(std::vector<double> values, const TableSpec& declared,
+                           Dtype dtype = Dtype::kFloat32) {
+  const uint64_t rows = values.size() / static_cast<uint64_t>(table_width(declared));
+  TableInput in{"t.npy", "test table", dtype, rows, {}, std::move(values)};
+  VerifyOptions o;
+  o.spec = declared;
+  o.claim = Claim::model(Dtype::kFloat32);
+  return verify_table(std::move(in), o);
+}
+
+TableSpec paper(int d, double base = 1e4, Layout layout = Layout::kInterleaved,
+                uint64_t start = 0) {
+  TableSpec s;
+  s.d_model = d;
+  s.base = base;
+  s.layout = layout;
+  s.start = start;
+  return s;
+}
+
+// The correctly rounded float32 table of `built`.
+std::vector<double> exact_table(const TableSpec& built, uint64_t rows) {
+  return oracle::compute_table(*oracle::make_fast_engine(built, Dtype::kFloat32), built, rows)
+      .rounded;
+}
+
+void expect_cause(const VerifyResult& r, const std::string& cause,
+                  const std::vector<std::string>& matches) {
+  ASSERT_FALSE(r.holds());
+  ASSERT_TRUE(r.diagnosis.has_value());
+  EXPECT_EQ(r.diagnosis->cause, cause) << r.diagnosis->detail;
+  EXPECT_EQ(r.diagnosis->matches, matches) << r.diagnosis->detail;
+  EXPECT_GE(r.diagnosis->explains, 0.99) << r.diagnosis->detail;
+  EXPECT_NE(to_text(*r.diagnosis).find("diagnosis: " + cause + ": "), std::string::npos);
+}
+
+TEST(Diagnosis, TheLayoutTheRowsAreIn) {
+  expect_cause(verify_values(exact_table(paper(64, 1e4, Layout::kHalves), 4096), paper(64)),
+               "layout", {"--layout halves"});
+}
+
+TEST(Diagnosis, PositionsOffByOne) {
+  // The rows hold positions 1.. (a cache indexed from 1), declared from 0.
+  expect_cause(verify_values(exact_table(paper(64, 1e4, Layout::kInterleaved, 1), 4096), paper(64)),
+               "positions", {"--start 1"});
+}
+
+TEST(Diagnosis, AnotherBase) {
+  expect_cause(verify_values(exact_table(paper(128, 5e5), 4096), paper(128)), "base",
+               {"--base 500000"});
+}
+
+TEST(Diagnosis, SinNegated) {
+  std::vector<double> v = exact_table(paper(64), 4096);
+  for (size_t i = 0; i < v.size(); i += 2) v[i] = -v[i];  // interleaved: sin in even columns
+  const VerifyResult r = verify_values(std::move(v), paper(64));
+  expect_cause(r, "sign", {});
+}
+
+TEST(Diagnosis, Llama3RecipeNotAppliedAsTransformers32330) {
+  const ModelRope llama = *model_preset("llama-3.1-8b", "");
+  const TableSpec declared = spec_of(llama, Layout::kRopeCosDup, 0, 8192);
+  const VerifyResult r = verify_values(
+      testutil::framework_cache(declared, 8192, Dtype::kFloat32, Bug::kUnscaledLlama3), declared);
+  expect_cause(r, "recipe", {"--d-model 128", "--base 500000"});
+  EXPECT_NE(r.diagnosis->detail.find("transformers#32330"), std::string::npos);
+}
+
+TEST(Diagnosis, FrequenciesRoundedToBFloat16) {
+  const TableSpec declared = paper(128, 1e4, Layout::kRopeCosDup);
+  const VerifyResult r = verify_values(
+      testutil::framework_cache(declared, 8192, Dtype::kFloat32, Bug::kBFloat16InvFreq), declared);
+  expect_cause(r, "frequency-dtype", {});
+  EXPECT_NE(r.diagnosis->detail.find("bfloat16"), std::string::npos) << r.diagnosis->detail;
+}
+
+TEST(Diagnosis, HonestTablesHaveNone) {
+  const TableSpec declared = paper(128, 1e4, Layout::kRopeCosDup);
+  const VerifyResult r =
+      verify_values(testutil::framework_cache(declared, 8192, Dtype::kFloat32), declared);
+  EXPECT_TRUE(r.holds());
+  EXPECT_FALSE(r.diagnosis.has_value());
+}
+
+TEST(Diagnosis, IsolatedCorruptionsAreSaidAsSuchWithTheirPlaces) {
+  for (const auto& [row, column, delta] :
+       std::vector<std::tuple<uint64_t, int, double>>{{1234, 7, 3e-3}, {4000, 60, -0.5}}) {
+    std::vector<double> v = exact_table(paper(64), 4096);
+    v[row * 64 + column] += delta;
+    const VerifyResult r = verify_values(std::move(v), paper(64));
+    ASSERT_TRUE(r.diagnosis.has_value());
+    EXPECT_EQ(r.diagnosis->cause, "isolated") << r.diagnosis->detail;
+    EXPECT_TRUE(r.diagnosis->matches.empty());
+    EXPECT_NE(r.diagnosis->detail.find(fmt::format("pos {} dim {}", row, column)),
+              std::string::npos)
+        << r.diagnosis->detail;
+    EXPECT_NE(r.diagnosis->detail.find("none passes"), std::string::npos);
+  }
+}
+
+TEST(Diagnosis, IsNotRunOnAPassNorWhenNotAsked) {
+  TableInput in{"t.npy", "test table", Dtype::kFloat32,
+                4096,    {},           exact_table(paper(64, 5e5), 4096)};
+  VerifyOptions o;
+  o.spec = paper(64);
+  o.claim = Claim::model(Dtype::kFloat32);
+  o.diagnose = false;
+  const VerifyResult r = verify_table(std::move(in), o);
+  EXPECT_FALSE(r.holds());
+  EXPECT_FALSE(r.diagnosis.has_value());
+  EXPECT_FALSE(to_json(r).contains("diagnosis"));
+}
+
+}  // namespace
+}  // namespace pev::reports
