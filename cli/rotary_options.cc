@@ -1,5 +1,7 @@
 #include "peverify/cli/rotary_options.h"
 
+#include <fmt/format.h>
+
 #include "peverify/encoding/request.h"
 
 namespace pev::cli {
@@ -25,6 +27,8 @@ RotaryRequest rotary_request(const RotaryOptions& o, std::optional<int> d_model,
   if (!o.model_config.empty()) {
     q.model_name = o.model_config;
     q.model = model_config_at(o.model_config, o.layer_type);
+    for (const std::string& w : q.model->warnings)
+      fmt::print(stderr, "peverify: warning: {}: {}\n", o.model_config, w);
   } else if (!o.layer_type.empty()) {
     throw ConfigError("--layer-type needs --model-config (a config's layer types)");
   }

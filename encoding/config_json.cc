@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "peverify/encoding/model_config.h"
@@ -103,6 +104,44 @@ json parse(std::string_view text, const char* what) {
   } catch (const json::exception&) {  // a number beyond double's range, found while parsing
     fail(fmt::format("{} is not valid JSON (a number out of range)", what));
   }
+}
+
+namespace {
+
+// Whether a and b are one edit apart (Damerau: insertion, deletion, substitution, or a swap of
+// two neighbouring characters).
+bool one_edit_apart(std::string_view a, std::string_view b) {
+  if (a.size() > b.size()) std::swap(a, b);
+  if (b.size() - a.size() > 1 || a == b) return false;
+  size_t i = 0;
+  while (i < a.size() && a[i] == b[i]) ++i;
+  if (a.size() < b.size()) return a.substr(i) == b.substr(i + 1);  // one inserted
+  if (a.substr(i + 1) == b.substr(i + 1)) return true;             // one substituted
+  return i + 1 < a.size() && a[i] == b[i + 1] && a[i + 1] == b[i] &&
+         a.substr(i + 2) == b.substr(i + 2);  // two neighbours swapped
+}
+
+}  // namespace
+
+std::vector<std::string> near_miss_keys(const json& object, const std::vector<std::string>& known,
+                                        const std::string& where,
+                                        const std::vector<std::string>& real) {
+  std::vector<std::string> warnings;
+  if (!object.is_object()) return warnings;
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end() ||
+        std::find(real.begin(), real.end(), key) != real.end())
+      continue;
+    for (const std::string& k : known)
+      if (one_edit_apart(key, k)) {
+        warnings.push_back(fmt::format(
+            "{}{} is not a key transformers reads (it is ignored, as transformers ignores it); "
+            "did you mean {}?",
+            where, shown(json(key)), k));
+        break;
+      }
+  }
+  return warnings;
 }
 
 }  // namespace pev::config_json

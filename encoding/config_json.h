@@ -35,6 +35,14 @@ bool bool_at(const json& object, const std::string& key, const std::string& wher
 std::vector<std::string> string_list(const json& object, const std::string& key,
                                      const std::string& where);
 
+// The keys of `object` one edit (an insertion, deletion, substitution or swap of neighbours) from
+// a key of `known` and not in it themselves, each as a warning naming the likely key: a typo
+// transformers would ignore silently (`rope_thetaa`). `where` prefixes the key; `real` lists
+// keys near a known one that are real all the same (DeepSeek's qk_nope_head_dim).
+std::vector<std::string> near_miss_keys(const json& object, const std::vector<std::string>& known,
+                                        const std::string& where,
+                                        const std::vector<std::string>& real = {});
+
 // The text as a JSON object; `what` names it in the message.
 json parse(std::string_view text, const char* what);
 

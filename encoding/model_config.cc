@@ -230,6 +230,41 @@ RopeScaling layer_recipe(const ModelRope& m, const Section& s, const LayerParams
   return read_recipe(*rs, where, p.keyed ? json::object() : s.fields, m.max_position, m.model_type);
 }
 
+// The keys one edit from those a rotary config is read by, in the section and in its recipe
+// objects (rope_scaling, rope_parameters, and rope_parameters' per-layer-type objects).
+std::vector<std::string> near_misses(const json& c, const std::string& at) {
+  static const std::vector<std::string> section_keys = {
+      "rope_theta",      "rope_scaling",     "rope_parameters",     "partial_rotary_factor",
+      "head_dim",        "hidden_size",      "num_attention_heads", "max_position_embeddings",
+      "layer_types",     "qk_rope_head_dim", "model_type",          "text_config",
+      "rotary_emb_base", "rotary_pct"};
+  static const std::vector<std::string> recipe_keys = {
+      "rope_type",        "type",
+      "factor",           "low_freq_factor",
+      "high_freq_factor", "original_max_position_embeddings",
+      "beta_fast",        "beta_slow",
+      "mscale",           "mscale_all_dim",
+      "attention_factor", "truncate",
+      "short_factor",     "long_factor",
+      "mrope_section",    "mrope_interleaved",
+      "rope_theta",       "partial_rotary_factor"};
+  // Real keys one edit from a rotary one, which must not be taken for typos (DeepSeek's).
+  static const std::vector<std::string> real = {"qk_nope_head_dim"};
+  std::vector<std::string> out = near_miss_keys(c, section_keys, at, real);
+  const auto add = [&](const json* recipe, const std::string& where) {
+    if (!recipe) return;
+    for (std::string& w : near_miss_keys(*recipe, recipe_keys, where)) out.push_back(std::move(w));
+  };
+  add(find(c, "rope_scaling"), at + "rope_scaling.");
+  const json* params = find(c, "rope_parameters");
+  if (keyed_by_layer_type(params))
+    for (const auto& [type, recipe] : params->items())
+      add(&recipe, at + "rope_parameters." + type + ".");
+  else
+    add(params, at + "rope_parameters.");
+  return out;
+}
+
 }  // namespace
 
 ModelRope model_rope_from_config(std::string_view json_text, std::string_view layer_type) {
@@ -253,6 +288,7 @@ ModelRope model_rope_from_config(std::string_view json_text, std::string_view la
   m.rope = layer_recipe(m, s, layers);
   if (!(m.base > 1)) fail(fmt::format("{}rope_theta must be > 1, got {}", s.at, m.base));
   validate_recipe(m.rope, m.rotary_dim, m.section);
+  m.warnings = near_misses(c, s.at);
   return m;
 }
 

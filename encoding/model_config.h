@@ -28,9 +28,12 @@ struct ModelRope {
   // The layer types whose rotary parameters differ (Gemma 3: full_attention, sliding_attention);
   // empty when every layer has the same.
   std::vector<std::string> layer_types;
-  std::string layer_type;          // whose parameters these are ("" when not named and all share)
-  bool layer_type_chosen = false;  // not named: peverify took the full-attention layers'
-  int head_dim = 0;                // head_dim, or hidden_size / num_attention_heads
+  std::string layer_type;  // whose parameters these are ("" when not named and all share)
+  // Keys one edit from a rotary key (`rope_thetaa`), read as transformers reads them (ignored):
+  // one line each, for the caller to show.
+  std::vector<std::string> warnings;
+  bool layer_type_chosen = false;      // not named: peverify took the full-attention layers'
+  int head_dim = 0;                    // head_dim, or hidden_size / num_attention_heads
   double partial_rotary_factor = 1.0;  // partial_rotary_factor (GPT-NeoX: rotary_pct)
   int rotary_dim = 0;                  // int(head_dim * partial_rotary_factor): the table's d
   double base = default_base();        // rope_theta (the default base when absent, as Hugging Face)

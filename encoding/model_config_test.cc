@@ -103,5 +103,24 @@ TEST(ModelConfig, BadConfigsNameTheField) {
     EXPECT_EQ(e.find('\n'), std::string::npos) << e;
 }
 
+TEST(ModelConfig, AKeyOneEditFromARotaryKeyIsReadAsTransformersReadsItWithAWarning) {
+  // rope_thetaa: ignored, so the default base; the warning names the key it likely meant.
+  const ModelRope m = model_rope_from_config(R"({"hidden_size": 4096, "num_attention_heads": 32,
+      "rope_thetaa": 500000, "vocab_size": 128256, "rope_scaling": {"rope_type": "linear",
+      "factor": 2, "facotr": 4}})");
+  EXPECT_EQ(m.base, 10000.0);
+  EXPECT_EQ(m.rope.factor, 2);
+  ASSERT_EQ(m.warnings.size(), 2u);
+  EXPECT_NE(m.warnings[0].find("\"rope_thetaa\""), std::string::npos) << m.warnings[0];
+  EXPECT_NE(m.warnings[0].find("did you mean rope_theta?"), std::string::npos) << m.warnings[0];
+  EXPECT_NE(m.warnings[1].find("rope_scaling.\"facotr\""), std::string::npos) << m.warnings[1];
+  EXPECT_NE(m.warnings[1].find("did you mean factor?"), std::string::npos) << m.warnings[1];
+  // The repository's real configs have none.
+  for (const char* model : {"llama-3.1-8b", "qwen2.5-7b-yarn", "deepseek-v3", "gpt-neox-20b"})
+    EXPECT_TRUE(
+        model_rope_from_config(slurp(std::string("models/") + model + ".json")).warnings.empty())
+        << model;
+}
+
 }  // namespace
 }  // namespace pev

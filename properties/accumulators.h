@@ -32,8 +32,9 @@ class BoundedCheck {
   struct Part {
     uint64_t checked = 0, violations = 0, not_finite = 0;
     uint64_t copies_differ = 0;  // elements that differ from the first copy of their value
-    double worst_identity = 0;   // the worst |sin^2 + cos^2 - att^2| / tolerance
-    double max_abs_value = 0;    // the largest finite |value|
+    uint64_t nan = 0, out_of_range = 0, identity = 0;  // the other violations, by kind
+    double worst_identity = 0;  // the worst |sin^2 + cos^2 - att^2| / tolerance
+    double max_abs_value = 0;   // the largest finite |value|
     uint64_t first_violation = kNoPosition;
     std::vector<Finding> worst;
     void merge(const Part& other);

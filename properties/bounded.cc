@@ -2,6 +2,7 @@
 // sin^2 + cos^2 = attention^2 within the claim, and where the layout stores a value twice, the
 // two copies bit-identical whatever the claim (every framework builds them as one number).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <bit>
@@ -97,6 +98,9 @@ void BoundedCheck::Part::merge(const Part& o) {
   checked += o.checked;
   violations += o.violations;
   not_finite += o.not_finite;
+  nan += o.nan;
+  out_of_range += o.out_of_range;
+  identity += o.identity;
   copies_differ += o.copies_differ;
   worst_identity = std::max(worst_identity, o.worst_identity);
   max_abs_value = std::max(max_abs_value, o.max_abs_value);
@@ -169,6 +173,8 @@ void BoundedCheck::add(Part& p, uint64_t first, uint64_t n, const double* rows,
         if (finite && std::fabs(row[c]) <= bound_) continue;
         if (finite) p.max_abs_value = std::max(p.max_abs_value, std::fabs(row[c]));
         p.not_finite += !finite;
+        p.nan += std::isnan(row[c]);
+        p.out_of_range += finite;
         violation(pos, {pos, c, row[c], std::clamp(row[c], -bound_, bound_),
                         std::isnan(row[c]) ? NAN : std::fabs(row[c]) - bound_, 0, 0,
                         finite ? fmt::format("out of [-{0:.7g}, {0:.7g}]", bound_)
@@ -192,6 +198,7 @@ void BoundedCheck::add(Part& p, uint64_t first, uint64_t n, const double* rows,
         identity_row_(claim_, static_cast<double>(pos), steps * att_, static_cast<int>(sin_.size()),
                       sin_.data(), cos_.data(), rate_.data(), row, bound_, att_, p.worst_identity,
                       bad_pairs_buffer(sin_.size()));
+    p.identity += static_cast<uint64_t>(bad);
     for (int i = 0; i < bad; ++i) {
       const size_t k = static_cast<size_t>(bad_pairs_buffer(0)[i]);
       const double s = row[sin_[k]], co = row[cos_[k]];
@@ -222,24 +229,28 @@ PropertyVerdict BoundedCheck::verdict(const Part& p) const {
   if (!v.holds)
     v.figures["first_violation_position"] =
         static_cast<double>(located ? map_->position(p.first_violation) : p.first_violation);
-  // A layout's copies are said only where it has them; their failures counted apart.
-  const std::string copies =
-      copies_.empty() ? ""
-      : v.holds       ? "; both copies of every value bit-identical"
-      : p.copies_differ
-          ? fmt::format(", {} differing from the first copy of their value", p.copies_differ)
-          : "";
-  v.summary =
-      v.holds ? fmt::format(
-                    "all {} values finite and in [-{:.7g}, {:.7g}]; sin^2+cos^2-{} at most "
-                    "{:.3g} of its tolerance{}",
-                    p.checked, bound_, bound_, att_ == 1 ? "1" : "att^2", p.worst_identity, copies)
-              : fmt::format(
-                    "{} violations among {} values ({} not finite{}; largest |value| {:.9g}); "
-                    "the first at {}",
-                    p.violations, p.checked, p.not_finite, copies, p.max_abs_value,
-                    located ? map_->name(p.first_violation)
-                            : fmt::format("position {}", p.first_violation));
+  if (v.holds) {
+    v.summary = fmt::format(
+        "all {} values finite and in [-{:.7g}, {:.7g}]; sin^2+cos^2-{} at most {:.3g} of its "
+        "tolerance{}",
+        p.checked, bound_, bound_, att_ == 1 ? "1" : "att^2", p.worst_identity,
+        copies_.empty() ? "" : "; both copies of every value bit-identical");
+    return v;
+  }
+  // What failed, each kind counted: "1 NaN", "2 out of [-1, 1], 1 differing from its copy".
+  std::vector<std::string> kinds;
+  const auto kind = [&](uint64_t n, const std::string& what) {
+    if (n) kinds.push_back(fmt::format("{} {}", n, what));
+  };
+  kind(p.nan, "NaN");
+  kind(p.not_finite - p.nan, "Inf");
+  kind(p.out_of_range, fmt::format("out of [-{0:.7g}, {0:.7g}]", bound_));
+  kind(p.identity, fmt::format("pairs off sin^2+cos^2 = {}", att_ == 1 ? "1" : "att^2"));
+  kind(p.copies_differ, "differing from the other copy of their value");
+  v.summary = fmt::format(
+      "{} among {} values (largest finite |value| {:.9g}); the first at {}", fmt::join(kinds, ", "),
+      p.checked, p.max_abs_value,
+      located ? map_->name(p.first_violation) : fmt::format("position {}", p.first_violation));
   return v;
 }
 

@@ -61,17 +61,25 @@ std::string json_text(const py::handle& v, const char* key) {
   }
 }
 
+// A config's keys one edit from a rotary key, as Python warnings (the command line's stderr
+// lines).
+ModelRope warned(ModelRope m) {
+  for (const std::string& w : m.warnings)
+    PyErr_WarnEx(PyExc_UserWarning, ("peverify: " + w).c_str(), 2);
+  return m;
+}
+
 ModelRope model_of(const py::handle& v, const std::string& layer_type) {
-  if (py::isinstance<py::str>(v)) return model_config_at(v.cast<std::string>(), layer_type);
+  if (py::isinstance<py::str>(v)) return warned(model_config_at(v.cast<std::string>(), layer_type));
   if (py::hasattr(v, "__fspath__"))
-    return model_config_at(py::module_::import("os").attr("fspath")(v).cast<std::string>(),
-                           layer_type);
+    return warned(model_config_at(py::module_::import("os").attr("fspath")(v).cast<std::string>(),
+                                  layer_type));
   // A transformers PretrainedConfig: its to_dict() is the config.json it would save.
   const py::object dict = !py::isinstance<py::dict>(v) && py::hasattr(v, "to_dict")
                               ? v.attr("to_dict")()
                               : py::reinterpret_borrow<py::object>(v);
   try {
-    return model_rope_from_config(json_text(dict, "model_config"), layer_type);
+    return warned(model_rope_from_config(json_text(dict, "model_config"), layer_type));
   } catch (const ConfigError& e) {
     fail(fmt::format("model_config: {}", e.what()));
   }

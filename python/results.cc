@@ -45,6 +45,17 @@ py::object from_json(const nlohmann::json& j) {
   return py::module_::import("json").attr("loads")(j.dump());
 }
 
+properties::PropertyVerdict property_named(const std::vector<properties::PropertyVerdict>& verdicts,
+                                           const std::string& name) {
+  std::vector<std::string> names;
+  for (const properties::PropertyVerdict& v : verdicts) {
+    if (v.property == name) return v;
+    names.push_back(v.property);
+  }
+  throw ConfigError(
+      fmt::format("no property '{}' (this verdict has {})", name, fmt::join(names, ", ")));
+}
+
 void bind_results(py::module_& m) {
   // JSON writes null where a value is not finite; the attributes keep the float (nan, inf).
   py::class_<measure::Finding> element(
@@ -121,9 +132,7 @@ void bind_results(py::module_& m) {
       .def(
           "result",
           [](const reports::VerifyResult& r, const std::string& name) {
-            for (const properties::PropertyVerdict& v : r.verdicts)
-              if (v.property == name) return v;
-            throw ConfigError(fmt::format("no property '{}'", name));
+            return property_named(r.verdicts, name);
           },
           py::arg("name"),
           fmt::format("The result of one property: {}",

@@ -5,6 +5,10 @@
 #include <pybind11/pybind11.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "peverify/properties/checks.h"
 
 namespace pev::python {
 
@@ -12,5 +16,10 @@ namespace pev::python {
 pybind11::object from_json(const nlohmann::json& j);
 
 void bind_results(pybind11::module_& m);
+
+// Verdict.result(name) and RotaryVerdict.result(name): the property named `name` among
+// `verdicts` (a ValueError naming those there are when none is).
+properties::PropertyVerdict property_named(const std::vector<properties::PropertyVerdict>& verdicts,
+                                           const std::string& name);
 
 }  // namespace pev::python

@@ -3,12 +3,14 @@
 #include "peverify/python/rotary.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <pybind11/stl.h>
 
 #include "peverify/encoding/request.h"
 #include "peverify/encoding/vocabulary.h"
 #include "peverify/python/arguments.h"
 #include "peverify/python/array_table.h"
+#include "peverify/python/results.h"
 #include "peverify/reports/verify/verify_rotary.h"
 
 namespace py = pybind11;
@@ -49,6 +51,12 @@ void bind_rotary(py::module_& m) {
       "(as `peverify verify-rotary --json`), str() its text.")
       .def_property_readonly("holds", &reports::VerifyRotaryResult::holds)
       .def_readonly("properties", &reports::VerifyRotaryResult::verdicts)
+      .def(
+          "result",
+          [](const reports::VerifyRotaryResult& r, const std::string& name) {
+            return property_named(r.verdicts, name);
+          },
+          py::arg("name"), "The result of one property: rotation, or pass-through")
       .def("to_json",
            [](const reports::VerifyRotaryResult& r) { return reports::to_json(r).dump(2); })
       .def("__bool__", &reports::VerifyRotaryResult::holds)
@@ -96,9 +104,14 @@ void bind_rotary(py::module_& m) {
         const auto reader = [](const TableStream& t) {
           return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };
         };
-        const reports::RotaryTensor in{"x", ax.stream->description(), ax.stream->dtype(),
+        // The tensor's shape as the user gave it ([1, 8, 4096, 128]), not the rows it is read as.
+        const auto as_given = [](const TableStream& t, const HostTensor& h) {
+          const std::string d = t.description();
+          return d.substr(0, d.rfind('[')) + fmt::format("[{}]", fmt::join(h.shape, ", "));
+        };
+        const reports::RotaryTensor in{"x", as_given(*ax.stream, hx), ax.stream->dtype(),
                                        reader(*ax.stream)};
-        const reports::RotaryTensor out{"y", ay.stream->description(), ay.stream->dtype(),
+        const reports::RotaryTensor out{"y", as_given(*ay.stream, hy), ay.stream->dtype(),
                                         reader(*ay.stream)};
         py::gil_scoped_release release;
         return reports::verify_rotary(in, out, o);

@@ -285,7 +285,17 @@ nlohmann::json to_json(const BudgetFile& f) {
       "its record; `--update` rewrites the records.";
   json bands = json::array();
   for (const GateBand& b : f.bands) bands.push_back({b.first, b.last});
-  j["grid"] = {{"d_model", f.d_model}, {"base", f.base}, {"bands", bands}};
+  // The grid's d_model and base are written only where a subject takes them: a registry entry,
+  // or a table declaring neither (a rotary cache has its model's).
+  bool grid_d = false, grid_base = false;
+  for (const GateSubject& g : f.subjects) {
+    const bool own_base = g.base || !g.model_config.empty();
+    grid_d = grid_d || !g.impl.empty();
+    grid_base = grid_base || !g.impl.empty() || !own_base;
+  }
+  j["grid"] = {{"bands", bands}};
+  if (grid_d) j["grid"]["d_model"] = f.d_model;
+  if (grid_base) j["grid"]["base"] = f.base;
   j["subjects"] = json::array();
   for (const GateSubject& g : f.subjects) {
     json s;

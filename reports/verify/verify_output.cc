@@ -44,43 +44,68 @@ std::string where(const properties::Finding& f) {
 }
 
 // The worst elements of the failing properties, each element once, with every property that
-// named it and what that property allowed.
+// named it and what that property allowed. A value the layout stores twice (rope-cos-dup's
+// halves) is one line for both copies when they agree ("dims 35, 99").
 std::string worst_elements_text(const VerifyResult& r) {
   struct Line {
-    std::string head;
+    properties::Finding first;
+    std::string_view label;
+    std::vector<int> dims;
     std::vector<std::string> verdicts;
   };
   std::vector<std::pair<std::string, Line>> lines;  // keyed, in order of first appearance
+  std::vector<std::string> repeats;                 // unique's lines, which have no dims
+  const int half = r.spec.d_model / 2;
   for (const properties::PropertyVerdict& v : r.verdicts) {
     if (v.holds) continue;
     for (const properties::Finding& f : v.worst) {
       if (v.property == "unique") {  // a repeated row has no numeric error to show
-        lines.push_back(
-            {fmt::format("unique {}", f.pos), {fmt::format("  {}: {}", where(f), f.what), {}}});
+        repeats.push_back(fmt::format("  {}: {}", where(f), f.what));
         continue;
       }
       const std::string_view label = expected_label(v.property, f);
-      const std::string key = fmt::format("{} {} {} {:a} {:a} {}", f.row.value_or(UINT64_MAX),
-                                          f.pos, f.column, f.got, f.expected, label);
+      const Column value = pair_of_column(r.spec.layout, half, f.column);
+      const std::string key =
+          fmt::format("{} {} {} {} {:a} {:a} {}", f.row.value_or(UINT64_MAX), f.pos, value.pair,
+                      value.is_sin, f.got, f.expected, label);
       auto it =
           std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == key; });
       if (it == lines.end()) {
-        std::string head =
-            fmt::format("  {} dim {}: got {:.9g} ({:a}), {} {:.9g}, abs error {:.3g}", where(f),
-                        f.column, f.got, f.got, label, f.expected, f.error);
-        if (label == "exact")  // floored as the report's (docs/design.md §4)
-          head += fmt::format(" ({:.3g} ulp)", f.ulp);
-        lines.push_back({key, {head, {}}});
+        lines.push_back({key, {f, label, {}, {}}});
         it = lines.end() - 1;
       }
-      it->second.verdicts.push_back(
-          fmt::format("{} allows {:.3g} ({})", v.property, f.allowed, f.what));
+      Line& line = it->second;
+      if (std::find(line.dims.begin(), line.dims.end(), f.column) == line.dims.end())
+        line.dims.push_back(f.column);
+      // NaN and Inf have no error to compare: the property and the category alone.
+      const std::string verdict =
+          std::isfinite(f.got) ? fmt::format("{} allows {:.3g} ({})", v.property, f.allowed, f.what)
+                               : fmt::format("{} ({})", v.property, f.what);
+      if (std::find(line.verdicts.begin(), line.verdicts.end(), verdict) == line.verdicts.end())
+        line.verdicts.push_back(verdict);
     }
   }
-  if (lines.empty()) return "";
+  if (lines.empty() && repeats.empty()) return "";
   std::string out = "worst elements:\n";
-  for (const auto& [key, line] : lines) {
-    out += line.head;
+  for (const std::string& repeat : repeats) out += repeat + "\n";
+  for (auto& [key, line] : lines) {
+    const properties::Finding& f = line.first;
+    std::sort(std::next(line.dims.begin()), line.dims.end());
+    out += fmt::format("  {} dim{} {}: ", where(f), line.dims.size() > 1 ? "s" : "",
+                       fmt::join(line.dims, ", "));
+    if (!std::isfinite(f.got))
+      out += fmt::format("got {}{}",
+                         std::isnan(f.got) ? "NaN"
+                         : f.got > 0       ? "+Inf"
+                                           : "-Inf",
+                         std::isfinite(f.expected) && line.label == "exact"
+                             ? fmt::format(", exact {:.9g}", f.expected)
+                             : "");
+    else
+      out += fmt::format("got {:.9g} ({:a}), {} {:.9g}, abs error {:.3g}", f.got, f.got, line.label,
+                         f.expected, f.error);
+    if (std::isfinite(f.got) && line.label == "exact")  // floored as the report's (§4)
+      out += fmt::format(" ({:.3g} ulp)", f.ulp);
     if (!line.verdicts.empty()) out += "; " + fmt::format("{}", fmt::join(line.verdicts, "; "));
     out += "\n";
   }

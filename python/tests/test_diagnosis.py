@@ -1,0 +1,61 @@
+"""What a failing verdict says of its cause in Python (docs/design.md §8.1), one API for both
+verdicts, and a config key one edit from a rotary key warned of."""
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import peverify
+
+
+def test_a_table_of_another_base_is_diagnosed_with_the_flags_it_matches():
+    table = peverify.oracle(4096, d_model=64, base=500000.0)
+    verdict = peverify.verify(table, d_model=64)
+    assert not verdict
+    assert verdict.diagnosis["cause"] == "base"
+    assert verdict.diagnosis["matches"] == ["--base 500000"]
+    assert verdict.diagnosis["explains"] >= 0.99
+    assert json.loads(verdict.to_json())["diagnosis"] == verdict.diagnosis
+    assert "diagnosis: base: " in str(verdict)
+
+
+def test_a_passing_verdict_has_no_diagnosis():
+    verdict = peverify.verify(peverify.oracle(512, d_model=64), d_model=64)
+    assert verdict and verdict.diagnosis is None
+
+
+def test_one_isolated_corruption_is_never_given_a_systematic_cause():
+    table = peverify.oracle(4096, d_model=64).copy()
+    table[1234, 7] += np.float32(3e-3)
+    verdict = peverify.verify(table, d_model=64)
+    assert verdict.diagnosis["cause"] == "isolated"
+    assert verdict.diagnosis["matches"] == []
+    assert "pos 1234 dim 7" in verdict.diagnosis["detail"]
+
+
+def test_both_verdicts_answer_result_by_property_name():
+    q = np.random.default_rng(3).standard_normal((1, 2, 64, 32)).astype(np.float32)
+    rotary = peverify.verify_rotary(q, q)  # batch, heads, seq, dim
+    assert rotary.result("rotation").property == "rotation"
+    table = peverify.verify(peverify.oracle(64, d_model=64), d_model=64)
+    assert table.result("oracle").property == "oracle"
+    for verdict in (rotary, table):
+        with pytest.raises(ValueError, match="no property 'nosuch'"):
+            verdict.result("nosuch")
+
+
+def test_a_config_key_one_edit_from_a_rotary_key_is_warned_of_and_read_as_transformers_does():
+    config = {"hidden_size": 4096, "num_attention_heads": 32, "rope_thetaa": 500000}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = peverify.oracle(64, model_config=config, layout="rope-cos-dup")
+    assert any("did you mean rope_theta?" in str(w.message) for w in caught), caught
+    # Read as transformers reads it: rope_thetaa ignored, the default base.
+    assert np.array_equal(table, peverify.oracle(64, d_model=128, base=10000.0,
+                                                 layout="rope-cos-dup"))
+
+
+def test_a_rotary_verdict_shows_the_tensors_shape_as_given():
+    q = np.random.default_rng(5).standard_normal((1, 2, 64, 32)).astype(np.float32)
+    assert "[1, 2, 64, 32]" in str(peverify.verify_rotary(q, q))
