@@ -122,44 +122,39 @@ TEST(GateCorruption, OneElementAnywhereInA131072RowCacheIsCaughtAndNamed) {
   EXPECT_EQ(caught, 64);
 }
 
+// Moves element [pos, column] of the recorded cache by `delta` and runs the gate: whether a band
+// fails naming that element, every failing message saying `because`. The element is restored.
+bool fails_naming(const RecordedCache& c, uint64_t pos, int column, double delta,
+                  const std::string& because) {
+  const size_t at = pos * static_cast<size_t>(c.width) + static_cast<size_t>(column);
+  const float bad = static_cast<float>(c.values[at] + delta);
+  poke(c.path, c.data_offset, at, bad);
+  bool named = false;
+  for (const GateOutcome& o : run_gate(c.recorded, quiet)) {
+    if (!o.regressed) continue;
+    EXPECT_NE(o.message.find(because), std::string::npos) << o.message;
+    named = named || (o.element && o.element->pos == pos && o.element->column == column &&
+                      o.element->got == bad);
+  }
+  poke(c.path, c.data_offset, at, c.values[at]);
+  return named;
+}
+
 // The trial's case: +3e-3 at [100000, 70] is inside the float32 model budget there and about twice
 // its column's own errors, so neither the records nor the consistency check see it; but column
 // 70 is the second copy of pair 6's cos, and the two copies differ. The gate fails naming it.
 TEST(GateCorruption, AHalfThatDisagreesWithItsTwinFailsWhateverTheRecords) {
   const RecordedCache c = recorded_cache("gate_copies");
-  const size_t at = 100000 * static_cast<size_t>(c.width) + 70;
-  const float bad = static_cast<float>(c.values[at] + 3e-3);
-  poke(c.path, c.data_offset, at, bad);
-  bool named = false;
-  for (const GateOutcome& o : run_gate(c.recorded, quiet)) {
-    if (!o.regressed) continue;
-    EXPECT_NE(o.message.find("differ from the other copy"), std::string::npos) << o.message;
-    named = named || (o.element && o.element->pos == 100000 && o.element->column == 70 &&
-                      o.element->got == bad);
-  }
-  EXPECT_TRUE(named);
+  EXPECT_TRUE(fails_naming(c, 100000, 70, 3e-3, "differ from the other copy"));
 }
 
 // The trial's other case: +1e-4 at [3000, 10] of a float32 cos cache raised the band's largest
 // error / budget from 0.0666 to 0.129 but left its max_abs, set by other columns, above the
-// element's: the band passed. Column 10's own record catches it and names it.
+// element's: the band passed. Column 10's own record catches it and names it; restored, the
+// cache passes its records again.
 TEST(GateCorruption, AnElementAboveItsColumnsRecordFailsThoughTheBandsMaximumCoversIt) {
   const RecordedCache c = recorded_cache("gate_column", Layout::kRopeCos, 8192);
-  const size_t at = 3000 * static_cast<size_t>(c.width) + 10;
-  const float bad = static_cast<float>(c.values[at] + 1e-4);
-  poke(c.path, c.data_offset, at, bad);
-  bool named = false;
-  for (const GateOutcome& o : run_gate(c.recorded, quiet)) {
-    if (!o.regressed) continue;
-    EXPECT_NE(o.message.find("of column group 10 (of 64) above its record"), std::string::npos)
-        << o.message;
-    EXPECT_EQ(o.message.find("max_abs 0.0"), std::string::npos) << "not the band's: " << o.message;
-    named = named || (o.element && o.element->pos == 3000 && o.element->column == 10 &&
-                      o.element->got == bad);
-  }
-  EXPECT_TRUE(named);
-  // Restored, the cache passes its records again.
-  poke(c.path, c.data_offset, at, c.values[at]);
+  EXPECT_TRUE(fails_naming(c, 3000, 10, 1e-4, "of column group 10 (of 64) above its record"));
   for (const GateOutcome& o : run_gate(c.recorded, quiet)) EXPECT_FALSE(o.regressed) << o.message;
 }
 

@@ -31,11 +31,10 @@ VerifyResult verify_values(std::vector<double> values, const TableSpec& declared
   return verify_table(std::move(in), o);
 }
 
+// The paper's table of d and base, in `layout`, from position `start`.
 TableSpec paper(int d, double base = 1e4, Layout layout = Layout::kInterleaved,
                 uint64_t start = 0) {
-  TableSpec s;
-  s.d_model = d;
-  s.base = base;
+  TableSpec s = grid_spec(d, base);
   s.layout = layout;
   s.start = start;
   return s;
