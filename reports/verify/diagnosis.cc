@@ -268,9 +268,11 @@ Diagnosis diagnose(const properties::RowReader& read, uint64_t rows, Dtype dtype
   const uint64_t base_failures = as_declared_fails.elements;
   const std::vector<Candidate> tried = candidates(declared, rows, dtype);
   if (!as_declared_fails.systematic(sample.size()))
-    return isolated(failed, fmt::format("the failures on {} of {} rows, sampled, lie in {} rows: "
-                                        "no declaration is tried for so few",
-                                        sampled_rows, rows, as_declared_fails.rows));
+    return isolated(failed,
+                    fmt::format("the failures on {} of {} rows, sampled, lie in {} row{}: no "
+                                "declaration is tried for so few",
+                                sampled_rows, rows, as_declared_fails.rows,
+                                as_declared_fails.rows == 1 ? "" : "s"));
   const std::string said = fmt::format(
       "{} other declarations (layout, sign, positions, recipe, frequency dtype, base, compute) "
       "tried on {} of {} rows, sampled: none passes",
