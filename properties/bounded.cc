@@ -190,8 +190,9 @@ void BoundedCheck::add(Part& p, uint64_t first, uint64_t n, const double* rows,
                                         std::fabs(row[second_copy] - x[second_copy]);
       const int named = first_wrong ? first_copy : second_copy;
       const int other = first_wrong ? second_copy : first_copy;
-      violation(pos, {pos, named, row[named], row[other], std::fabs(row[named] - row[other]), 0, 0,
-                      fmt::format("its copy at dim {}: the layout holds one number twice", other)});
+      violation(pos,
+                {pos, named, row[named], row[other], std::fabs(row[named] - row[other]), 0, 0,
+                 fmt::format("{}{}: the layout holds one number twice", kDifferingCopy, other)});
     }
     const double steps = static_cast<double>(ut_.steps_since_direct(pos));
     const int bad =

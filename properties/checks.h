@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "peverify/encoding/spec.h"
@@ -14,6 +15,12 @@
 namespace pev::properties {
 
 using measure::Finding;
+
+// The category (`what`) of a bounded finding where a value the layout stores twice differs from
+// its twin: "its copy at dim 6: ...". Such a finding's `expected` is the twin's value, not an
+// exact one, and no record excuses it.
+inline constexpr std::string_view kDifferingCopy = "its copy at dim ";
+inline bool names_differing_copy(const Finding& f) { return f.what.starts_with(kDifferingCopy); }
 
 struct PropertyVerdict {
   std::string property;  // one of encoding/vocabulary.json's properties: bounded, unique, ...

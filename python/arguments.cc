@@ -64,8 +64,9 @@ std::string json_text(const py::handle& v, const char* key) {
 // A config's keys one edit from a rotary key, as Python warnings (the command line's stderr
 // lines).
 ModelRope warned(ModelRope m) {
-  for (const std::string& w : m.warnings)
-    PyErr_WarnEx(PyExc_UserWarning, ("peverify: " + w).c_str(), 2);
+  for (const std::string& w : m.warnings)  // -1: warnings are errors here, raised as such
+    if (PyErr_WarnEx(PyExc_UserWarning, ("peverify: " + w).c_str(), 2) < 0)
+      throw py::error_already_set();
   return m;
 }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "peverify/properties/checks.h"
+
 namespace pev::reports {
 
 // The element a regression of `figure` comes from: every element of the band scanned again (a
@@ -50,7 +52,7 @@ std::string describe_element(const measure::Finding& f) {
   const std::string where = fmt::format(
       "{}position {}, column {}", f.row ? fmt::format("row {} at ", *f.row) : "", f.pos, f.column);
   // A copy that differs from its twin (bounded) has the twin's value, not an exact one.
-  if (f.what.starts_with("its copy"))
+  if (properties::names_differing_copy(f))
     return fmt::format("{}: value {:.9g}, {} holds {:.9g}", where, f.got,
                        f.what.substr(0, f.what.find(':')), f.expected);
   return fmt::format(

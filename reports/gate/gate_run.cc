@@ -228,7 +228,7 @@ BandMeasurement measure_whole(const OpenSubject& s, const BandRows& band) {
       copies.summary = fmt::format("{:.0f} elements differ from the other copy of their value",
                                    v.figures.at("copies_differ"));
       std::erase_if(copies.worst,
-                    [](const measure::Finding& f) { return !f.what.starts_with("its copy"); });
+                    [](const measure::Finding& f) { return !properties::names_differing_copy(f); });
       m.structural.push_back(copies);
     }
   }

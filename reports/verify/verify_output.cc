@@ -34,7 +34,7 @@ nlohmann::json vacuous_json(const VerifyResult& r) {
 // or sin^2 + cos^2 is held to (bounded), or the other copy of a value the layout stores twice.
 std::string_view expected_label(const std::string& property, const properties::Finding& f) {
   if (property == "shift") return "predicted";
-  if (property == "bounded") return f.what.starts_with("its copy") ? "copy" : "limit";
+  if (property == "bounded") return properties::names_differing_copy(f) ? "copy" : "limit";
   return "exact";
 }
 
