@@ -58,9 +58,11 @@ int run_check(const CheckOptions& o) {
     if (o.update && !not_recordable)  // what it records, not the comparison with the old records
       fmt::print("{:<8} {:<34} positions {:<18} measured {} ({})\n", "record", g.subject, g.band,
                  reports::format_figures(g.measured), g.coverage);
-    else
+    else {
       fmt::print("{:<8} {:<34} positions {:<18} {}\n", g.regressed ? "FAIL" : "ok", g.subject,
                  g.band, g.message);
+      if (g.regressed && !g.diagnosis.empty()) fmt::print("{:<8} {}\n", "", g.diagnosis);
+    }
   }
   if (!o.junit.empty())
     write_file_atomically(o.junit, [&](std::ostream& out) { out << reports::junit_xml(outcomes); });

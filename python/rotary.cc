@@ -42,19 +42,74 @@ HostTensor host_tensor(const py::object& v, const std::optional<std::string>& dt
   return h;
 }
 
+// An element of a rotation's verdict: an Element that also says where in the tensor it sits, as
+// the command line names it (batch, sequence index, head).
+struct RotaryElement : measure::Finding {
+  uint64_t batch = 0, seq = 0, head = 0;
+};
+
+// A property of a rotation's verdict: a PropertyResult whose worst elements are RotaryElements.
+struct RotaryProperty : properties::PropertyVerdict {
+  std::vector<RotaryElement> rotary_worst;
+};
+
+RotaryProperty rotary_property(const properties::PropertyVerdict& v,
+                               const reports::TensorGeometry& g) {
+  RotaryProperty p{v, {}};
+  for (const measure::Finding& f : v.worst) {
+    const reports::TensorGeometry::Place at = g.place(f.row.value_or(0));
+    p.rotary_worst.push_back({f, at.batch, at.seq, at.head});
+  }
+  return p;
+}
+
+std::vector<RotaryProperty> rotary_properties(const reports::VerifyRotaryResult& r) {
+  std::vector<RotaryProperty> out;
+  for (const properties::PropertyVerdict& v : r.verdicts)
+    out.push_back(rotary_property(v, r.options.geometry));
+  return out;
+}
+
 }  // namespace
 
 void bind_rotary(py::module_& m) {
+  py::class_<RotaryElement, measure::Finding>(
+      m, "RotaryElement",
+      "An Element of a rotation's verdict, with where it sits in the tensor: batch, seq (the "
+      "sequence index), head; `row` is the tensor's row of head_dim values, `dim` the dimension "
+      "within the head.")
+      .def_readonly("batch", &RotaryElement::batch)
+      .def_readonly("seq", &RotaryElement::seq)
+      .def_readonly("head", &RotaryElement::head)
+      .def("__repr__", [](const RotaryElement& f) {
+        return fmt::format(
+            "<RotaryElement batch={} seq={} head={} dim={} pos={} got={:a} expected={:a} "
+            "abs_error={:.3g} budget={:.3g} {}>",
+            f.batch, f.seq, f.head, f.column, f.pos, f.got, f.expected, f.error, f.allowed, f.what);
+      });
+  py::class_<RotaryProperty, properties::PropertyVerdict>(
+      m, "RotaryPropertyResult", "A PropertyResult whose worst elements are RotaryElements.")
+      .def_readonly("worst", &RotaryProperty::rotary_worst,
+                    "the worst elements, worst first, each naming its batch, seq and head");
   py::class_<reports::VerifyRotaryResult>(
       m, "RotaryVerdict",
-      "What peverify.verify_rotary found: holds, properties (rotation, pass-through), to_json() "
-      "(as `peverify verify-rotary --json`), str() its text.")
+      "What peverify.verify_rotary found: holds, properties (rotation, pass-through), diagnosis, "
+      "to_json() (as `peverify verify-rotary --json`), str() its text.")
       .def_property_readonly("holds", &reports::VerifyRotaryResult::holds)
-      .def_readonly("properties", &reports::VerifyRotaryResult::verdicts)
+      .def_property_readonly("properties", &rotary_properties,
+                             "one RotaryPropertyResult per property: rotation, pass-through")
+      .def_property_readonly(
+          "diagnosis",
+          [](const reports::VerifyRotaryResult& r) -> py::object {
+            if (!r.diagnosis) return py::none();
+            return from_json(reports::to_json(r)["diagnosis"]);
+          },
+          "dict: a failing verdict's cause (cause, detail, matches, explains), as Verdict's; "
+          "None on a pass")
       .def(
           "result",
           [](const reports::VerifyRotaryResult& r, const std::string& name) {
-            return property_named(r.verdicts, name);
+            return rotary_property(property_named(r.verdicts, name), r.options.geometry);
           },
           py::arg("name"), "The result of one property: rotation, or pass-through")
       .def("to_json",

@@ -104,6 +104,10 @@ def test_the_sections_in_the_wrong_order_fail_naming_an_image_element():
     assert all(w["row"] not in text_rows for w in named)  # text rows are the default recipe's
     worst = prop(v, "oracle")["worst"][0]
     assert worst["got"] == float(cos[worst["row"], worst["dim"]])
+    assert v["diagnosis"]["cause"] == "sections"
+    assert v["diagnosis"]["matches"] == [
+        """--rope-scaling '{"mrope_section": [24, 24, 16], "mrope_interleaved": false}'"""
+    ]
 
 
 def test_one_streams_positions_for_every_section_fails():
@@ -113,6 +117,8 @@ def test_one_streams_positions_for_every_section_fails():
     cos = sectioned_cos(temporal_only, [16, 24, 24])
     v = verdict(cos, layout="rope-cos-dup", model_config=QWEN25_VL, positions=positions)
     failing_element(v)
+    assert v["diagnosis"]["cause"] == "sections" and v["diagnosis"]["matches"] == []
+    assert "sglang#35345" in v["diagnosis"]["detail"]
 
 
 def test_interleaved_m_rope_as_qwen3_vl_computes_it():
@@ -120,8 +126,11 @@ def test_interleaved_m_rope_as_qwen3_vl_computes_it():
     recipe = {"rope_type": "default", "mrope_section": [24, 20, 20], "mrope_interleaved": True}
     spec = dict(layout="rope-cos-dup", d_model=D, base=BASE, rope_scaling=recipe)
     assert verdict(interleaved_cos(positions, [24, 20, 20]), positions=positions, **spec)["holds"]
-    # The sectioned layout where the interleaved one is meant fails.
-    failing_element(verdict(sectioned_cos(positions, [24, 20, 20]), positions=positions, **spec))
+    # The sectioned layout where the interleaved one is meant fails, and says so.
+    v = verdict(sectioned_cos(positions, [24, 20, 20]), positions=positions, **spec)
+    failing_element(v)
+    assert v["diagnosis"]["cause"] == "sections"
+    assert '"mrope_interleaved": false' in v["diagnosis"]["matches"][0]
 
 
 def packed_and_gathered_positions():
@@ -146,7 +155,13 @@ def test_packed_sequences_and_a_gathered_batch_pass_and_an_off_by_one_fails():
     # Positions off by one in the second packed sequence only.
     shifted = positions.copy()
     shifted[3000:3700] += 1
-    failing_element(verdict(llama_cos(shifted), positions=positions, **spec))
+    v = verdict(llama_cos(shifted), positions=positions, **spec)
+    failing_element(v)
+    # A shift of one sequence among several is not one field of the declaration: nothing guessed.
+    assert v["diagnosis"]["cause"] != "positions"
+    # Every id off by one (a cache indexed from 1) is.
+    v = verdict(llama_cos(positions + 1), positions=positions, **spec)
+    assert v["diagnosis"]["cause"] == "positions" and "off by +1" in v["diagnosis"]["detail"]
 
 
 def test_a_corrupted_row_whose_file_neighbours_are_far_in_position_is_named_by_its_row():
@@ -159,6 +174,7 @@ def test_a_corrupted_row_whose_file_neighbours_are_far_in_position_is_named_by_i
     v = verdict(cos, layout="rope-cos-dup", d_model=D, base=500000.0, positions=positions)
     assert (row, 7) in [(w["row"], w["dim"]) for w in failing_element(v)]
     assert prop(v, "oracle")["holds"]  # the consistency check alone catches it
+    assert v["diagnosis"]["cause"] == "isolated"  # one element: no declaration is guessed
 
 
 def test_oracle_and_generate_at_position_ids_match_the_rows():

@@ -70,26 +70,46 @@ def test_hugging_faces_bfloat16_path_passes_under_its_budget_and_fails_float32s(
 
 
 @pytest.mark.parametrize(
-    "bug",
-    ["sin sign flipped", "positions off by one", "interleaved pairs", "k's positions"],
+    "bug, cause, matches",
+    [
+        ("sin sign flipped", "sign", []),
+        ("positions off by one", "positions", ["--start 1"]),
+        ("interleaved pairs", "pairing", ["--pairs halves"]),
+        ("another base", "base", ["--base 10000"]),
+        ("bfloat16 claimed as float32", "compute", ["--budget model", "--compute bfloat16"]),
+        ("partial rotary claimed as whole", "rotary-dim", ["--rotary-dim 64"]),
+        # q rotated with the positions of k, 100 tokens further in a prefix cache: systematic,
+        # but no declaration one field away matches, so nothing is guessed.
+        ("k's positions", "isolated", []),
+    ],
 )
-def test_each_bug_of_an_applied_rotation_fails_naming_an_element(bug):
+def test_each_bug_of_an_applied_rotation_fails_naming_an_element_and_its_cause(bug, cause, matches):
     q, pos = q_and_positions()
     cos, sin = cos_sin(pos)
+    kw = {}
     if bug == "sin sign flipped":
         y = q * cos[None, None] - rotate_half(q) * sin[None, None]
     elif bug == "positions off by one":
-        c1, s1 = cos_sin(pos + 1)
-        y = apply_rotary_pos_emb(q, c1, s1)
-    elif bug == "interleaved pairs":  # the kernel rotates (2j, 2j + 1): GPT-J's convention
+        y = apply_rotary_pos_emb(q, *cos_sin(pos + 1))
+    elif bug == "interleaved pairs":  # rotate-half applied, GPT-J's (2j, 2j + 1) declared
         y = apply_rotary_pos_emb(q, cos, sin)
-        v = verdict(q, y, pairs="interleaved")
-        named(v)
-        return
-    else:  # q rotated with the positions of k, which sit 100 tokens further in a prefix cache
-        c2, s2 = cos_sin(pos + 100)
-        y = apply_rotary_pos_emb(q, c2, s2)
-    named(verdict(q, y))
+        kw["pairs"] = "interleaved"
+    elif bug == "another base":
+        y = apply_rotary_pos_emb(q, *cos_sin(pos, base=10000.0))
+    elif bug == "bfloat16 claimed as float32":  # Hugging Face's bfloat16 model path
+        q = q.to(torch.bfloat16)
+        y = apply_rotary_pos_emb(q, cos, sin)
+    elif bug == "partial rotary claimed as whole":  # Phi-style: the last 64 dims pass through
+        c, s = cos_sin(pos, dim=64)
+        y = torch.cat((apply_rotary_pos_emb(q[..., :64], c, s), q[..., 64:]), dim=-1)
+    else:
+        y = apply_rotary_pos_emb(q, *cos_sin(pos + 100))
+    v = verdict(q, y, **kw)
+    named(v)
+    d = v["diagnosis"]
+    assert (d["cause"], d["matches"]) == (cause, matches), d["detail"]
+    assert d["explains"] >= 0.99 if cause != "isolated" else d["explains"] == 0
+    assert "diagnosis: " + cause + ": " in str(peverify.verify_rotary(q, y, base=BASE, **kw))
 
 
 def test_a_changed_pass_through_dimension_of_a_partial_rotary_fails():
@@ -99,8 +119,16 @@ def test_a_changed_pass_through_dimension_of_a_partial_rotary_fails():
     y = torch.cat((apply_rotary_pos_emb(q[..., :rotary], cos, sin), q[..., rotary:]), dim=-1)
     assert verdict(q, y, rotary_dim=rotary)["holds"]
     y[1, 2, 500, 100] += 1e-3
-    worst = named(verdict(q, y, rotary_dim=rotary))
+    v = verdict(q, y, rotary_dim=rotary)
+    worst = named(v)
     assert (worst[0]["batch"], worst[0]["head"], worst[0]["seq"], worst[0]["dim"]) == (1, 2, 500, 100)
+    assert v["diagnosis"]["cause"] == "isolated" and "head 2 dim 100" in v["diagnosis"]["detail"]
+    # Python names the element as the command line does, and both property forms agree.
+    r = peverify.verify_rotary(q, y, base=BASE, rotary_dim=rotary)
+    element = r.result("pass-through").worst[0]
+    assert isinstance(element, peverify.Element)
+    assert (element.batch, element.seq, element.head, element.dim) == (1, 500, 2, 100)
+    assert r.properties[1].worst[0].head == 2 and "head=2" in repr(element)
 
 
 def test_position_ids_and_numpy_arrays():

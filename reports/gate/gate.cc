@@ -171,7 +171,9 @@ std::string junit_xml(const std::vector<GateOutcome>& outcomes) {
       x << "    <testcase classname=\"" << html_escape(subject) << "\" name=\"positions " << o->band
         << "\" time=\"" << o->seconds << "\"";
       if (o->regressed)
-        x << ">\n      <failure message=\"" << html_escape(o->message) << "\"/>\n    </testcase>\n";
+        x << ">\n      <failure message=\""
+          << html_escape(o->diagnosis.empty() ? o->message : o->message + "; " + o->diagnosis)
+          << "\"/>\n    </testcase>\n";
       else if (o->skipped)
         x << ">\n      <skipped message=\"" << html_escape(o->message) << "\"/>\n    </testcase>\n";
       else

@@ -110,6 +110,9 @@ struct GateOutcome {
   // consistency (an element stands out from its column), or two copies of one value the layout
   // stores twice differ. Their summaries.
   std::string structural;
+  // A table band with elements outside its claim: what verify's diagnosis names
+  // ("diagnosis: CAUSE: ...", the declaration as the band's rows see it); else empty.
+  std::string diagnosis;
   bool skipped = false;  // beyond the implementation's valid range or the table's rows
   std::string message;
   double seconds = 0;

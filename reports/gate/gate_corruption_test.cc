@@ -40,6 +40,21 @@ struct RecordedCache {
   BudgetFile recorded;
 };
 
+// Writes the float32 table of `spec` as a framework computes it (pow, then SLEEF's sin/cos) to
+// `path`; its values.
+std::vector<float> write_cache(const std::string& path, const TableSpec& spec, uint64_t rows) {
+  const core::GeneratedTable t =
+      core::generate(*core::find_implementation("cpu/pow/f32>f32/sleef-u10"), spec, rows);
+  std::vector<float> values(rows * static_cast<uint64_t>(table_width(spec)));
+  std::vector<uint64_t> bits(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = static_cast<float>(t.value(i));
+    bits[i] = std::bit_cast<uint32_t>(values[i]);
+  }
+  write_npy(path, Dtype::kFloat32, rows, static_cast<uint64_t>(table_width(spec)), bits);
+  return values;
+}
+
 RecordedCache recorded_cache(const std::string& name, Layout layout = Layout::kRopeCosDup,
                              uint64_t rows = 131072) {
   RecordedCache c;
@@ -48,16 +63,8 @@ RecordedCache recorded_cache(const std::string& name, Layout layout = Layout::kR
   const ModelRope llama = core::models::real_rope_models().at(0).model;
   c.spec = spec_of(llama, layout, 0, rows);
   c.width = table_width(c.spec);
-  const core::GeneratedTable t =
-      core::generate(*core::find_implementation("cpu/pow/f32>f32/sleef-u10"), c.spec, rows);
-  c.values.resize(rows * static_cast<uint64_t>(c.width));
-  std::vector<uint64_t> bits(c.values.size());
-  for (size_t i = 0; i < c.values.size(); ++i) {
-    c.values[i] = static_cast<float>(t.value(i));
-    bits[i] = std::bit_cast<uint32_t>(c.values[i]);
-  }
   c.path = dir + "/cos.npy";
-  write_npy(c.path, Dtype::kFloat32, rows, static_cast<uint64_t>(c.width), bits);
+  c.values = write_cache(c.path, c.spec, rows);
   c.data_offset = std::filesystem::file_size(c.path) - 4 * c.values.size();
 
   BudgetFile file;
@@ -156,6 +163,25 @@ TEST(GateCorruption, AnElementAboveItsColumnsRecordFailsThoughTheBandsMaximumCov
   const RecordedCache c = recorded_cache("gate_column", Layout::kRopeCos, 8192);
   EXPECT_TRUE(fails_naming(c, 3000, 10, 1e-4, "of column group 10 (of 64) above its record"));
   for (const GateOutcome& o : run_gate(c.recorded, quiet)) EXPECT_FALSE(o.regressed) << o.message;
+}
+
+// A cache rebuilt with its rows one position further on (indexed from 1): every band fails, and
+// each names the cause verify names, in the output and the JUnit file.
+TEST(GateCorruption, ABandOfACacheOffByOnePositionNamesTheCause) {
+  const RecordedCache c = recorded_cache("gate_cause", Layout::kRopeCos, 8192);
+  TableSpec from_one = c.spec;
+  from_one.start = 1;
+  write_cache(c.path, from_one, 8192);
+  const std::vector<GateOutcome> outcomes = run_gate(c.recorded, quiet);
+  int failed = 0;
+  for (const GateOutcome& o : outcomes) {
+    if (o.skipped) continue;
+    ++failed;
+    EXPECT_TRUE(o.regressed) << o.band;
+    EXPECT_EQ(o.diagnosis.rfind("diagnosis: positions: ", 0), 0u) << o.band << ": " << o.diagnosis;
+  }
+  EXPECT_GT(failed, 0);
+  EXPECT_NE(junit_xml(outcomes).find("diagnosis: positions: "), std::string::npos);
 }
 
 }  // namespace

@@ -162,6 +162,7 @@ struct BandMeasurement {
   std::vector<properties::PropertyVerdict> structural;
   std::vector<double> column_max_abs;  // tables: per column
   std::string coverage;
+  std::string diagnosis;  // tables with elements outside the claim: verify's diagnosis line
 };
 
 // A registry entry: its sampled blocks through the judge.
@@ -207,7 +208,6 @@ BandMeasurement measure_whole(const OpenSubject& s, const BandRows& band) {
   }
   options.claim = s.claim;
   options.column_max_abs = true;
-  options.diagnose = false;  // the gate names the deciding element; a cause is verify's to say
   VerifyResult r = verify_table(std::move(input), options);
   BandMeasurement m;
   m.figures = r.oracle;
@@ -221,6 +221,7 @@ BandMeasurement measure_whole(const OpenSubject& s, const BandRows& band) {
   for (properties::PropertyVerdict& v : r.verdicts) file_rows(v.worst);
   for (const properties::PropertyVerdict& v : r.verdicts) {
     if (v.property == "oracle") m.worst = v.worst;
+    if (v.property == "oracle" && !v.holds && r.diagnosis) m.diagnosis = to_text(*r.diagnosis);
     if (v.property == "consistent" && !v.holds) m.structural.push_back(v);
     if (v.property == "bounded" && v.figures.count("copies_differ") &&
         v.figures.at("copies_differ") > 0) {
@@ -304,6 +305,7 @@ GateOutcome measure_band(const OpenSubject& s, const GateBand& band, RegistryExa
   }
   const BandMeasurement m = s.impl ? measure_sampled(s, rows, exact) : measure_whole(s, rows);
   o.coverage = m.coverage;
+  o.diagnosis = m.diagnosis;
   o.measured = band_figures(m.figures, m.column_max_abs);
   for (const properties::PropertyVerdict& v : m.structural) {
     o.structural += (o.structural.empty() ? "" : "; ") + v.summary;

@@ -18,17 +18,30 @@ namespace {
 // (errors grow with position), and the blocks holding the worst elements the verdict named.
 constexpr uint64_t kBlockRows = 16;
 constexpr int kBlocks = 48;
-// A declaration that accounts for this share of the failing elements is named even where a few
-// still fail (they are said as isolated).
-constexpr double kExplains = 0.99;
 
+// Rows as `read` gives them: in file order, or at position ids in order of their positions.
 struct SampleBlock {
-  uint64_t first;           // the first row (file order)
-  std::vector<double> got;  // its rows, as stored
+  uint64_t first;                   // the first row, in read's order
+  std::vector<uint64_t> file_rows;  // at position ids: each row's row in the file
+  std::vector<double> got;          // its rows, as stored
 };
 
 std::vector<SampleBlock> sample_rows(const properties::RowReader& read, uint64_t rows, int width,
+                                     const properties::PositionMap* map,
                                      const VerifyResult& failed) {
+  std::vector<uint64_t> index_of_row;  // at position ids: a file row's index in read's order
+  if (map) {
+    index_of_row.resize(rows);
+    for (uint64_t i = 0; i < rows; ++i) index_of_row[map->row(i)] = i;
+  }
+  // The worst elements' rows in read's order: from the file row a table at ids names, else
+  // position - start.
+  const auto row_of = [&](const properties::Finding& f) -> std::optional<uint64_t> {
+    if (f.row)
+      return *f.row < index_of_row.size() ? std::optional(index_of_row[*f.row]) : std::nullopt;
+    if (!map && f.pos >= failed.spec.start) return f.pos - failed.spec.start;
+    return std::nullopt;
+  };
   std::vector<uint64_t> firsts;
   const uint64_t last_first = rows > kBlockRows ? rows - kBlockRows : 0;
   for (int i = 0; i < kBlocks; ++i) {
@@ -37,14 +50,16 @@ std::vector<SampleBlock> sample_rows(const properties::RowReader& read, uint64_t
   }
   for (const properties::PropertyVerdict& v : failed.verdicts)
     for (const properties::Finding& f : v.worst)
-      if (f.pos >= failed.spec.start && f.pos - failed.spec.start < rows)
-        firsts.push_back(std::min(last_first, f.pos - failed.spec.start));
+      if (const auto row = row_of(f); row && *row < rows)
+        firsts.push_back(std::min(last_first, *row));
   std::sort(firsts.begin(), firsts.end());
   std::vector<SampleBlock> blocks;
   for (const uint64_t first : firsts) {
     if (!blocks.empty() && first < blocks.back().first + kBlockRows) continue;  // overlapping
-    SampleBlock b{first, {}};
+    SampleBlock b{first, {}, {}};
     const uint64_t n = std::min(kBlockRows, rows - first);
+    if (map)
+      for (uint64_t i = first; i < first + n; ++i) b.file_rows.push_back(map->row(i));
     b.got.resize(n * static_cast<uint64_t>(width));
     read(first, n, b.got.data());
     blocks.push_back(std::move(b));
@@ -52,24 +67,16 @@ std::vector<SampleBlock> sample_rows(const properties::RowReader& read, uint64_t
   return blocks;
 }
 
+using diagnosis::Alternative;
+using diagnosis::Failures;
+
 // One declaration to try: the user's with one field changed.
 struct Candidate {
-  std::string cause, detail;
-  std::vector<std::string> flags;
+  Alternative said;
   TableSpec spec;
   Claim claim;
-  bool negated_sin = false;    // the data holds -sin (no flag says it: a bug to fix, not declare)
-  bool loosens_claim = false;  // compute: a weaker claim, tried after every structural cause
-};
-
-// The sampled elements outside a candidate's claim, and how many rows and blocks hold them.
-struct Failures {
-  uint64_t elements = 0, rows = 0, blocks = 0;
-  // Spread over rows and blocks, as a wrong declaration fails: a looser claim or another
-  // declaration is never named for a corruption of one or two elements.
-  bool systematic(size_t sampled_blocks) const {
-    return rows >= 3 && blocks >= std::min<uint64_t>(3, sampled_blocks);
-  }
+  std::optional<RowPositions> positions;  // row r at these ids, else at spec.start + r
+  bool negated_sin = false;  // the data holds -sin (no flag says it: a bug to fix, not declare)
 };
 
 Failures failures(const Candidate& c, const std::vector<SampleBlock>& sample, Dtype dtype) {
@@ -83,7 +90,10 @@ Failures failures(const Candidate& c, const std::vector<SampleBlock>& sample, Dt
   for (const SampleBlock& b : sample) {
     const uint64_t before_block = figures.over_claim;
     const uint64_t n = b.got.size() / static_cast<uint64_t>(width);
-    exact.compute(*engine, c.spec, nullptr, b.first, c.spec.start + b.first, n, by_encoding);
+    if (c.positions)
+      exact.compute_rows(*engine, c.spec, *c.positions, b.file_rows.data(), n, by_encoding);
+    else
+      exact.compute(*engine, c.spec, nullptr, b.first, c.spec.start + b.first, n, by_encoding);
     if (c.negated_sin)
       for (int col = 0; col < width; ++col)
         if (pair_of_column(c.spec.layout, half, col).is_sin)
@@ -93,9 +103,10 @@ Failures failures(const Candidate& c, const std::vector<SampleBlock>& sample, Dt
           }
     for (uint64_t r = 0; r < n; ++r) {
       const uint64_t before_row = figures.over_claim;
-      judge.add_row(c.spec.start + b.first + r, 0, b.got.data() + r * width,
-                    exact.exact.data() + r * width, figures, nullptr,
-                    by_encoding ? exact.rounded.data() + r * width : nullptr);
+      const uint64_t pos =
+          c.positions ? c.positions->budget_position(b.file_rows[r]) : c.spec.start + b.first + r;
+      judge.add_row(pos, 0, b.got.data() + r * width, exact.exact.data() + r * width, figures,
+                    nullptr, by_encoding ? exact.rounded.data() + r * width : nullptr);
       out.rows += figures.over_claim > before_row;
     }
     out.blocks += figures.over_claim > before_block;
@@ -104,39 +115,14 @@ Failures failures(const Candidate& c, const std::vector<SampleBlock>& sample, Dt
   return out;
 }
 
-// x rounded to nearest (ties to even) in format t.
-double rounded_to(double x, Dtype t) {
-  const double ulp = ulp_of(x, t);
-  return std::nearbyint(x / ulp) * ulp;
-}
-
-// The table with its frequencies rounded to `t` (from float32, as a framework casts inv_freq),
-// as the oracle can evaluate it: LongRoPE's per-pair factors carry the ratio exact / rounded
-// (its MPFR frequency is then the rounded one to within 2^-53 relative, far below any claim),
-// with the attention factor 1 and one factor list for every length.
-TableSpec with_rounded_frequencies(const TableSpec& s, uint64_t rows, Dtype t) {
-  TableSpec r = s;
-  r.rope = RopeScaling{};
-  r.rope.type = RopeType::kLongRope;
-  for (int k = 0; k < s.d_model / 2; ++k) {
-    const double w = frequency(s, k);
-    r.rope.short_factor.push_back(w / rounded_to(static_cast<float>(w), t));
-  }
-  r.rope.long_factor = r.rope.short_factor;
-  r.rope.attention_factor = 1.0;
-  r.rope.sequence_length = s.start + rows;
-  r.rope.original_max_position = r.rope.sequence_length;
-  return r;
-}
-
 // The declarations that differ from the user's in one field, most specific first.
 std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, Dtype dtype) {
   const TableSpec& s = declared.spec;
   const Claim& claim = declared.claim;
   std::vector<Candidate> out;
   const auto with = [&](std::string cause, std::string detail, std::vector<std::string> flags) {
-    Candidate c{std::move(cause), std::move(detail), std::move(flags), s, claim};
-    return c;
+    return Candidate{
+        {std::move(cause), std::move(detail), std::move(flags)}, s, claim, declared.positions};
   };
   const int width = table_width(s);
   for (const Layout l : kAllLayouts) {
@@ -156,27 +142,41 @@ std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, 
     out.push_back(std::move(c));
   }
   for (int k = 1; k <= 8; ++k)
-    for (const int sign : {-1, 1}) {
-      const int64_t start = static_cast<int64_t>(s.start) + sign * k;
+    for (const int by : {-k, k}) {
+      const int64_t start = static_cast<int64_t>(s.start) + by;
+      if (declared.positions) {
+        std::optional<RowPositions> ids = diagnosis::shifted(*declared.positions, by);
+        if (!ids) continue;
+        Candidate c = with("positions",
+                           fmt::format("every position id is off by {:+d}: the rows are at the "
+                                       "ids of {} plus {}",
+                                       by, declared.positions_name, by),
+                           {});
+        c.positions = std::move(ids);
+        out.push_back(std::move(c));
+        continue;
+      }
       if (start < 0) continue;
-      Candidate c =
-          with("positions",
-               fmt::format("the rows start at position {}, not {} (positions off by {:+d})", start,
-                           s.start, sign * k),
-               {fmt::format("--start {}", start)});
+      Candidate c = with("positions",
+                         fmt::format("the rows start at position {}, not {} (positions off by "
+                                     "{:+d})",
+                                     start, s.start, by),
+                         {fmt::format("--start {}", start)});
       c.spec.start = static_cast<uint64_t>(start);
+      out.push_back(std::move(c));
+    }
+  if (declared.positions)
+    for (diagnosis::SectionAlternative& a :
+         diagnosis::section_alternatives(s.rope, *declared.positions)) {
+      Candidate c = with("", "", {});
+      c.said = std::move(a.said);
+      if (a.positions) c.positions = std::move(a.positions);
+      c.spec.rope = a.rope;
       out.push_back(std::move(c));
     }
   if (s.rope.type != RopeType::kDefault) {
     Candidate c =
-        with("recipe",
-             fmt::format("the frequencies are the unscaled ones: the {} recipe was not "
-                         "applied{}",
-                         name_of(s.rope.type),
-                         s.rope.type == RopeType::kLlama3
-                             ? " (as transformers#32330: llama3 returned theta unchanged); "
-                               "declared without --model-config or --rope-scaling"
-                             : "; declared without --model-config or --rope-scaling"),
+        with("recipe", diagnosis::unscaled_detail(s.rope.type),
              {fmt::format("--d-model {}", s.d_model), fmt::format("--base {:g}", s.base)});
     c.spec.rope = RopeScaling{};
     out.push_back(std::move(c));
@@ -189,7 +189,8 @@ std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, 
                       "transformers#29496): keep inv_freq in float32; no declaration states it",
                       name_of(t)),
           {});
-      c.spec = with_rounded_frequencies(s, rows, t);
+      c.spec = diagnosis::with_rounded_frequencies(
+          s, declared.positions ? declared.positions->max_position() + 1 : s.start + rows, t);
       out.push_back(std::move(c));
     }
   if (declared.source.empty() && is_plain(s))
@@ -210,7 +211,7 @@ std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, 
                                      name_of(compute)),
                          {fmt::format("--compute {}", name_of(compute))});
       c.claim = resolve_claim({Claim::Kind::kModel, compute, std::nullopt});
-      c.loosens_claim = true;
+      c.said.loosens_claim = true;
       out.push_back(std::move(c));
     }
   return out;
@@ -256,53 +257,35 @@ Diagnosis isolated(const VerifyResult& r, const std::string& tried) {
 }  // namespace
 
 Diagnosis diagnose(const properties::RowReader& read, uint64_t rows, Dtype dtype,
-                   const VerifyOptions& declared, const VerifyResult& failed) {
-  if (declared.positions)
-    return isolated(failed, "no other declaration tried: a table at position ids is not diagnosed");
+                   const properties::PositionMap* map, const VerifyOptions& declared,
+                   const VerifyResult& failed) {
   const std::vector<SampleBlock> sample =
-      sample_rows(read, rows, table_width(declared.spec), failed);
+      sample_rows(read, rows, table_width(declared.spec), map, failed);
   uint64_t sampled_rows = 0;
   for (const SampleBlock& b : sample) sampled_rows += b.got.size() / table_width(declared.spec);
-  Candidate as_declared{"", "", {}, declared.spec, declared.claim};
+  const Candidate as_declared{{}, declared.spec, declared.claim, declared.positions};
   const Failures as_declared_fails = failures(as_declared, sample, dtype);
-  const uint64_t base_failures = as_declared_fails.elements;
-  const std::vector<Candidate> tried = candidates(declared, rows, dtype);
+  if (as_declared_fails.elements == 0)
+    return isolated(failed,
+                    fmt::format("no element of {} of {} rows, sampled, is outside its claim: the "
+                                "failing properties are not a declaration's, none other tried",
+                                sampled_rows, rows));
   if (!as_declared_fails.systematic(sample.size()))
     return isolated(failed,
                     fmt::format("the failures on {} of {} rows, sampled, lie in {} row{}: no "
                                 "declaration is tried for so few",
                                 sampled_rows, rows, as_declared_fails.rows,
                                 as_declared_fails.rows == 1 ? "" : "s"));
-  const std::string said = fmt::format(
-      "{} other declarations (layout, sign, positions, recipe, frequency dtype, base, compute) "
-      "tried on {} of {} rows, sampled: none passes",
-      tried.size(), sampled_rows, rows);
-  // The first that passes, structural causes before a looser claim; else the one accounting for
-  // the most failing elements, if it reaches kExplains.
-  const Candidate* best = nullptr;
-  double best_explains = 0;
-  for (const bool loosening : {false, true})
-    for (const Candidate& c : tried) {
-      if (c.loosens_claim != loosening || (best && best_explains == 1)) continue;
-      uint64_t left = base_failures;
-      try {  // a candidate the oracle cannot evaluate explains nothing; the verdict stands
-        left = failures(c, sample, dtype).elements;
-      } catch (const std::exception&) {
-        continue;
-      }
-      const double explains = left >= base_failures ? 0 : 1 - double(left) / base_failures;
-      if (explains > best_explains) best = &c, best_explains = explains;
-    }
-  if (!best || best_explains < kExplains) return isolated(failed, said);
-  Diagnosis d;
-  d.cause = best->cause;
-  d.matches = best->flags;
-  d.explains = best_explains;
-  d.detail = fmt::format(
-      "{}: {} of the {} failing elements on {} of {} rows, sampled, pass under it", best->detail,
-      best_explains == 1 ? std::string("every one") : fmt::format("{:.1f}%", 100 * best_explains),
-      base_failures, sampled_rows, rows);
-  return d;
+  const std::vector<Candidate> tried = candidates(declared, rows, dtype);
+  std::vector<Alternative> said;
+  for (const Candidate& c : tried) said.push_back(c.said);
+  return diagnosis::choose(
+      said, as_declared_fails.elements,
+      [&](size_t i) -> std::optional<uint64_t> {
+        return failures(tried[i], sample, dtype).elements;
+      },
+      fmt::format("on {} of {} rows, sampled", sampled_rows, rows),
+      [&](const std::string& tried_text) { return isolated(failed, tried_text); });
 }
 
 nlohmann::json to_json(const Diagnosis& d) {

@@ -1,30 +1,96 @@
-// Naming the cause of a failing verify verdict (docs/design.md §8.1). Most real bugs are a
-// declaration off by one field (the layout, the sign of sin, the first position, the base, the
-// recipe, the precision), not noise: each declaration that differs from the user's in one field
+// Naming the cause of a failing verdict (docs/design.md §8.1). Most real bugs are a declaration
+// off by one field (the layout, the sign of sin, the first position, the base, the recipe, the
+// pairing, the precision), not noise: each declaration that differs from the user's in one field
 // is judged with the same exact oracle on sampled rows of the same data, and one is named only
 // when it passes there (or accounts for 99% of the failing elements). Otherwise the failure is
 // `isolated`: the count and the places, never a guess. Internal to reports/verify.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "peverify/properties/position_map.h"
 #include "peverify/properties/under_test.h"
 #include "peverify/reports/verify/verify.h"
+#include "peverify/reports/verify/verify_rotary.h"
 
 namespace pev::reports {
 
-// Runs only on a failing verdict (`failed`), reading sampled rows through `read` (rows in file
-// order, as the pass reads them); a table at position ids is not diagnosed (said in the detail).
+// Runs only on a failing verdict (`failed`), reading sampled rows through `read` as the pass
+// reads them: in file order, or, at position ids, in the order of `map`.
 Diagnosis diagnose(const properties::RowReader& read, uint64_t rows, Dtype dtype,
-                   const VerifyOptions& declared, const VerifyResult& failed);
+                   const properties::PositionMap* map, const VerifyOptions& declared,
+                   const VerifyResult& failed);
 
-nlohmann::json to_json(const Diagnosis& d);
+// The same for verify-rotary: sampled tokens of both tensors, every head of each, judged by
+// verify_rotary itself under each other declaration.
+Diagnosis diagnose_rotary(const RotaryTensor& input, const RotaryTensor& output,
+                          const VerifyRotaryOptions& declared, const VerifyRotaryResult& failed);
 
-// "diagnosis: layout: ..." (one line, no newline).
-std::string to_text(const Diagnosis& d);
+// What the table and the rotation diagnoses share: how a declaration is chosen.
+namespace diagnosis {
 
+// A declaration that accounts for this share of the failing elements is named even where a few
+// still fail (they are said as isolated).
+inline constexpr double kExplains = 0.99;
+
+// The sampled elements outside a declaration's claim, and how many rows (tokens) and sampled
+// blocks hold them.
+struct Failures {
+  uint64_t elements = 0, rows = 0, blocks = 0;
+  // Spread over rows and blocks, as a wrong declaration fails: a looser claim or another
+  // declaration is never named for a corruption of one or two elements.
+  bool systematic(size_t sampled_blocks) const {
+    return rows >= 3 && blocks >= std::min<uint64_t>(3, sampled_blocks);
+  }
+};
+
+// A declaration that differs from the user's in one field, as the diagnosis says it.
+struct Alternative {
+  std::string cause, detail;
+  std::vector<std::string> flags;  // empty: no declaration states it (a bug to fix)
+  bool loosens_claim = false;      // compute: a weaker claim, tried after every structural cause
+};
+
+// The first alternative under which every sampled failing element passes (structural ones before
+// looser claims), else the one that accounts for the most, if at least kExplains; otherwise
+// `isolated` with `none_passes` said. `failing(i)` counts the sampled elements failing under
+// alternative i, nullopt where the oracle cannot evaluate it (it explains nothing).
+Diagnosis choose(const std::vector<Alternative>& alternatives, uint64_t failing_as_declared,
+                 const std::function<std::optional<uint64_t>(size_t)>& failing,
+                 const std::string& sampled, const std::function<Diagnosis(std::string)>& isolated);
+
+// `x` rounded to nearest (ties to even) in format `t`.
+double rounded_to(double x, Dtype t);
+
+// The table with the frequencies `w(k)` in place of its own, for positions below `positions_end`,
+// as the oracle can evaluate it (the default recipe's table, attention factor 1).
+TableSpec with_frequencies(const TableSpec& s, uint64_t positions_end,
+                           const std::function<double(int)>& w);
+
+// The table with its frequencies rounded to `t` (from float32, as a framework casts inv_freq).
+TableSpec with_rounded_frequencies(const TableSpec& s, uint64_t positions_end, Dtype t);
+
+// The recipe-not-applied alternative's detail (transformers#32330 for llama3).
+std::string unscaled_detail(RopeType type);
+
+// Every id of `p` plus `by`; nullopt where one would fall below 0.
+std::optional<RowPositions> shifted(const RowPositions& p, int by);
+
+// The M-RoPE alternatives of a recipe with sections at three streams of ids: every section at
+// the temporal ids (sglang#35345), the other interleaving, each other order of the sections.
+// Empty unless `rope` has sections and `p` three streams.
+struct SectionAlternative {
+  Alternative said;
+  std::optional<RowPositions> positions;  // other ids, or the declared ones
+  RopeScaling rope;
+};
+std::vector<SectionAlternative> section_alternatives(const RopeScaling& rope,
+                                                     const RowPositions& p);
+
+}  // namespace diagnosis
 }  // namespace pev::reports

@@ -186,7 +186,7 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
   if (options.diagnose && !r.holds()) {  // nothing on a pass
     const auto t0 = Clock::now();
     try {  // a diagnosis never changes the verdict nor the exit code
-      r.diagnosis = diagnose(t.read, t.rows, t.dtype, options, r);
+      r.diagnosis = diagnose(t.read, t.rows, t.dtype, t.map(), options, r);
     } catch (const std::exception& e) {
       r.diagnosis = Diagnosis{"none", std::string("not diagnosed: ") + e.what(), {}, 0};
     }

@@ -56,6 +56,8 @@ struct Diagnosis {
   std::vector<std::string> matches;
   double explains = 0;
 };
+nlohmann::json to_json(const Diagnosis& d);
+std::string to_text(const Diagnosis& d);  // "diagnosis: layout: ..." (one line, no newline)
 
 struct VerifyResult {
   std::string table, description;

@@ -98,14 +98,24 @@ void ColumnMaxima::merge(const ColumnMaxima& other) {
 void ExactRows::compute(const oracle::Engine& engine, const TableSpec& spec,
                         const properties::PositionMap* positions, uint64_t first,
                         uint64_t first_pos, uint64_t n, bool need_rounded) {
+  if (positions)
+    return compute_rows(engine, spec, positions->positions(), &positions->order()[first], n,
+                        need_rounded);
+  engine.evaluate({first_pos, static_cast<int>(n), 0, spec.d_model / 2}, tile);
+  lay_out(spec, n, need_rounded);
+}
+
+void ExactRows::compute_rows(const oracle::Engine& engine, const TableSpec& spec,
+                             const RowPositions& positions, const uint64_t* rows, uint64_t n,
+                             bool need_rounded) {
+  oracle::evaluate_rows(engine, spec, positions, rows, n, tile);
+  lay_out(spec, n, need_rounded);
+}
+
+void ExactRows::lay_out(const TableSpec& spec, uint64_t n, bool need_rounded) {
   const auto width = static_cast<size_t>(table_width(spec));
   exact.resize(n * width);
   rounded.resize(need_rounded ? n * width : 0);
-  if (positions)
-    oracle::evaluate_rows(engine, spec, positions->positions(), &positions->order()[first], n,
-                          tile);
-  else
-    engine.evaluate({first_pos, static_cast<int>(n), 0, spec.d_model / 2}, tile);
   oracle::layout_rows(spec, tile, n, false, exact.data());
   if (need_rounded) oracle::layout_rows(spec, tile, n, true, rounded.data());
 }

@@ -35,6 +35,13 @@ struct ExactRows {
   void compute(const oracle::Engine& engine, const TableSpec& spec,
                const properties::PositionMap* positions, uint64_t first, uint64_t first_pos,
                uint64_t n, bool need_rounded);
+  // Rows rows[0 .. n - 1] of a table at position ids `positions`.
+  void compute_rows(const oracle::Engine& engine, const TableSpec& spec,
+                    const RowPositions& positions, const uint64_t* rows, uint64_t n,
+                    bool need_rounded);
+
+ private:
+  void lay_out(const TableSpec& spec, uint64_t n, bool need_rounded);  // tile -> exact, rounded
 };
 
 // Seconds per stage of verify: CPU seconds summed over the threads for the stages of the pass

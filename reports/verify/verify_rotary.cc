@@ -13,6 +13,7 @@
 #include "peverify/oracle/engine.h"
 #include "peverify/oracle/positioned.h"
 #include "peverify/oracle/rotation.h"
+#include "peverify/reports/verify/diagnosis.h"
 #include "peverify/support/parallel.h"
 
 namespace pev::reports {
@@ -123,10 +124,6 @@ bool VerifyRotaryResult::holds() const {
                      [](const properties::PropertyVerdict& v) { return v.holds; });
 }
 
-namespace {
-
-// Every token's positions: the ids (one per token, or one per sequence index shared by every
-// batch row), else start + the sequence index.
 RowPositions token_positions(const VerifyRotaryOptions& o) {
   const TensorGeometry& g = o.geometry;
   const uint64_t tokens = g.batch * g.seq;
@@ -149,15 +146,17 @@ RowPositions token_positions(const VerifyRotaryOptions& o) {
   return p;
 }
 
+namespace {
+
 // What a block's elements gave: the rotated ones against the exact rotation, the pass-through
 // ones against the input.
 struct Part {
-  uint64_t rotated = 0, over = 0, not_finite = 0, passthrough = 0, touched = 0;
+  uint64_t rotated = 0, over = 0, not_finite = 0, passthrough = 0, touched = 0, tokens_over = 0;
   double max_abs = 0, worst_ratio = 0;
   std::vector<properties::Finding> worst, touched_worst;
   void merge(const Part& o) {
     rotated += o.rotated, over += o.over, not_finite += o.not_finite;
-    passthrough += o.passthrough, touched += o.touched;
+    passthrough += o.passthrough, touched += o.touched, tokens_over += o.tokens_over;
     max_abs = std::max(max_abs, o.max_abs);
     worst_ratio = std::max(worst_ratio, o.worst_ratio);
     for (const properties::Finding& f : o.worst) measure::keep_worst(worst, f);
@@ -203,9 +202,12 @@ class RotaryPass {
     thread_local Block b;
     read(index, b);
     Part p;
-    for (uint64_t i = 0; i < b.tokens; ++i)
+    for (uint64_t i = 0; i < b.tokens; ++i) {
+      const uint64_t before = p.over + p.touched;
       for (int j = 0; j < spec_.table.d_model / 2; ++j) judge_pair(b, i, j, p);
-    judge_passthrough(b, p);
+      judge_passthrough(b, i, p);
+      p.tokens_over += p.over + p.touched > before;
+    }
     return p;
   }
 
@@ -299,22 +301,21 @@ class RotaryPass {
     }
   }
 
-  // Dims past the rotary dimension: the input itself, bit for bit.
-  void judge_passthrough(const Block& b, Part& p) const {
+  // Token i's dims past the rotary dimension: the input itself, bit for bit.
+  void judge_passthrough(const Block& b, uint64_t i, Part& p) const {
     const int d = spec_.table.d_model, hd = spec_.head_dim;
-    for (uint64_t i = 0; i < b.tokens; ++i)
-      for (uint64_t h = 0; h < g_.heads; ++h)
-        for (int k = d; k < hd; ++k) {
-          const size_t at = (i * g_.heads + h) * static_cast<size_t>(hd) + static_cast<size_t>(k);
-          ++p.passthrough;
-          if (same_value(b.y[at], b.x[at])) continue;
-          ++p.touched;
-          measure::keep_worst(
-              p.touched_worst,
-              properties::Finding(tokens_.budget_position(b.token[i]), k, b.y[at], b.x[at],
-                                  std::fabs(b.y[at] - b.x[at]), 0, 0, "pass-through changed",
-                                  g_.row(b.batch, b.first + i, h)));
-        }
+    for (uint64_t h = 0; h < g_.heads; ++h)
+      for (int k = d; k < hd; ++k) {
+        const size_t at = (i * g_.heads + h) * static_cast<size_t>(hd) + static_cast<size_t>(k);
+        ++p.passthrough;
+        if (same_value(b.y[at], b.x[at])) continue;
+        ++p.touched;
+        measure::keep_worst(
+            p.touched_worst,
+            properties::Finding(tokens_.budget_position(b.token[i]), k, b.y[at], b.x[at],
+                                std::fabs(b.y[at] - b.x[at]), 0, 0, "pass-through changed",
+                                g_.row(b.batch, b.first + i, h)));
+      }
   }
 
   const RotaryTensor& input_;
@@ -357,6 +358,7 @@ properties::PropertyVerdict passthrough_verdict(const Part& all, int rotary_dim)
   pass.checked = all.passthrough;
   pass.holds = all.touched == 0;
   pass.worst = all.touched_worst;
+  pass.figures = {{"changed", static_cast<double>(all.touched)}};
   pass.summary =
       all.passthrough == 0
           ? std::string("not applicable: every dimension rotates (rotary dimension = head_dim)")
@@ -391,8 +393,16 @@ VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& 
   Part all;
   for (const Part& p : parts) all.merge(p);  // in block order: independent of the threads
   r.elements = all.rotated + all.passthrough;
+  r.failing_tokens = all.tokens_over;
   r.verdicts.push_back(rotation_verdict(all, o));
   r.verdicts.push_back(passthrough_verdict(all, o.spec.table.d_model));
+  if (o.diagnose && !r.holds()) {  // nothing on a pass
+    try {                          // a diagnosis never changes the verdict nor the exit code
+      r.diagnosis = diagnose_rotary(input, output, o, r);
+    } catch (const std::exception& e) {
+      r.diagnosis = Diagnosis{"none", std::string("not diagnosed: ") + e.what(), {}, 0};
+    }
+  }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -16,6 +16,7 @@
 #include "peverify/encoding/rotation.h"
 #include "peverify/measure/rotation_budget.h"
 #include "peverify/properties/checks.h"
+#include "peverify/reports/verify/verify.h"
 
 namespace pev::reports {
 
@@ -70,7 +71,8 @@ struct VerifyRotaryOptions {
   std::string positions_name;
   Claim::Kind claim = Claim::Kind::kModel;
   measure::RotationCompute compute = *measure::parse_rotation_compute("float32");
-  std::string source;  // where the rotary parameters came from (rotary_source)
+  std::string source;    // where the rotary parameters came from (rotary_source)
+  bool diagnose = true;  // name a failing verdict's cause (VerifyRotaryResult::diagnosis)
   int threads = 0;
   uint64_t block_rows = 4096;  // about; a block holds whole tokens (every head of each)
 };
@@ -81,6 +83,8 @@ struct VerifyRotaryResult {
   Dtype output_dtype = Dtype::kFloat32;
   std::vector<properties::PropertyVerdict> verdicts;  // pass-through (partial rotary), rotation
   uint64_t elements = 0;
+  uint64_t failing_tokens = 0;         // tokens with an element of any head outside its verdict
+  std::optional<Diagnosis> diagnosis;  // a failing verdict's, when VerifyRotaryOptions::diagnose
   double seconds = 0;
   bool holds() const;
 };
@@ -102,6 +106,11 @@ struct RotaryArguments {
   std::string flag = "--";
 };
 VerifyRotaryOptions resolve_rotary(RotaryArguments a);
+
+// Every token's positions (token = batch row x sequence index): the ids (one per token, or one
+// per sequence index shared by every batch row), else start + the sequence index. Throws
+// ConfigError when the ids are neither.
+RowPositions token_positions(const VerifyRotaryOptions& o);
 
 VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& output,
                                  const VerifyRotaryOptions& options);

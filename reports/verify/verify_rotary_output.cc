@@ -55,6 +55,7 @@ std::string to_text(const VerifyRotaryResult& r) {
           where(r, f), f.got, f.got, v.property == "rotation" ? "exact" : "input", f.expected,
           f.error, v.property, f.allowed, f.what);
   }
+  if (r.diagnosis) out += to_text(*r.diagnosis) + "\n";
   int failing = 0;
   for (const properties::PropertyVerdict& v : r.verdicts) failing += !v.holds;
   out += failing ? fmt::format("verdict: FAIL ({} of {} properties)\n", failing, r.verdicts.size())
@@ -88,6 +89,7 @@ nlohmann::json to_json(const VerifyRotaryResult& r) {
   j["holds"] = r.holds();
   j["elements"] = r.elements;
   j["seconds"] = r.seconds;
+  if (r.diagnosis) j["diagnosis"] = to_json(*r.diagnosis);
   j["properties"] = nlohmann::json::array();
   for (const properties::PropertyVerdict& v : r.verdicts) {
     nlohmann::json worst = nlohmann::json::array();

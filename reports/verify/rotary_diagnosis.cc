@@ -1,0 +1,305 @@
+// verify-rotary's diagnosis (docs/design.md §15.4): sampled tokens of both tensors, every head of
+// each, gathered into a small tensor at their own positions, and judged by verify_rotary itself
+// under each declaration that differs from the user's in one field.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "peverify/encoding/format.h"
+#include "peverify/reports/verify/diagnosis.h"
+
+namespace pev::reports {
+namespace {
+
+using diagnosis::Alternative;
+
+// Sampled tokens: blocks of kBlockTokens consecutive tokens at kBlocks places spread on a log scale
+// (errors grow with position), and the blocks holding the worst elements the verdict named.
+constexpr uint64_t kBlockTokens = 16;
+constexpr int kBlocks = 48;
+
+// The sampled tokens of both tensors as one [tokens, heads, head_dim] tensor each, with their
+// positions, cut into the blocks they were sampled in.
+struct RotarySample {
+  std::vector<double> x, y;
+  RowPositions positions;
+  std::vector<uint64_t> block_ends;  // token index one past each block
+  Dtype input_dtype = Dtype::kFloat32, output_dtype = Dtype::kFloat32;
+  uint64_t tokens() const { return positions.rows(); }
+};
+
+std::vector<uint64_t> sampled_firsts(uint64_t tokens, const TensorGeometry& g,
+                                     const VerifyRotaryResult& failed) {
+  std::vector<uint64_t> firsts;
+  const uint64_t last_first = tokens > kBlockTokens ? tokens - kBlockTokens : 0;
+  for (int i = 0; i < kBlocks; ++i) {
+    const double at = std::pow(static_cast<double>(last_first + 1), i / double(kBlocks - 1)) - 1;
+    firsts.push_back(std::min(last_first, static_cast<uint64_t>(at)));
+  }
+  for (const properties::PropertyVerdict& v : failed.verdicts)
+    for (const properties::Finding& f : v.worst)
+      if (f.row) firsts.push_back(std::min(last_first, g.token(*f.row)));
+  std::sort(firsts.begin(), firsts.end());
+  std::vector<uint64_t> out;
+  for (const uint64_t first : firsts)
+    if (out.empty() || first >= out.back() + kBlockTokens) out.push_back(first);
+  return out;
+}
+
+RotarySample sample_tokens(const RotaryTensor& input, const RotaryTensor& output,
+                           const VerifyRotaryOptions& o, const VerifyRotaryResult& failed) {
+  const TensorGeometry& g = o.geometry;
+  const RowPositions all = token_positions(o);
+  const uint64_t tokens = g.batch * g.seq, heads = g.heads;
+  const size_t row_len = static_cast<size_t>(g.head_dim);
+  RotarySample s;
+  s.input_dtype = input.dtype, s.output_dtype = output.dtype;
+  s.positions.streams.resize(all.streams.size());
+  for (const uint64_t first : sampled_firsts(tokens, g, failed)) {
+    for (uint64_t t = first; t < std::min(tokens, first + kBlockTokens); ++t) {
+      for (size_t k = 0; k < all.streams.size(); ++k)
+        s.positions.streams[k].push_back(all.streams[k][t]);
+      const uint64_t b = t / g.seq, seq = t % g.seq;
+      for (const auto& [tensor, dst] : {std::pair{&input, &s.x}, std::pair{&output, &s.y}}) {
+        dst->resize(dst->size() + heads * row_len);
+        double* at = dst->data() + dst->size() - heads * row_len;
+        if (g.axes == RotaryAxes::kBatchHeadsSeqDim)
+          for (uint64_t h = 0; h < heads; ++h) tensor->read(g.row(b, seq, h), 1, at + h * row_len);
+        else
+          tensor->read(g.row(b, seq, 0), heads, at);
+      }
+    }
+    s.block_ends.push_back(s.tokens());
+  }
+  return s;
+}
+
+// One declaration to try: the user's with one field changed, and the sample it is judged on (the
+// user's, or one whose positions or pair order the alternative changes).
+struct RotaryCandidate {
+  Alternative said;
+  VerifyRotaryOptions options;
+  std::optional<RowPositions> positions;  // other positions for the sampled tokens
+  bool inverse = false;  // the kernel rotates by minus the angle: judged with each pair swapped
+};
+
+// The sampled elements failing under `o`: outside the rotation's budget, or a pass-through
+// changed.
+struct SampleFailures {
+  uint64_t elements = 0, tokens = 0;
+};
+SampleFailures judge_sample(const RotarySample& s, uint64_t first, uint64_t end,
+                            VerifyRotaryOptions o, const RowPositions& positions, bool inverse) {
+  const uint64_t heads = o.geometry.heads;
+  const size_t token_len = heads * static_cast<size_t>(o.geometry.head_dim);
+  std::vector<double> x(s.x.begin() + first * token_len, s.x.begin() + end * token_len);
+  std::vector<double> y(s.y.begin() + first * token_len, s.y.begin() + end * token_len);
+  if (inverse)  // out_a = x_a c + x_b s is the forward rotation of the pair read as (b, a)
+    for (int j = 0; j < o.spec.table.d_model / 2; ++j) {
+      const auto [a, b] = rotated_dims(o.spec, j);
+      for (size_t row = 0; row < x.size() / o.spec.head_dim; ++row) {
+        std::swap(x[row * o.spec.head_dim + a], x[row * o.spec.head_dim + b]);
+        std::swap(y[row * o.spec.head_dim + a], y[row * o.spec.head_dim + b]);
+      }
+    }
+  o.geometry = {RotaryAxes::kTokensHeadsDim, 1, end - first, heads, o.geometry.head_dim};
+  o.positions = RowPositions{};
+  for (const std::vector<uint64_t>& stream : positions.streams)
+    o.positions->streams.emplace_back(stream.begin() + first, stream.begin() + end);
+  o.start = 0;
+  o.diagnose = false;
+  const auto reader = [](const std::vector<double>& v, size_t row_len) {
+    return [&v, row_len](uint64_t row, uint64_t n, double* out) {
+      std::copy_n(v.data() + row * row_len, n * row_len, out);
+    };
+  };
+  // The tensors' dtypes, as their budgets need: the sample holds their values, widened exactly.
+  const RotaryTensor in{"sample", "", s.input_dtype, reader(x, o.spec.head_dim)};
+  const RotaryTensor out{"sample", "", s.output_dtype, reader(y, o.spec.head_dim)};
+  const VerifyRotaryResult r = verify_rotary(in, out, o);
+  SampleFailures f;
+  f.elements = static_cast<uint64_t>(r.verdicts[0].figures.at("outside_budget") +
+                                     r.verdicts[1].figures.at("changed"));
+  f.tokens = r.failing_tokens;
+  return f;
+}
+
+std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RowPositions& sampled) {
+  std::vector<RotaryCandidate> out;
+  const RotationSpec& s = o.spec;
+  const auto with = [&](std::string cause, std::string detail, std::vector<std::string> flags) {
+    return RotaryCandidate{{std::move(cause), std::move(detail), std::move(flags)}, o, {}};
+  };
+  {
+    const PairConvention other =
+        s.pairs == PairConvention::kHalves ? PairConvention::kInterleaved : PairConvention::kHalves;
+    RotaryCandidate c =
+        with("pairing",
+             fmt::format("the kernel rotates {} pairs, not {}", name_of(other), name_of(s.pairs)),
+             {fmt::format("--pairs {}", name_of(other))});
+    c.options.spec.pairs = other;
+    out.push_back(std::move(c));
+  }
+  {
+    RotaryCandidate c = with("sign",
+                             "the kernel rotates by minus the angle (sin's sign flipped: the "
+                             "inverse rotation); no declaration states it, the kernel is wrong",
+                             {});
+    c.inverse = true;
+    out.push_back(std::move(c));
+  }
+  for (int k = 1; k <= 8; ++k)
+    for (const int by : {-k, k}) {
+      std::optional<RowPositions> ids = diagnosis::shifted(sampled, by);
+      if (!ids) continue;
+      const int64_t start = static_cast<int64_t>(o.start) + by;
+      RotaryCandidate c =
+          o.positions
+              ? with("positions",
+                     fmt::format("every position id is off by {:+d}: the kernel rotated by the ids "
+                                 "of {} plus {}",
+                                 by, o.positions_name, by),
+                     {})
+              : with("positions",
+                     fmt::format("the tokens sit at positions from {}, not {} (off by {:+d})",
+                                 start, o.start, by),
+                     {fmt::format("--start {}", start)});
+      c.positions = std::move(ids);
+      out.push_back(std::move(c));
+    }
+  const std::vector<int>& sections = s.table.rope.mrope_section;
+  for (diagnosis::SectionAlternative& a : diagnosis::section_alternatives(s.table.rope, sampled)) {
+    RotaryCandidate c{std::move(a.said), o, std::move(a.positions)};
+    c.options.spec.table.rope = a.rope;
+    out.push_back(std::move(c));
+  }
+  if (s.table.rope.type != RopeType::kDefault) {
+    RotaryCandidate c = with("recipe", diagnosis::unscaled_detail(s.table.rope.type),
+                             {fmt::format("--rotary-dim {}", s.table.d_model),
+                              fmt::format("--base {:g}", s.table.base)});
+    c.options.spec.table.rope = RopeScaling{};
+    out.push_back(std::move(c));
+  }
+  if (s.table.rope.type == RopeType::kDefault && sections.empty())
+    for (const Dtype t : {Dtype::kBFloat16, Dtype::kFloat16}) {
+      RotaryCandidate c = with(
+          "frequency-dtype",
+          fmt::format("the frequencies (inv_freq) were rounded to {} before the angles (as "
+                      "transformers#29496): keep inv_freq in float32; no declaration states it",
+                      name_of(t)),
+          {});
+      c.options.spec.table =
+          diagnosis::with_rounded_frequencies(s.table, sampled.max_position() + 1, t);
+      out.push_back(std::move(c));
+    }
+  for (const int d : {s.head_dim, s.head_dim / 2, s.head_dim / 4}) {
+    if (d == s.table.d_model || d < 2 || d % 2 || !sections.empty()) continue;
+    RotaryCandidate c =
+        with("rotary-dim",
+             fmt::format("{} of the head's {} dims rotate, not {}", d, s.head_dim, s.table.d_model),
+             {fmt::format("--rotary-dim {}", d)});
+    c.options.spec.table.d_model = d;
+    out.push_back(std::move(c));
+  }
+  if (s.table.d_model < s.head_dim && s.table.rope.type == RopeType::kDefault && sections.empty()) {
+    // The exponent over head_dim where only d dims rotate (as pegainfer#820 for Gemma 4).
+    TableSpec over_head = s.table;
+    over_head.d_model = s.head_dim;
+    RotaryCandidate c = with("rotary-dim",
+                             fmt::format("the frequencies' exponent is over the head's {} dims, "
+                                         "not the rotary dimension {} (as pegainfer#820); no "
+                                         "declaration states it",
+                                         s.head_dim, s.table.d_model),
+                             {});
+    c.options.spec.table = diagnosis::with_frequencies(
+        s.table, sampled.max_position() + 1, [&](int k) { return frequency(over_head, k); });
+    out.push_back(std::move(c));
+  }
+  if (o.source.empty() && is_plain(s.table) && sections.empty())
+    for (const double base : {1e4, 1e5, 5e5, 1e6, 1e7}) {
+      if (base == s.table.base) continue;
+      RotaryCandidate c =
+          with("base", fmt::format("the base is {:g}, not {:g}", base, s.table.base),
+               {fmt::format("--base {:g}", base)});
+      c.options.spec.table.base = base;
+      out.push_back(std::move(c));
+    }
+  // Looser claims, tightest first.
+  const auto loosen = [&](Claim::Kind claim, const char* compute, std::vector<std::string> flags,
+                          std::string detail) {
+    RotaryCandidate c = with("compute", std::move(detail), std::move(flags));
+    c.options.claim = claim;
+    c.options.compute = *measure::parse_rotation_compute(compute);
+    c.said.loosens_claim = true;
+    out.push_back(std::move(c));
+  };
+  if (o.claim != Claim::Kind::kModel)
+    loosen(Claim::Kind::kModel, "float32", {"--budget model"},
+           "the output meets the model budget of a float32 kernel, not the claimed one");
+  if (o.compute.name != "bfloat16")
+    loosen(Claim::Kind::kModel, "bfloat16", {"--budget model", "--compute bfloat16"},
+           "the output meets the model budget of a bfloat16 computation (the cache and every "
+           "product rounded to bfloat16), not the claimed one");
+  return out;
+}
+
+std::string places(const VerifyRotaryResult& r) {
+  std::vector<std::string> seen;
+  for (const properties::PropertyVerdict& v : r.verdicts)
+    for (const properties::Finding& f : v.worst)
+      if (!v.holds && seen.size() < 3) {
+        const TensorGeometry::Place p = r.options.geometry.place(f.row.value_or(0));
+        seen.push_back(fmt::format("pos {} head {} dim {}", f.pos, p.head, f.column));
+      }
+  return fmt::format("{}", fmt::join(seen, ", "));
+}
+
+Diagnosis isolated(const VerifyRotaryResult& r, const std::string& tried) {
+  Diagnosis d;
+  d.cause = "isolated";
+  d.detail = fmt::format("failing elements: rotation {:.0f}, pass-through {:.0f} (at {}); {}",
+                         r.verdicts[0].figures.at("outside_budget"),
+                         r.verdicts[1].figures.at("changed"), places(r), tried);
+  return d;
+}
+
+}  // namespace
+
+Diagnosis diagnose_rotary(const RotaryTensor& input, const RotaryTensor& output,
+                          const VerifyRotaryOptions& declared, const VerifyRotaryResult& failed) {
+  const VerifyRotaryOptions& o = declared;
+  const RotarySample sample = sample_tokens(input, output, o, failed);
+  const uint64_t tokens = declared.geometry.batch * declared.geometry.seq;
+  // As declared, block by block: how many sampled blocks and tokens fail.
+  diagnosis::Failures as_declared;
+  uint64_t first = 0;
+  for (const uint64_t end : sample.block_ends) {
+    const SampleFailures f = judge_sample(sample, first, end, o, sample.positions, false);
+    as_declared.elements += f.elements, as_declared.rows += f.tokens;
+    as_declared.blocks += f.elements > 0;
+    first = end;
+  }
+  if (!as_declared.systematic(sample.block_ends.size()))
+    return isolated(failed, fmt::format("the failures on {} of {} tokens, sampled, lie in {} "
+                                        "token{}: no declaration is tried for so few",
+                                        sample.tokens(), tokens, as_declared.rows,
+                                        as_declared.rows == 1 ? "" : "s"));
+  const std::vector<RotaryCandidate> tried = candidates(o, sample.positions);
+  std::vector<Alternative> said;
+  for (const RotaryCandidate& c : tried) said.push_back(c.said);
+  return diagnosis::choose(
+      said, as_declared.elements,
+      [&](size_t i) -> std::optional<uint64_t> {
+        const RotaryCandidate& c = tried[i];
+        return judge_sample(sample, 0, sample.tokens(), c.options,
+                            c.positions ? *c.positions : sample.positions, c.inverse)
+            .elements;
+      },
+      fmt::format("on {} of {} tokens (every head), sampled", sample.tokens(), tokens),
+      [&](const std::string& text) { return isolated(failed, text); });
+}
+
+}  // namespace pev::reports
