@@ -27,6 +27,8 @@ RotaryRequest rotary_request(const RotaryOptions& o, std::optional<int> d_model,
   if (!o.model_config.empty()) {
     q.model_name = o.model_config;
     q.model = model_config_at(o.model_config, o.layer_type);
+    q.other_layer_types = other_layer_types(
+        *q.model, [&](const std::string& name) { return model_config_at(o.model_config, name); });
     for (const std::string& w : q.model->warnings)
       fmt::print(stderr, "peverify: warning: {}: {}\n", o.model_config, w);
   } else if (!o.layer_type.empty()) {

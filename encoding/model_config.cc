@@ -331,6 +331,20 @@ void apply_rotary(const RotaryRequest& q, TableSpec& spec) {
   }
 }
 
+std::vector<std::pair<std::string, TableSpec>> layer_type_specs(const RotaryRequest& q,
+                                                                const TableSpec& spec) {
+  std::vector<std::pair<std::string, TableSpec>> out;
+  for (const ModelRope& m : q.other_layer_types) {
+    TableSpec other = spec;
+    RotaryRequest r;
+    r.model = m;
+    apply_rotary(r, other);
+    if (needs_sequence_length(other.rope)) other.rope.sequence_length = spec.rope.sequence_length;
+    out.emplace_back(m.layer_type, other);
+  }
+  return out;
+}
+
 void set_sequence_length(TableSpec& spec, uint64_t rows) {
   if (needs_sequence_length(spec.rope)) spec.rope.sequence_length = spec.start + rows;
 }

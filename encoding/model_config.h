@@ -73,12 +73,20 @@ struct RotaryRequest {
   std::optional<ModelRope> model;     // from model_rope_from_config
   std::string model_name;             // how messages name the config ("config.json")
   std::optional<RopeScaling> recipe;  // from rope_scaling_from_json
+  // The config's other layer types, read as `model` was (Gemma 3's sliding_attention where the
+  // full_attention layers' were asked for): what a failing verdict's diagnosis tries.
+  std::vector<ModelRope> other_layer_types;
 };
 
 // The config's (or the recipe's) rotary dimension, base and recipe in `spec`, else the explicit
 // values. An explicit d_model or base that contradicts the config, or a recipe that contradicts
 // its recipe, is a ConfigError naming both. The sequence length is set_sequence_length's.
 void apply_rotary(const RotaryRequest& request, TableSpec& spec);
+
+// `spec` as each of the request's other layer types would make it (the config's parameters of
+// those layers, the rest of `spec` kept): the layer type's name and its spec.
+std::vector<std::pair<std::string, TableSpec>> layer_type_specs(const RotaryRequest& request,
+                                                                const TableSpec& spec);
 
 // Where the rotary parameters came from, for a verdict's first line: "gemma-3-27b-it: text_config
 // of gemma3, layer type sliding_attention"; empty without a model config.

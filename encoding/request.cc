@@ -119,6 +119,14 @@ Claim resolve_claim(const ClaimRequest& q) {
   return c;
 }
 
+std::vector<ModelRope> other_layer_types(
+    const ModelRope& read, const std::function<ModelRope(const std::string&)>& read_as) {
+  std::vector<ModelRope> out;
+  for (const std::string& name : read.layer_types)
+    if (name != read.layer_type) out.push_back(read_as(name));
+  return out;
+}
+
 ModelRope model_config_at(const std::string& path_or_preset, std::string_view layer_type) {
   std::error_code ec;
   if (std::filesystem::exists(path_or_preset, ec)) {

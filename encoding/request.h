@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "peverify/encoding/claim.h"
 #include "peverify/encoding/model_config.h"
@@ -62,5 +64,10 @@ int resolve_threads(std::optional<int64_t> threads);
 // of a preset (models/*.json); `layer_type` as model_rope_from_config's. ConfigError naming the
 // file or the field otherwise.
 ModelRope model_config_at(const std::string& path_or_preset, std::string_view layer_type = {});
+
+// The config's layer types other than the one `read` holds, each read as `read_as(name)` reads
+// it: RotaryRequest::other_layer_types.
+std::vector<ModelRope> other_layer_types(
+    const ModelRope& read, const std::function<ModelRope(const std::string&)>& read_as);
 
 }  // namespace pev

@@ -63,24 +63,28 @@ std::string json_text(const py::handle& v, const char* key) {
 
 // A config's keys one edit from a rotary key, as Python warnings (the command line's stderr
 // lines).
-ModelRope warned(ModelRope m) {
-  for (const std::string& w : m.warnings)  // -1: warnings are errors here, raised as such
+ModelRope warned(ModelRope m, bool warn = true) {
+  if (warn)
+    for (const std::string& w : m.warnings)  // -1: warnings are errors here, raised as such
     if (PyErr_WarnEx(PyExc_UserWarning, ("peverify: " + w).c_str(), 2) < 0)
       throw py::error_already_set();
   return m;
 }
 
-ModelRope model_of(const py::handle& v, const std::string& layer_type) {
-  if (py::isinstance<py::str>(v)) return warned(model_config_at(v.cast<std::string>(), layer_type));
+// `warn`: the config's warnings as Python warnings (once: not again for its other layer types).
+ModelRope model_of(const py::handle& v, const std::string& layer_type, bool warn = true) {
+  if (py::isinstance<py::str>(v))
+    return warned(model_config_at(v.cast<std::string>(), layer_type), warn);
   if (py::hasattr(v, "__fspath__"))
     return warned(model_config_at(py::module_::import("os").attr("fspath")(v).cast<std::string>(),
-                                  layer_type));
+                                  layer_type),
+                  warn);
   // A transformers PretrainedConfig: its to_dict() is the config.json it would save.
   const py::object dict = !py::isinstance<py::dict>(v) && py::hasattr(v, "to_dict")
                               ? v.attr("to_dict")()
                               : py::reinterpret_borrow<py::object>(v);
   try {
-    return warned(model_rope_from_config(json_text(dict, "model_config"), layer_type));
+    return warned(model_rope_from_config(json_text(dict, "model_config"), layer_type), warn);
   } catch (const ConfigError& e) {
     fail(fmt::format("model_config: {}", e.what()));
   }
@@ -171,6 +175,8 @@ Arguments arguments(const py::kwargs& kwargs, const std::vector<std::string>& al
   }
   if (model) {
     a.model = model_of(model, layer_type);
+    a.other_layer_types = other_layer_types(
+        *a.model, [&](const std::string& name) { return model_of(model, name, false); });
     // A path or a preset names itself, as on the command line; a dict is "model_config".
     if (py::isinstance<py::str>(model)) a.model_name = model.cast<std::string>();
   }
@@ -218,6 +224,7 @@ TableRequest table_request(const Arguments& a) {
   q.rotary.model = a.model;
   q.rotary.model_name = a.model_name;
   q.rotary.recipe = a.recipe;
+  q.rotary.other_layer_types = a.other_layer_types;
   q.schedule = a.schedule;
   q.layout = a.layout;
   q.start = a.start;

@@ -156,6 +156,7 @@ reports::VerifyResult verify_array(const py::object& table, const Arguments& arg
     options.positions_name = "positions";
   }
   options.source = rotary_source(table_request(args).rotary);
+  options.other_layer_types = layer_type_specs(table_request(args).rotary, options.spec);
   options.claim = resolve_claim(claim_request(args));
   options.threads = threads;
   reports::TableInput input{

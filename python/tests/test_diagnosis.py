@@ -59,3 +59,32 @@ def test_a_config_key_one_edit_from_a_rotary_key_is_warned_of_and_read_as_transf
 def test_a_rotary_verdict_shows_the_tensors_shape_as_given():
     q = np.random.default_rng(5).standard_normal((1, 2, 64, 32)).astype(np.float32)
     assert "[1, 2, 64, 32]" in str(peverify.verify_rotary(q, q))
+
+
+def gemma3_cos(base, factor=1.0, rows=4096, d=128):
+    """Gemma 3's cache as transformers builds it in float32: inv_freq (divided by the linear
+    factor of the full-attention layers) @ positions, cat(freqs, freqs), cos."""
+    torch = pytest.importorskip("torch")
+    inv_freq = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d)) / factor
+    freqs = torch.arange(rows).float()[:, None] * inv_freq[None, :]
+    return torch.cat([freqs, freqs], dim=-1).cos().numpy()
+
+
+@pytest.mark.parametrize(
+    "built, declared, named",
+    [
+        # The local layers' cache checked as the global one (the default layer type), and back.
+        ((10000.0, 1.0), None, "sliding_attention"),
+        ((1e6, 8.0), "sliding_attention", "full_attention"),
+    ],
+)
+def test_the_other_layer_types_cache_names_its_layer_type(built, declared, named):
+    table = gemma3_cos(*built)
+    spec = dict(layout="rope-cos-dup", model_config="gemma-3-27b-it")
+    if declared:
+        spec["layer_type"] = declared
+    verdict = peverify.verify(table, **spec)
+    assert verdict.diagnosis["cause"] == "layer-type", verdict.diagnosis
+    assert verdict.diagnosis["matches"] == ["--layer-type " + named]
+    assert peverify.verify(table, layout="rope-cos-dup", model_config="gemma-3-27b-it",
+                           layer_type=named)

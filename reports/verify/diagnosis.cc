@@ -174,6 +174,15 @@ std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, 
       c.spec.rope = a.rope;
       out.push_back(std::move(c));
     }
+  for (const auto& [name, spec] : declared.other_layer_types) {
+    Candidate c = with("layer-type",
+                       fmt::format("the rows are the {} layers' (base {:g}, {}), not the ones "
+                                   "declared",
+                                   name, spec.base, describe(spec.rope)),
+                       {fmt::format("--layer-type {}", name)});
+    c.spec = spec;
+    out.push_back(std::move(c));
+  }
   if (s.rope.type != RopeType::kDefault) {
     Candidate c =
         with("recipe", diagnosis::unscaled_detail(s.rope.type),

@@ -71,7 +71,9 @@ TEST(LayoutCopies, AHalfThatDisagreesFailsInsideTheModelBudgetNamingBothElements
   EXPECT_NE(v.worst.front().what.find("dim 6"), std::string::npos) << v.worst.front().what;
   // The oracle alone would have let it through: the element is inside the model budget.
   for (const properties::PropertyVerdict& o : r.verdicts)
-    if (o.property == "oracle") EXPECT_TRUE(o.holds) << o.summary;
+    if (o.property == "oracle") {
+      EXPECT_TRUE(o.holds) << o.summary;
+    }
 }
 
 TEST(LayoutCopies, OneBitInEitherCopyOfEveryDuplicatingLayoutFails) {

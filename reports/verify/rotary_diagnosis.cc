@@ -176,6 +176,15 @@ std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RowP
     c.options.spec.table.rope = a.rope;
     out.push_back(std::move(c));
   }
+  for (const auto& [name, table] : o.other_layer_types) {
+    RotaryCandidate c = with("layer-type",
+                             fmt::format("the kernel rotated by the {} layers' parameters (base "
+                                         "{:g}, {}), not the ones declared",
+                                         name, table.base, describe(table.rope)),
+                             {fmt::format("--layer-type {}", name)});
+    c.options.spec.table = table;
+    out.push_back(std::move(c));
+  }
   if (s.table.rope.type != RopeType::kDefault) {
     RotaryCandidate c = with("recipe", diagnosis::unscaled_detail(s.table.rope.type),
                              {fmt::format("--rotary-dim {}", s.table.d_model),

@@ -38,6 +38,9 @@ struct VerifyOptions {
   std::optional<RowPositions> positions;
   std::string positions_name;  // how the verdict names them ("positions.npy")
   std::string source;          // where the rotary parameters came from (rotary_source), or empty
+  // The declaration under each other layer type of the config (layer_type_specs), tried by the
+  // diagnosis.
+  std::vector<std::pair<std::string, TableSpec>> other_layer_types;
   Claim claim;
   bool column_max_abs = false;  // measure VerifyResult::column_max_abs (the gate)
   bool diagnose = true;         // name a failing verdict's cause (VerifyResult::diagnosis)

@@ -115,6 +115,7 @@ VerifyRotaryOptions resolve_rotary(RotaryArguments a) {
   o.compute = *compute;
   o.claim = a.claim;
   o.source = rotary_source(a.rotary);
+  o.other_layer_types = layer_type_specs(a.rotary, spec.table);
   o.threads = a.threads;
   return o;
 }
@@ -396,14 +397,16 @@ VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& 
   r.failing_tokens = all.tokens_over;
   r.verdicts.push_back(rotation_verdict(all, o));
   r.verdicts.push_back(passthrough_verdict(all, o.spec.table.d_model));
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (o.diagnose && !r.holds()) {  // nothing on a pass
     try {                          // a diagnosis never changes the verdict nor the exit code
       r.diagnosis = diagnose_rotary(input, output, o, r);
     } catch (const std::exception& e) {
       r.diagnosis = Diagnosis{"none", std::string("not diagnosed: ") + e.what(), {}, 0};
     }
+    r.diagnosis_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - r.seconds;
   }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 

@@ -89,7 +89,10 @@ nlohmann::json to_json(const VerifyRotaryResult& r) {
   j["holds"] = r.holds();
   j["elements"] = r.elements;
   j["seconds"] = r.seconds;
-  if (r.diagnosis) j["diagnosis"] = to_json(*r.diagnosis);
+  if (r.diagnosis) {
+    j["diagnosis"] = to_json(*r.diagnosis);
+    j["diagnosis_seconds"] = r.diagnosis_seconds;
+  }
   j["properties"] = nlohmann::json::array();
   for (const properties::PropertyVerdict& v : r.verdicts) {
     nlohmann::json worst = nlohmann::json::array();
