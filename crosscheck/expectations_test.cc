@@ -34,7 +34,9 @@ TEST(Expectations, TheCommittedFileReadsAndEveryFailureRecordsItsCause) {
   const auto rules = read_expectation_rules("crosscheck/expectations.tsv");
   ASSERT_FALSE(rules.empty());
   for (const ExpectationRule& r : rules)
-    if (!r.expectation.holds) EXPECT_FALSE(r.expectation.figure.empty()) << r.pattern;
+    if (!r.expectation.holds) {
+      EXPECT_FALSE(r.expectation.figure.empty()) << r.pattern;
+    }
 }
 
 TEST(Expectations, FiguresValuesAndTolerancesAbsoluteOrRelative) {

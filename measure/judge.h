@@ -47,7 +47,13 @@ struct Finding {
   // The file row, for a table at given position ids (properties/position_map.h): there a
   // position may repeat, and the rows are not in position order.
   std::optional<uint64_t> row;
+  // M-RoPE, a row whose streams differ: which stream `pos` is (0 temporal, 1 height, 2 width),
+  // the one the element's pair takes its angle from; -1 where there is one position.
+  int stream = -1;
 };
+
+// "t", "h", "w" for an M-RoPE stream (Finding::stream).
+inline const char* stream_name(int stream) { return stream == 0 ? "t" : stream == 1 ? "h" : "w"; }
 
 // Keeps the `limit` worst findings, worst first, by error / allowed (NaN errors are the worst).
 void keep_worst(std::vector<Finding>& worst, const Finding& f, size_t limit = 8);

@@ -75,7 +75,10 @@ void OracleCheck::add(Part& p, uint64_t first, uint64_t n, const double* got, co
                    exact + r * width, p.figures, &p.worst, rounded ? rounded + r * width : nullptr);
     if (map_)  // the findings this row added are the ones without a row yet
       for (Finding& f : p.worst)
-        if (!f.row) f.row = map_->row(first + r);
+        if (!f.row) {
+          f.row = map_->row(first + r);
+          map_->name_stream(f);
+        }
   }
 }
 

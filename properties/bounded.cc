@@ -150,7 +150,10 @@ void BoundedCheck::add(Part& p, uint64_t first, uint64_t n, const double* rows,
   const auto violation = [&](uint64_t pos, Finding f) {
     ++p.violations;
     p.first_violation = std::min(p.first_violation, map_ ? index : pos);
-    if (map_) f.row = map_->row(index);
+    if (map_) {
+      f.row = map_->row(index);
+      map_->name_stream(f);
+    }
     if (measure::would_keep(p.worst, f.error, f.allowed)) measure::keep_worst(p.worst, f);
   };
   for (uint64_t r = 0; r < n; ++r) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "peverify/encoding/layout.h"
+#include "peverify/encoding/rope.h"
 #include "peverify/oracle/engine.h"
 #include "peverify/oracle/positioned.h"
 #include "peverify/oracle/table.h"
@@ -35,7 +37,15 @@ Finding PositionMap::located(Finding f) const {
   const uint64_t index = f.pos;
   f.pos = budget_[index];
   f.row = order_[index];
+  name_stream(f);
   return f;
+}
+
+void PositionMap::name_stream(Finding& f) const {
+  if (!f.row || positions_.stream_count() != 3 || positions_.single(*f.row)) return;
+  const int pair = pair_of_column(spec_.layout, spec_.d_model / 2, f.column).pair;
+  f.stream = mrope_stream(spec_.rope, pair);
+  f.pos = positions_.streams[static_cast<size_t>(f.stream)][*f.row];
 }
 
 std::vector<double> PositionMap::row_values(uint64_t index, Dtype dtype, bool exact) const {

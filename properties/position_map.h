@@ -32,6 +32,9 @@ class PositionMap {
   std::string name(uint64_t index) const;
   // A finding made at index space (pos = index) with its file row and real position.
   Finding located(Finding f) const;
+  // A finding with its file row: where the row's M-RoPE streams differ, its position becomes the
+  // one its pair's angle is of, and `stream` says which (Finding::stream).
+  void name_stream(Finding& f) const;
   // Exact values (correctly rounded to double) of index i's row in the spec's layout.
   std::vector<double> exact_row(uint64_t index) const;
   // Correctly rounded values of index i's row in `dtype`, widened.

@@ -72,6 +72,14 @@ void bind_results(py::module_& m) {
             return py::none();
           },
           "the table's row, for a table at position ids (positions=); None otherwise")
+      .def_property_readonly(
+          "stream",
+          [](const measure::Finding& f) -> py::object {
+            if (f.stream >= 0) return py::str(measure::stream_name(f.stream));
+            return py::none();
+          },
+          "M-RoPE, where the row's streams differ: whose position pos is ('t', 'h' or 'w', the "
+          "stream the element's pair takes its angle from); None otherwise")
       .def_readonly("dim", &measure::Finding::column, "the column")
       .def_readonly("got", &measure::Finding::got, "the table's value")
       .def_readonly("expected", &measure::Finding::expected,

@@ -3,6 +3,7 @@ bugs of each. Caches are built the way transformers builds them, in PyTorch: Qwe
 apply_multimodal_rotary_pos_emb (sections of the pairs, section i from stream i % 3) and Qwen3-VL's
 apply_interleaved_mrope (height and width pairs interleaved with the temporal ones)."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -104,6 +105,12 @@ def test_the_sections_in_the_wrong_order_fail_naming_an_image_element():
     assert all(w["row"] not in text_rows for w in named)  # text rows are the default recipe's
     worst = prop(v, "oracle")["worst"][0]
     assert worst["got"] == float(cos[worst["row"], worst["dim"]])
+    # Each names the stream whose position it prints: the one its pair takes its angle from.
+    for w in named:
+        assert positions["thw".index(w["stream"]), w["row"]] == w["pos"], w
+    text = str(peverify.verify(cos, layout="rope-cos-dup", model_config=QWEN25_VL,
+                               positions=positions))
+    assert re.search(r"row \d+ pos \d+ \([thw]\) dims? ", text), text
     assert v["diagnosis"]["cause"] == "sections"
     assert v["diagnosis"]["matches"] == [
         """--rope-scaling '{"mrope_section": [24, 24, 16], "mrope_interleaved": false}'"""

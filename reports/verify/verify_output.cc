@@ -38,9 +38,13 @@ std::string_view expected_label(const std::string& property, const properties::F
   return "exact";
 }
 
-// "pos 4242", or "row 17 pos 4242" for a table at given position ids.
+// "pos 4242", or "row 17 pos 4242" for a table at given position ids, "row 17 pos 4242 (h)" where
+// the row's M-RoPE streams differ: the stream whose position the element's angle is of.
 std::string where(const properties::Finding& f) {
-  return f.row ? fmt::format("row {} pos {}", *f.row, f.pos) : fmt::format("pos {}", f.pos);
+  const std::string stream =
+      f.stream >= 0 ? fmt::format(" ({})", measure::stream_name(f.stream)) : "";
+  return f.row ? fmt::format("row {} pos {}{}", *f.row, f.pos, stream)
+               : fmt::format("pos {}", f.pos);
 }
 
 // The worst elements of the failing properties, each element once, with every property that
@@ -205,6 +209,7 @@ nlohmann::json to_json(const VerifyResult& r) {
                        {"budget", x.allowed},
                        {"what", x.what}});
       if (x.row) worst.back()["row"] = *x.row;  // a table at position ids: the file's row
+      if (x.stream >= 0) worst.back()["stream"] = measure::stream_name(x.stream);
     }
     nlohmann::json figures = nlohmann::json::object();
     for (const auto& [k, x] : v.figures) figures[k] = finite_or_null(x);

@@ -9,6 +9,7 @@
 #include "peverify/encoding/format.h"
 #include "peverify/encoding/model_config.h"
 #include "peverify/encoding/request.h"
+#include "peverify/encoding/rope.h"
 #include "peverify/measure/error.h"
 #include "peverify/oracle/engine.h"
 #include "peverify/oracle/positioned.h"
@@ -292,12 +293,13 @@ class RotaryPass {
         ++p.over;
         const double shown =
             o_.claim == Claim::Kind::kModel ? allowed : ulp_of(want, output_.dtype);
-        if (measure::would_keep(p.worst, err, shown))
-          measure::keep_worst(p.worst,
-                              properties::Finding(pos, k, got, want, err, shown,
-                                                  measure::floored_ulps(err, want, output_.dtype),
-                                                  std::isfinite(got) ? "number" : "not finite",
-                                                  g_.row(b.batch, b.first + i, h)));
+        if (!measure::would_keep(p.worst, err, shown)) continue;
+        properties::Finding f(
+            pos, k, got, want, err, shown, measure::floored_ulps(err, want, output_.dtype),
+            std::isfinite(got) ? "number" : "not finite", g_.row(b.batch, b.first + i, h));
+        if (tokens_.stream_count() == 3 && !tokens_.single(b.token[i]))
+          f.stream = mrope_stream(spec_.table.rope, j);
+        measure::keep_worst(p.worst, f);
       }
     }
   }

@@ -15,7 +15,9 @@ std::string where(const VerifyRotaryResult& r, const properties::Finding& f) {
   const TensorGeometry::Place p = g.place(row);
   const std::string token = g.batch > 1 ? fmt::format("batch {}, seq {}", p.batch, p.seq)
                                         : fmt::format("token {}", p.seq);
-  return fmt::format("{}, head {}, dim {} (position {})", token, p.head, f.column, f.pos);
+  return fmt::format(
+      "{}, head {}, dim {} (position {}{})", token, p.head, f.column, f.pos,
+      f.stream >= 0 ? fmt::format(", stream {}", measure::stream_name(f.stream)) : "");
 }
 
 std::string positions_text(const VerifyRotaryOptions& o) {
@@ -109,6 +111,7 @@ nlohmann::json to_json(const VerifyRotaryResult& r) {
                        {"abs_error", finite_or_null(f.error)},
                        {"budget", f.allowed},
                        {"what", f.what}});
+      if (f.stream >= 0) worst.back()["stream"] = measure::stream_name(f.stream);
     }
     j["properties"].push_back({{"property", v.property},
                                {"holds", v.holds},
