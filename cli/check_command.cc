@@ -1,13 +1,16 @@
 // peverify check --budgets FILE: the CI gate.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "peverify/cli/command.h"
 #include "peverify/cli/rotary_options.h"
 #include "peverify/cli/table_options.h"
+#include "peverify/encoding/model_presets.h"
 #include "peverify/reports/gate/gate.h"
 #include "peverify/tables/atomic_file.h"
 #include "peverify/tables/table_file.h"
@@ -26,7 +29,13 @@ struct CheckOptions {
 void apply_rotary(const std::string& budgets, reports::GateSubject& g) {
   if (g.table.empty()) return;
   RotaryOptions rotary;
-  rotary.model_config = g.model_config_path;
+  // A config beside the budgets, else a preset's name (`peverify list --models`), as verify
+  // --model-config reads it.
+  const bool preset = std::any_of(model_presets().begin(), model_presets().end(),
+                                  [&](const ModelPreset& p) { return p.name == g.model_config; });
+  rotary.model_config = preset && !std::filesystem::exists(g.model_config_path)
+                            ? g.model_config
+                            : g.model_config_path;
   rotary.layer_type = g.layer_type;
   if (g.rope_scaling) rotary.rope_scaling = g.rope_scaling->dump();
   try {

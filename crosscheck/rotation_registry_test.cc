@@ -259,7 +259,9 @@ std::vector<double> bf16_cache_rotation(const Case& c, const std::vector<double>
   return y;
 }
 
-TEST(RotationRegistry, EachBugFailsAndNamesAnElement) {
+// ... and the verdict's diagnosis names the bug (docs/design.md §8.1), or, for one changed
+// element, says it is isolated.
+TEST(RotationRegistry, EachBugFailsAndNamesAnElementAndItsCause) {
   const core::RotationImplementation& f32 = entry("cpu/rotate/cache-f32/f32");
   const std::vector<uint64_t> tokens = every_token();
   for (const Case& c : cases()) {
@@ -268,25 +270,27 @@ TEST(RotationRegistry, EachBugFailsAndNamesAnElement) {
                            const std::vector<double>& in) {
       return apply_rotation(f32, spec, p, tokens.data(), kTokens, kHeads, in);
     };
-    const auto fails = [&](const char* bug, const std::vector<double>& y) {
+    const auto fails = [&](const char* bug, const std::vector<double>& y, const char* cause) {
       const reports::VerifyRotaryResult r =
           verify(c, Dtype::kFloat32, x, Dtype::kFloat32, y, "float32");
       EXPECT_FALSE(r.holds()) << bug << ", " << c.name << "\n" << reports::to_text(r);
       EXPECT_NE(named_failure(r), "") << bug << ", " << c.name << "\n" << reports::to_text(r);
+      ASSERT_TRUE(r.diagnosis) << bug << ", " << c.name;
+      EXPECT_EQ(r.diagnosis->cause, cause) << bug << ", " << c.name << ": " << r.diagnosis->detail;
     };
     fails("sin's sign flipped",
-          swap_pairs(c.spec, apply(c.spec, positions_of(c), swap_pairs(c.spec, x))));
-    fails("positions off by one", apply(c.spec, off_by_one(c), x));
+          swap_pairs(c.spec, apply(c.spec, positions_of(c), swap_pairs(c.spec, x))), "sign");
+    fails("positions off by one", apply(c.spec, off_by_one(c), x), "positions");
     RotationSpec other = c.spec;
     other.pairs = c.spec.pairs == PairConvention::kHalves ? PairConvention::kInterleaved
                                                           : PairConvention::kHalves;
-    fails("the other pair convention", apply(other, positions_of(c), x));
-    fails("a bfloat16 cache under a float32 claim", bf16_cache_rotation(c, x));
+    fails("the other pair convention", apply(other, positions_of(c), x), "pairing");
+    fails("a bfloat16 cache under a float32 claim", bf16_cache_rotation(c, x), "compute");
     if (c.spec.head_dim > c.spec.table.d_model) {
       std::vector<double> y = apply(c.spec, positions_of(c), x);
       const size_t k = kHeads * c.spec.head_dim + c.spec.table.d_model + 3;  // token 1, head 0
       y[k] = std::nextafter(static_cast<float>(y[k]), INFINITY);
-      fails("a pass-through dimension changed", y);
+      fails("a pass-through dimension changed", y, "isolated");
     }
   }
 }

@@ -8,6 +8,12 @@ extern const char* const kVocabularyJson;  // encoding/vocabulary.json, compiled
 
 namespace {
 
+std::vector<std::string> causes(const nlohmann::json& described) {
+  std::vector<std::string> words;
+  for (const auto& [word, meaning] : described.items()) words.push_back(word);
+  return words;
+}
+
 Vocabulary read_vocabulary() {
   const nlohmann::json j = nlohmann::json::parse(kVocabularyJson);
   const nlohmann::json& targets = j.at("accuracy_targets");
@@ -20,7 +26,8 @@ Vocabulary read_vocabulary() {
           recommendations.at("model_output_dtypes").get<Words>(),
           recommendations.at("context_lengths").get<std::vector<uint64_t>>(),
           j.at("properties").at("suite").get<Words>(),
-          j.at("properties").at("verify_adds").get<Words>()};
+          j.at("properties").at("verify_adds").get<Words>(),
+          causes(j.at("diagnosis_causes").at("causes"))};
 }
 
 }  // namespace

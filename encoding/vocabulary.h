@@ -25,6 +25,7 @@ struct Vocabulary {
   std::vector<uint64_t> context_lengths;
   std::vector<std::string> suite_properties;   // the suite's verdicts, in its order
   std::vector<std::string> verify_properties;  // those verify adds on a user's table
+  std::vector<std::string> diagnosis_causes;   // the words a diagnosis's cause may be
 };
 
 // Read once (the file is compiled in).

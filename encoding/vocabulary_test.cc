@@ -26,6 +26,14 @@ TEST(Vocabulary, DefaultBaseIsEveryDefault) {
   EXPECT_EQ(model_rope_from_config(R"({"head_dim": 64})").base, default_base());
 }
 
+// The causes the issue that asked for diagnosis names (issue 34), all documented.
+TEST(Vocabulary, DiagnosisCausesHoldEveryNamedCause) {
+  for (const char* cause :
+       {"recipe", "base", "layout", "pairing", "sign", "positions", "sections", "layer-type",
+        "frequency-dtype", "compute", "rotary-dim", "isolated", "none"})
+    EXPECT_TRUE(contains(vocabulary().diagnosis_causes, cause)) << cause;
+}
+
 TEST(Vocabulary, TargetsAreAbsoluteErrorsOrFaithful) {
   const Vocabulary::Targets& t = vocabulary().targets;
   for (const std::string& name : t.horizons) {

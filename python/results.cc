@@ -163,10 +163,12 @@ void bind_results(py::module_& m) {
   json_key(verdict, "sign_mismatches", "elements of the wrong sign within the budget");
   json_key(verdict, "vacuous_budget", "list: elements whose budget checks nothing useful");
   json_key(verdict, "seconds", "dict: seconds per stage");
-  json_key(verdict, "diagnosis",
-           "dict: a failing verdict's cause (cause, detail, matches: the flags of the declaration "
-           "the data does match, explains: the share of failing elements it accounts for); None "
-           "on a pass");
+  static const std::string diagnosis_doc = fmt::format(
+      "dict: a failing verdict's cause (cause: {}; detail; matches: the flags of the declaration "
+      "the data does match; explains: the share of failing elements it accounts for); None on a "
+      "pass",
+      in_words(vocabulary().diagnosis_causes, "or"));
+  json_key(verdict, "diagnosis", diagnosis_doc.c_str());
   deprecated_alias(verdict, "passed", "holds");
   deprecated_alias(verdict, "results", "properties");
   deprecated_alias(verdict, "coverage", "oracle_coverage");

@@ -76,7 +76,7 @@ def test_hugging_faces_bfloat16_path_passes_under_its_budget_and_fails_float32s(
         ("positions off by one", "positions", ["--start 1"]),
         ("interleaved pairs", "pairing", ["--pairs halves"]),
         ("another base", "base", ["--base 10000"]),
-        ("bfloat16 claimed as float32", "compute", ["--budget model", "--compute bfloat16"]),
+        ("bfloat16 claimed as float32", "compute", ["--compute bfloat16"]),
         ("partial rotary claimed as whole", "rotary-dim", ["--rotary-dim 64"]),
         # q rotated with the positions of k, 100 tokens further in a prefix cache: systematic,
         # but no declaration one field away matches, so nothing is guessed.

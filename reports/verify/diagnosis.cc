@@ -257,7 +257,7 @@ std::string failing_counts(const VerifyResult& r) {
 
 Diagnosis isolated(const VerifyResult& r, const std::string& tried) {
   Diagnosis d;
-  d.cause = "isolated";
+  d.cause = diagnosis::documented("isolated");
   d.detail = fmt::format("failing elements by property: {} (at {}); {}", failing_counts(r),
                          places(r), tried);
   return d;

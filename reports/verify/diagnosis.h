@@ -34,6 +34,10 @@ Diagnosis diagnose_rotary(const RotaryTensor& input, const RotaryTensor& output,
 // What the table and the rotation diagnoses share: how a declaration is chosen.
 namespace diagnosis {
 
+// `cause`, which must be one of the vocabulary's diagnosis_causes (a std::logic_error otherwise:
+// the diagnosis then says `none`, and the tests that name the cause fail).
+const std::string& documented(const std::string& cause);
+
 // A declaration that accounts for this share of the failing elements is named even where a few
 // still fail (they are said as isolated).
 inline constexpr double kExplains = 0.99;

@@ -8,11 +8,19 @@
 #include <cmath>
 
 #include "peverify/encoding/format.h"
+#include "peverify/encoding/vocabulary.h"
 #include "peverify/reports/verify/diagnosis.h"
 
 namespace pev::reports {
 
 namespace diagnosis {
+
+const std::string& documented(const std::string& cause) {
+  const std::vector<std::string>& words = vocabulary().diagnosis_causes;
+  if (std::find(words.begin(), words.end(), cause) == words.end())
+    throw std::logic_error("diagnosis cause '" + cause + "' is not in encoding/vocabulary.json");
+  return cause;
+}
 
 Diagnosis choose(const std::vector<Alternative>& alternatives, uint64_t failing_as_declared,
                  const std::function<std::optional<uint64_t>(size_t)>& failing,
@@ -39,7 +47,7 @@ Diagnosis choose(const std::vector<Alternative>& alternatives, uint64_t failing_
     return isolated(fmt::format("{} other declarations ({}) tried {}: none passes",
                                 alternatives.size(), fmt::join(fields, ", "), sampled));
   Diagnosis d;
-  d.cause = best->cause;
+  d.cause = documented(best->cause);
   d.matches = best->flags;
   d.explains = best_explains;
   d.detail = fmt::format(

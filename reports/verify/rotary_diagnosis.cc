@@ -249,7 +249,10 @@ std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RowP
     loosen(Claim::Kind::kModel, "float32", {"--budget model"},
            "the output meets the model budget of a float32 kernel, not the claimed one");
   if (o.compute.name != "bfloat16")
-    loosen(Claim::Kind::kModel, "bfloat16", {"--budget model", "--compute bfloat16"},
+    loosen(Claim::Kind::kModel, "bfloat16",
+           o.claim == Claim::Kind::kModel
+               ? std::vector<std::string>{"--compute bfloat16"}
+               : std::vector<std::string>{"--budget model", "--compute bfloat16"},
            "the output meets the model budget of a bfloat16 computation (the cache and every "
            "product rounded to bfloat16), not the claimed one");
   return out;
@@ -268,7 +271,7 @@ std::string places(const VerifyRotaryResult& r) {
 
 Diagnosis isolated(const VerifyRotaryResult& r, const std::string& tried) {
   Diagnosis d;
-  d.cause = "isolated";
+  d.cause = diagnosis::documented("isolated");
   d.detail = fmt::format("failing elements: rotation {:.0f}, pass-through {:.0f} (at {}); {}",
                          r.verdicts[0].figures.at("outside_budget"),
                          r.verdicts[1].figures.at("changed"), places(r), tried);

@@ -188,7 +188,8 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
     try {  // a diagnosis never changes the verdict nor the exit code
       r.diagnosis = diagnose(t.read, t.rows, t.dtype, t.map(), options, r);
     } catch (const std::exception& e) {
-      r.diagnosis = Diagnosis{"none", std::string("not diagnosed: ") + e.what(), {}, 0};
+      r.diagnosis = Diagnosis{
+          diagnosis::documented("none"), std::string("not diagnosed: ") + e.what(), {}, 0};
     }
     r.seconds.emplace_back("diagnosis", seconds_since(t0));
   }

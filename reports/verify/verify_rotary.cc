@@ -404,7 +404,8 @@ VerifyRotaryResult verify_rotary(const RotaryTensor& input, const RotaryTensor& 
     try {                          // a diagnosis never changes the verdict nor the exit code
       r.diagnosis = diagnose_rotary(input, output, o, r);
     } catch (const std::exception& e) {
-      r.diagnosis = Diagnosis{"none", std::string("not diagnosed: ") + e.what(), {}, 0};
+      r.diagnosis = Diagnosis{
+          diagnosis::documented("none"), std::string("not diagnosed: ") + e.what(), {}, 0};
     }
     r.diagnosis_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - r.seconds;
