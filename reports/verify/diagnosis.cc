@@ -14,10 +14,7 @@
 namespace pev::reports {
 namespace {
 
-// Sampled rows: blocks of kBlockRows consecutive rows at kBlocks places spread on a log scale
-// (errors grow with position), and the blocks holding the worst elements the verdict named.
-constexpr uint64_t kBlockRows = 16;
-constexpr int kBlocks = 48;
+using diagnosis::kBlockRows;
 
 // Rows as `read` gives them: in file order, or at position ids in order of their positions.
 struct SampleBlock {
@@ -42,20 +39,12 @@ std::vector<SampleBlock> sample_rows(const properties::RowReader& read, uint64_t
     if (!map && f.pos >= failed.spec.start) return f.pos - failed.spec.start;
     return std::nullopt;
   };
-  std::vector<uint64_t> firsts;
-  const uint64_t last_first = rows > kBlockRows ? rows - kBlockRows : 0;
-  for (int i = 0; i < kBlocks; ++i) {
-    const double at = std::pow(static_cast<double>(last_first + 1), i / double(kBlocks - 1)) - 1;
-    firsts.push_back(std::min(last_first, static_cast<uint64_t>(at)));
-  }
+  std::vector<uint64_t> worst;
   for (const properties::PropertyVerdict& v : failed.verdicts)
     for (const properties::Finding& f : v.worst)
-      if (const auto row = row_of(f); row && *row < rows)
-        firsts.push_back(std::min(last_first, *row));
-  std::sort(firsts.begin(), firsts.end());
+      if (const auto row = row_of(f)) worst.push_back(*row);
   std::vector<SampleBlock> blocks;
-  for (const uint64_t first : firsts) {
-    if (!blocks.empty() && first < blocks.back().first + kBlockRows) continue;  // overlapping
+  for (const uint64_t first : diagnosis::sampled_blocks(rows, worst)) {
     SampleBlock b{first, {}, {}};
     const uint64_t n = std::min(kBlockRows, rows - first);
     if (map)
@@ -141,75 +130,23 @@ std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, 
     c.negated_sin = true;
     out.push_back(std::move(c));
   }
-  for (int k = 1; k <= 8; ++k)
-    for (const int by : {-k, k}) {
-      const int64_t start = static_cast<int64_t>(s.start) + by;
-      if (declared.positions) {
-        std::optional<RowPositions> ids = diagnosis::shifted(*declared.positions, by);
-        if (!ids) continue;
-        Candidate c = with("positions",
-                           fmt::format("every position id is off by {:+d}: the rows are at the "
-                                       "ids of {} plus {}",
-                                       by, declared.positions_name, by),
-                           {});
-        c.positions = std::move(ids);
-        out.push_back(std::move(c));
-        continue;
-      }
-      if (start < 0) continue;
-      Candidate c = with("positions",
-                         fmt::format("the rows start at position {}, not {} (positions off by "
-                                     "{:+d})",
-                                     start, s.start, by),
-                         {fmt::format("--start {}", start)});
-      c.spec.start = static_cast<uint64_t>(start);
-      out.push_back(std::move(c));
-    }
-  if (declared.positions)
-    for (diagnosis::SectionAlternative& a :
-         diagnosis::section_alternatives(s.rope, *declared.positions)) {
-      Candidate c = with("", "", {});
-      c.said = std::move(a.said);
-      if (a.positions) c.positions = std::move(a.positions);
-      c.spec.rope = a.rope;
-      out.push_back(std::move(c));
-    }
-  for (const auto& [name, spec] : declared.other_layer_types) {
-    Candidate c = with("layer-type",
-                       fmt::format("the rows are the {} layers' (base {:g}, {}), not the ones "
-                                   "declared",
-                                   name, spec.base, describe(spec.rope)),
-                       {fmt::format("--layer-type {}", name)});
-    c.spec = spec;
+  diagnosis::DeclaredSpec d;
+  d.spec = s;
+  d.ids = declared.positions ? &*declared.positions : nullptr;
+  d.ids_given = declared.positions.has_value();
+  d.ids_name = declared.positions_name;
+  d.positions_end = declared.positions ? declared.positions->max_position() + 1 : s.start + rows;
+  d.from_config = !declared.source.empty();
+  d.other_layer_types = &declared.other_layer_types;
+  d.width_flag = "--d-model";
+  d.rows = "rows";
+  for (diagnosis::SpecAlternative& a : diagnosis::spec_alternatives(d)) {
+    Candidate c = with("", "", {});
+    c.said = std::move(a.said);
+    c.spec = std::move(a.spec);
+    if (a.ids) c.positions = std::move(a.ids);
     out.push_back(std::move(c));
   }
-  if (s.rope.type != RopeType::kDefault) {
-    Candidate c =
-        with("recipe", diagnosis::unscaled_detail(s.rope.type),
-             {fmt::format("--d-model {}", s.d_model), fmt::format("--base {:g}", s.base)});
-    c.spec.rope = RopeScaling{};
-    out.push_back(std::move(c));
-  }
-  if (s.rope.type == RopeType::kDefault && s.rope.mrope_section.empty())
-    for (const Dtype t : {Dtype::kBFloat16, Dtype::kFloat16}) {
-      Candidate c = with(
-          "frequency-dtype",
-          fmt::format("the frequencies (inv_freq) were rounded to {} before the angles (as "
-                      "transformers#29496): keep inv_freq in float32; no declaration states it",
-                      name_of(t)),
-          {});
-      c.spec = diagnosis::with_rounded_frequencies(
-          s, declared.positions ? declared.positions->max_position() + 1 : s.start + rows, t);
-      out.push_back(std::move(c));
-    }
-  if (declared.source.empty() && is_plain(s))
-    for (const double base : {1e4, 1e5, 5e5, 1e6, 1e7}) {
-      if (base == s.base) continue;
-      Candidate c = with("base", fmt::format("the base is {:g}, not {:g}", base, s.base),
-                         {fmt::format("--base {:g}", base)});
-      c.spec.base = base;
-      out.push_back(std::move(c));
-    }
   if (claim.kind == Claim::Kind::kModel)
     for (const Dtype compute : {Dtype::kFloat16, Dtype::kBFloat16}) {
       if (compute == dtype || claim.u >= Claim::model(compute).u) continue;  // no looser

@@ -38,6 +38,13 @@ namespace diagnosis {
 // the diagnosis then says `none`, and the tests that name the cause fail).
 const std::string& documented(const std::string& cause);
 
+// The sample: blocks of kBlockRows consecutive rows (or tokens) at kBlocks places spread on a log
+// scale (errors grow with position), and the blocks holding `worst` (the rows of the verdict's
+// worst elements). The first row of each block, in order, none overlapping; `rows` in all.
+inline constexpr uint64_t kBlockRows = 16;
+inline constexpr int kBlocks = 48;
+std::vector<uint64_t> sampled_blocks(uint64_t rows, const std::vector<uint64_t>& worst);
+
 // A declaration that accounts for this share of the failing elements is named even where a few
 // still fail (they are said as isolated).
 inline constexpr double kExplains = 0.99;
@@ -85,16 +92,34 @@ std::string unscaled_detail(RopeType type);
 // Every id of `p` plus `by`; nullopt where one would fall below 0.
 std::optional<RowPositions> shifted(const RowPositions& p, int by);
 
-// The M-RoPE alternatives of a recipe with sections at three streams of ids: every section at
-// the temporal ids (sglang#35345), the other interleaving, each other order of the sections.
-// Empty unless `rope` has sections and `p` three streams.
-struct SectionAlternative {
-  Alternative said;
-  std::optional<RowPositions> positions;  // other ids, or the declared ones
-  RopeScaling rope;
+// What tables and rotations declare alike: the spec (d, base, recipe, first position) and where
+// the rows (tokens) are.
+struct DeclaredSpec {
+  TableSpec spec;
+  // The rows' ids: the user's, or (a rotation without ids) the sampled tokens' positions; null:
+  // spec.start + the row.
+  const RowPositions* ids = nullptr;
+  bool ids_given = false;      // the user gave ids (else a shift is said as --start)
+  std::string ids_name;        // as the verdict names the ids
+  uint64_t positions_end = 0;  // one past the largest position
+  bool from_config = false;    // the parameters came from a model config
+  const std::vector<std::pair<std::string, TableSpec>>* other_layer_types = nullptr;
+  std::string width_flag;  // "--d-model" or "--rotary-dim"
+  std::string rows;        // "rows" or "tokens"
 };
-std::vector<SectionAlternative> section_alternatives(const RopeScaling& rope,
-                                                     const RowPositions& p);
+
+// One of them with one field changed: the spec, and the ids where they change.
+struct SpecAlternative {
+  Alternative said;
+  TableSpec spec;
+  std::optional<RowPositions> ids;  // other ids, or the declared ones
+};
+
+// The alternatives of the spec both diagnoses try, most specific first: positions (or every id)
+// off by 1 to 8, M-RoPE's sections (every section at the temporal ids, sglang#35345; the other
+// interleaving; each other order), the config's other layer types, the recipe not applied, the
+// frequencies rounded to bfloat16 or float16, and other common bases.
+std::vector<SpecAlternative> spec_alternatives(const DeclaredSpec& d);
 
 }  // namespace diagnosis
 }  // namespace pev::reports

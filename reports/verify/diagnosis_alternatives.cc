@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "peverify/encoding/format.h"
+#include "peverify/encoding/rope.h"
 #include "peverify/encoding/vocabulary.h"
 #include "peverify/reports/verify/diagnosis.h"
 
@@ -103,47 +104,124 @@ std::optional<RowPositions> shifted(const RowPositions& p, int by) {
   return out;
 }
 
-std::vector<SectionAlternative> section_alternatives(const RopeScaling& rope,
-                                                     const RowPositions& p) {
-  std::vector<SectionAlternative> out;
-  const std::vector<int>& sections = rope.mrope_section;
-  if (p.stream_count() != 3 || sections.empty()) return out;
-  const auto flags = [](const std::vector<int>& order, bool interleaved) {
-    return std::vector{
-        fmt::format(R"(--rope-scaling '{{"mrope_section": [{}], "mrope_interleaved": {}}}')",
-                    fmt::join(order, ", "), interleaved)};
+std::vector<uint64_t> sampled_blocks(uint64_t rows, const std::vector<uint64_t>& worst) {
+  std::vector<uint64_t> firsts;
+  const uint64_t last_first = rows > kBlockRows ? rows - kBlockRows : 0;
+  for (int i = 0; i < kBlocks; ++i) {
+    const double at = std::pow(static_cast<double>(last_first + 1), i / double(kBlocks - 1)) - 1;
+    firsts.push_back(std::min(last_first, static_cast<uint64_t>(at)));
+  }
+  for (const uint64_t row : worst)
+    if (row < rows) firsts.push_back(std::min(last_first, row));
+  std::sort(firsts.begin(), firsts.end());
+  std::vector<uint64_t> out;
+  for (const uint64_t first : firsts)
+    if (out.empty() || first >= out.back() + kBlockRows) out.push_back(first);
+  return out;
+}
+
+std::vector<SpecAlternative> spec_alternatives(const DeclaredSpec& d) {
+  const TableSpec& s = d.spec;
+  std::vector<SpecAlternative> out;
+  const auto with = [&](std::string cause, std::string detail, std::vector<std::string> flags) {
+    return SpecAlternative{{std::move(cause), std::move(detail), std::move(flags)}, s, {}};
   };
-  RowPositions temporal = p;
-  temporal.streams[1] = temporal.streams[2] = temporal.streams[0];
-  out.push_back({{"sections",
-                  "every section takes the temporal ids (as sglang#35345: M-RoPE applied with "
-                  "the temporal positions only); no declaration states it",
-                  {}},
-                 std::move(temporal),
-                 rope});
-  SectionAlternative other{
-      {"sections",
-       fmt::format("the sections are {}, not {}",
-                   rope.mrope_interleaved ? "contiguous (Qwen2-VL)" : "interleaved (Qwen3-VL)",
-                   rope.mrope_interleaved ? "interleaved" : "contiguous"),
-       flags(sections, !rope.mrope_interleaved)},
-      std::nullopt,
-      rope};
-  other.rope.mrope_interleaved = !rope.mrope_interleaved;
-  out.push_back(std::move(other));
-  std::vector<int> order = sections;
-  std::sort(order.begin(), order.end());
-  do {
-    if (order == sections) continue;
-    SectionAlternative a{{"sections",
-                          fmt::format("the sections are [{}], not [{}]", fmt::join(order, ", "),
-                                      fmt::join(sections, ", ")),
-                          flags(order, rope.mrope_interleaved)},
-                         std::nullopt,
-                         rope};
-    a.rope.mrope_section = order;
+  for (int k = 1; k <= 8; ++k)
+    for (const int by : {-k, k}) {
+      const int64_t start = static_cast<int64_t>(s.start) + by;
+      SpecAlternative a =
+          d.ids_given
+              ? with("positions",
+                     fmt::format("every position id is off by {:+d}: the {} are at the ids of {} "
+                                 "plus {}",
+                                 by, d.rows, d.ids_name, by),
+                     {})
+              : with("positions",
+                     fmt::format("the {} start at position {}, not {} (positions off by {:+d})",
+                                 d.rows, start, s.start, by),
+                     {fmt::format("--start {}", start)});
+      if (d.ids) {
+        a.ids = shifted(*d.ids, by);
+        if (!a.ids) continue;
+      } else {
+        if (start < 0) continue;
+        a.spec.start = static_cast<uint64_t>(start);
+      }
+      out.push_back(std::move(a));
+    }
+  const std::vector<int>& sections = s.rope.mrope_section;
+  if (d.ids && d.ids->stream_count() == 3 && !sections.empty()) {
+    const auto flags = [](const std::vector<int>& order, bool interleaved) {
+      return std::vector{
+          fmt::format(R"(--rope-scaling '{{"mrope_section": [{}], "mrope_interleaved": {}}}')",
+                      fmt::join(order, ", "), interleaved)};
+    };
+    SpecAlternative temporal = with("sections",
+                                    "every section takes the temporal ids (as sglang#35345: "
+                                    "M-RoPE applied with the temporal positions only); no "
+                                    "declaration states it",
+                                    {});
+    temporal.ids = *d.ids;
+    temporal.ids->streams[1] = temporal.ids->streams[2] = temporal.ids->streams[0];
+    out.push_back(std::move(temporal));
+    const bool interleaved = s.rope.mrope_interleaved;
+    SpecAlternative other =
+        with("sections",
+             fmt::format("the sections are {}, not {}",
+                         interleaved ? "contiguous (Qwen2-VL)" : "interleaved (Qwen3-VL)",
+                         interleaved ? "interleaved" : "contiguous"),
+             flags(sections, !interleaved));
+    other.spec.rope.mrope_interleaved = !interleaved;
+    out.push_back(std::move(other));
+    std::vector<int> order = sections;
+    std::sort(order.begin(), order.end());
+    do {
+      if (order == sections) continue;
+      SpecAlternative a = with("sections",
+                               fmt::format("the sections are [{}], not [{}]",
+                                           fmt::join(order, ", "), fmt::join(sections, ", ")),
+                               flags(order, interleaved));
+      a.spec.rope.mrope_section = order;
+      out.push_back(std::move(a));
+    } while (std::next_permutation(order.begin(), order.end()));
+  }
+  if (d.other_layer_types)
+    for (const auto& [name, spec] : *d.other_layer_types) {
+      SpecAlternative a = with("layer-type",
+                               fmt::format("the {} are the {} layers' (base {:g}, {}), not the "
+                                           "ones declared",
+                                           d.rows, name, spec.base, describe(spec.rope)),
+                               {fmt::format("--layer-type {}", name)});
+      a.spec = spec;
+      a.spec.start = s.start;
+      out.push_back(std::move(a));
+    }
+  if (s.rope.type != RopeType::kDefault) {
+    SpecAlternative a =
+        with("recipe", unscaled_detail(s.rope.type),
+             {fmt::format("{} {}", d.width_flag, s.d_model), fmt::format("--base {:g}", s.base)});
+    a.spec.rope = RopeScaling{};
     out.push_back(std::move(a));
-  } while (std::next_permutation(order.begin(), order.end()));
+  }
+  if (s.rope.type == RopeType::kDefault && sections.empty())
+    for (const Dtype t : {Dtype::kBFloat16, Dtype::kFloat16}) {
+      SpecAlternative a = with(
+          "frequency-dtype",
+          fmt::format("the frequencies (inv_freq) were rounded to {} before the angles (as "
+                      "transformers#29496): keep inv_freq in float32; no declaration states it",
+                      name_of(t)),
+          {});
+      a.spec = with_rounded_frequencies(s, d.positions_end, t);
+      out.push_back(std::move(a));
+    }
+  if (!d.from_config && is_plain(s) && sections.empty())
+    for (const double base : {1e4, 1e5, 5e5, 1e6, 1e7}) {
+      if (base == s.base) continue;
+      SpecAlternative a = with("base", fmt::format("the base is {:g}, not {:g}", base, s.base),
+                               {fmt::format("--base {:g}", base)});
+      a.spec.base = base;
+      out.push_back(std::move(a));
+    }
   return out;
 }
 

@@ -16,11 +16,6 @@ namespace {
 
 using diagnosis::Alternative;
 
-// Sampled tokens: blocks of kBlockTokens consecutive tokens at kBlocks places spread on a log scale
-// (errors grow with position), and the blocks holding the worst elements the verdict named.
-constexpr uint64_t kBlockTokens = 16;
-constexpr int kBlocks = 48;
-
 // The sampled tokens of both tensors as one [tokens, heads, head_dim] tensor each, with their
 // positions, cut into the blocks they were sampled in.
 struct RotarySample {
@@ -31,24 +26,6 @@ struct RotarySample {
   uint64_t tokens() const { return positions.rows(); }
 };
 
-std::vector<uint64_t> sampled_firsts(uint64_t tokens, const TensorGeometry& g,
-                                     const VerifyRotaryResult& failed) {
-  std::vector<uint64_t> firsts;
-  const uint64_t last_first = tokens > kBlockTokens ? tokens - kBlockTokens : 0;
-  for (int i = 0; i < kBlocks; ++i) {
-    const double at = std::pow(static_cast<double>(last_first + 1), i / double(kBlocks - 1)) - 1;
-    firsts.push_back(std::min(last_first, static_cast<uint64_t>(at)));
-  }
-  for (const properties::PropertyVerdict& v : failed.verdicts)
-    for (const properties::Finding& f : v.worst)
-      if (f.row) firsts.push_back(std::min(last_first, g.token(*f.row)));
-  std::sort(firsts.begin(), firsts.end());
-  std::vector<uint64_t> out;
-  for (const uint64_t first : firsts)
-    if (out.empty() || first >= out.back() + kBlockTokens) out.push_back(first);
-  return out;
-}
-
 RotarySample sample_tokens(const RotaryTensor& input, const RotaryTensor& output,
                            const VerifyRotaryOptions& o, const VerifyRotaryResult& failed) {
   const TensorGeometry& g = o.geometry;
@@ -58,8 +35,12 @@ RotarySample sample_tokens(const RotaryTensor& input, const RotaryTensor& output
   RotarySample s;
   s.input_dtype = input.dtype, s.output_dtype = output.dtype;
   s.positions.streams.resize(all.streams.size());
-  for (const uint64_t first : sampled_firsts(tokens, g, failed)) {
-    for (uint64_t t = first; t < std::min(tokens, first + kBlockTokens); ++t) {
+  std::vector<uint64_t> worst;  // the worst elements' tokens
+  for (const properties::PropertyVerdict& v : failed.verdicts)
+    for (const properties::Finding& f : v.worst)
+      if (f.row) worst.push_back(g.token(*f.row));
+  for (const uint64_t first : diagnosis::sampled_blocks(tokens, worst)) {
+    for (uint64_t t = first; t < std::min(tokens, first + diagnosis::kBlockRows); ++t) {
       for (size_t k = 0; k < all.streams.size(); ++k)
         s.positions.streams[k].push_back(all.streams[k][t]);
       const uint64_t b = t / g.seq, seq = t % g.seq;
@@ -151,59 +132,24 @@ std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RowP
     c.inverse = true;
     out.push_back(std::move(c));
   }
-  for (int k = 1; k <= 8; ++k)
-    for (const int by : {-k, k}) {
-      std::optional<RowPositions> ids = diagnosis::shifted(sampled, by);
-      if (!ids) continue;
-      const int64_t start = static_cast<int64_t>(o.start) + by;
-      RotaryCandidate c =
-          o.positions
-              ? with("positions",
-                     fmt::format("every position id is off by {:+d}: the kernel rotated by the ids "
-                                 "of {} plus {}",
-                                 by, o.positions_name, by),
-                     {})
-              : with("positions",
-                     fmt::format("the tokens sit at positions from {}, not {} (off by {:+d})",
-                                 start, o.start, by),
-                     {fmt::format("--start {}", start)});
-      c.positions = std::move(ids);
-      out.push_back(std::move(c));
-    }
+  diagnosis::DeclaredSpec d;
+  d.spec = s.table;
+  d.spec.start = o.start;
+  d.ids = &sampled;  // the sample's tokens are judged at their own positions, always
+  d.ids_given = o.positions.has_value();
+  d.ids_name = o.positions_name;
+  d.positions_end = sampled.max_position() + 1;
+  d.from_config = !o.source.empty();
+  d.other_layer_types = &o.other_layer_types;
+  d.width_flag = "--rotary-dim";
+  d.rows = "tokens";
+  for (diagnosis::SpecAlternative& a : diagnosis::spec_alternatives(d)) {
+    RotaryCandidate c{std::move(a.said), o, std::move(a.ids)};
+    c.options.spec.table = std::move(a.spec);
+    c.options.spec.table.start = s.table.start;
+    out.push_back(std::move(c));
+  }
   const std::vector<int>& sections = s.table.rope.mrope_section;
-  for (diagnosis::SectionAlternative& a : diagnosis::section_alternatives(s.table.rope, sampled)) {
-    RotaryCandidate c{std::move(a.said), o, std::move(a.positions)};
-    c.options.spec.table.rope = a.rope;
-    out.push_back(std::move(c));
-  }
-  for (const auto& [name, table] : o.other_layer_types) {
-    RotaryCandidate c = with("layer-type",
-                             fmt::format("the kernel rotated by the {} layers' parameters (base "
-                                         "{:g}, {}), not the ones declared",
-                                         name, table.base, describe(table.rope)),
-                             {fmt::format("--layer-type {}", name)});
-    c.options.spec.table = table;
-    out.push_back(std::move(c));
-  }
-  if (s.table.rope.type != RopeType::kDefault) {
-    RotaryCandidate c = with("recipe", diagnosis::unscaled_detail(s.table.rope.type),
-                             {fmt::format("--rotary-dim {}", s.table.d_model),
-                              fmt::format("--base {:g}", s.table.base)});
-    c.options.spec.table.rope = RopeScaling{};
-    out.push_back(std::move(c));
-  }
-  if (s.table.rope.type == RopeType::kDefault && sections.empty())
-    for (const Dtype t : {Dtype::kBFloat16, Dtype::kFloat16}) {
-      RotaryCandidate c = with(
-          "frequency-dtype",
-          fmt::format("the frequencies (inv_freq) were rounded to {} before the angles (as "
-                      "transformers#29496): keep inv_freq in float32; no declaration states it",
-                      name_of(t)),
-          {});
-      c.options.spec.table =
-          diagnosis::with_rounded_frequencies(s.table, sampled.max_position() + 1, t);
-      out.push_back(std::move(c));
-    }
   for (const int d : {s.head_dim, s.head_dim / 2, s.head_dim / 4}) {
     if (d == s.table.d_model || d < 2 || d % 2 || !sections.empty()) continue;
     RotaryCandidate c =
@@ -227,15 +173,6 @@ std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RowP
         s.table, sampled.max_position() + 1, [&](int k) { return frequency(over_head, k); });
     out.push_back(std::move(c));
   }
-  if (o.source.empty() && is_plain(s.table) && sections.empty())
-    for (const double base : {1e4, 1e5, 5e5, 1e6, 1e7}) {
-      if (base == s.table.base) continue;
-      RotaryCandidate c =
-          with("base", fmt::format("the base is {:g}, not {:g}", base, s.table.base),
-               {fmt::format("--base {:g}", base)});
-      c.options.spec.table.base = base;
-      out.push_back(std::move(c));
-    }
   // Looser claims, tightest first.
   const auto loosen = [&](Claim::Kind claim, const char* compute, std::vector<std::string> flags,
                           std::string detail) {

@@ -71,7 +71,7 @@ struct VerifyRotaryOptions {
   std::string positions_name;
   Claim::Kind claim = Claim::Kind::kModel;
   measure::RotationCompute compute = *measure::parse_rotation_compute("float32");
-  std::string source;    // where the rotary parameters came from (rotary_source)
+  std::string source;  // where the rotary parameters came from (rotary_source)
   // The rotation's table under each other layer type of the config (layer_type_specs).
   std::vector<std::pair<std::string, TableSpec>> other_layer_types;
   bool diagnose = true;  // name a failing verdict's cause (VerifyRotaryResult::diagnosis)
@@ -87,8 +87,8 @@ struct VerifyRotaryResult {
   uint64_t elements = 0;
   uint64_t failing_tokens = 0;         // tokens with an element of any head outside its verdict
   std::optional<Diagnosis> diagnosis;  // a failing verdict's, when VerifyRotaryOptions::diagnose
-  double seconds = 0;            // the verdict's, without the diagnosis
-  double diagnosis_seconds = 0;  // the diagnosis's
+  double seconds = 0;                  // the verdict's, without the diagnosis
+  double diagnosis_seconds = 0;        // the diagnosis's
   bool holds() const;
 };
 
