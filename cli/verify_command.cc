@@ -76,6 +76,7 @@ int run_verify(const VerifyCommandOptions& o) {
   options.positions_name = ids_path;
   options.source = rotary_source(q.rotary);
   options.other_layer_types = layer_type_specs(q.rotary, options.spec);
+  if (q.rotary.model) options.head_dim = q.rotary.model->head_dim;
   options.claim = claim;
   options.threads = threads;
   const reports::VerifyResult r = reports::verify_table(std::move(input), options);

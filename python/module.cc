@@ -157,6 +157,7 @@ reports::VerifyResult verify_array(const py::object& table, const Arguments& arg
   }
   options.source = rotary_source(table_request(args).rotary);
   options.other_layer_types = layer_type_specs(table_request(args).rotary, options.spec);
+  if (args.model) options.head_dim = args.model->head_dim;
   options.claim = resolve_claim(claim_request(args));
   options.threads = threads;
   reports::TableInput input{

@@ -138,6 +138,7 @@ std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, 
   d.positions_end = declared.positions ? declared.positions->max_position() + 1 : s.start + rows;
   d.from_config = !declared.source.empty();
   d.other_layer_types = &declared.other_layer_types;
+  d.head_dim = declared.head_dim;
   d.width_flag = "--d-model";
   d.rows = "rows";
   for (diagnosis::SpecAlternative& a : diagnosis::spec_alternatives(d)) {

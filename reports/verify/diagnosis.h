@@ -79,7 +79,7 @@ Diagnosis choose(const std::vector<Alternative>& alternatives, uint64_t failing_
 double rounded_to(double x, Dtype t);
 
 // The table with the frequencies `w(k)` in place of its own, for positions below `positions_end`,
-// as the oracle can evaluate it (the default recipe's table, attention factor 1).
+// as the oracle can evaluate it (its attention factor kept).
 TableSpec with_frequencies(const TableSpec& s, uint64_t positions_end,
                            const std::function<double(int)>& w);
 
@@ -104,6 +104,9 @@ struct DeclaredSpec {
   uint64_t positions_end = 0;  // one past the largest position
   bool from_config = false;    // the parameters came from a model config
   const std::vector<std::pair<std::string, TableSpec>>* other_layer_types = nullptr;
+  // The head's width where only spec.d_model of it rotates (a config's partial rotary, or the
+  // rotation's tensors); 0: unknown.
+  int head_dim = 0;
   std::string width_flag;  // "--d-model" or "--rotary-dim"
   std::string rows;        // "rows" or "tokens"
 };
@@ -118,7 +121,8 @@ struct SpecAlternative {
 // The alternatives of the spec both diagnoses try, most specific first: positions (or every id)
 // off by 1 to 8, M-RoPE's sections (every section at the temporal ids, sglang#35345; the other
 // interleaving; each other order), the config's other layer types, the recipe not applied, the
-// frequencies rounded to bfloat16 or float16, and other common bases.
+// frequencies rounded to bfloat16 or float16 or with their exponent over the whole head, and
+// other common bases.
 std::vector<SpecAlternative> spec_alternatives(const DeclaredSpec& d);
 
 }  // namespace diagnosis

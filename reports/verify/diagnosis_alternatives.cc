@@ -74,7 +74,7 @@ TableSpec with_frequencies(const TableSpec& s, uint64_t positions_end,
   r.rope.type = RopeType::kLongRope;
   for (int k = 0; k < s.d_model / 2; ++k) r.rope.short_factor.push_back(frequency(plain, k) / w(k));
   r.rope.long_factor = r.rope.short_factor;
-  r.rope.attention_factor = 1.0;
+  r.rope.attention_factor = attention_factor(s);  // the frequencies change, not the amplitude
   r.rope.sequence_length = std::max<uint64_t>(positions_end, 1);
   r.rope.original_max_position = r.rope.sequence_length;
   return r;
@@ -203,6 +203,16 @@ std::vector<SpecAlternative> spec_alternatives(const DeclaredSpec& d) {
     a.spec.rope = RopeScaling{};
     out.push_back(std::move(a));
   }
+  if (attention_factor(s) != 1) {
+    SpecAlternative a =
+        with("recipe",
+             fmt::format("the recipe's attention factor {:.6g} was not applied (cos and sin not "
+                         "multiplied by it, as vllm PR#46280); no declaration states it",
+                         attention_factor(s)),
+             {});
+    a.spec.rope.attention_factor = 1.0;
+    out.push_back(std::move(a));
+  }
   if (s.rope.type == RopeType::kDefault && sections.empty())
     for (const Dtype t : {Dtype::kBFloat16, Dtype::kFloat16}) {
       SpecAlternative a = with(
@@ -214,14 +224,38 @@ std::vector<SpecAlternative> spec_alternatives(const DeclaredSpec& d) {
       a.spec = with_rounded_frequencies(s, d.positions_end, t);
       out.push_back(std::move(a));
     }
-  if (!d.from_config && is_plain(s) && sections.empty())
-    for (const double base : {1e4, 1e5, 5e5, 1e6, 1e7}) {
-      if (base == s.base) continue;
-      SpecAlternative a = with("base", fmt::format("the base is {:g}, not {:g}", base, s.base),
-                               {fmt::format("--base {:g}", base)});
-      a.spec.base = base;
-      out.push_back(std::move(a));
-    }
+  if (d.head_dim > s.d_model && sections.empty()) {
+    // The recipe's frequencies with the plain part b^(-2k/d) taken over the head instead.
+    TableSpec plain = s, over_head = s;
+    plain.rope = over_head.rope = RopeScaling{};
+    over_head.d_model = d.head_dim;
+    SpecAlternative a = with("rotary-dim",
+                             fmt::format("the frequencies' exponent is over the head's {} dims, "
+                                         "not the rotary dimension {} (as vllm#43676, "
+                                         "pegainfer#820); no declaration states it",
+                                         d.head_dim, s.d_model),
+                             {});
+    a.spec = with_frequencies(s, d.positions_end, [&](int k) {
+      return frequency(s, k) * (frequency(over_head, k) / frequency(plain, k));
+    });
+    out.push_back(std::move(a));
+  }
+  // Other common bases: a declaration without a config says the base; a table that should be a
+  // config's was built with the wrong one (no declaration of that config states it).
+  for (const double base : {1e4, 1e5, 5e5, 1e6, 1e7}) {
+    if (base == s.base || (!d.from_config && !is_plain(s))) continue;
+    SpecAlternative a =
+        d.from_config
+            ? with("base",
+                   fmt::format("the {} were built with base {:g}, not the config's rope_theta "
+                               "{:g}; no declaration of this config states it",
+                               d.rows, base, s.base),
+                   {})
+            : with("base", fmt::format("the base is {:g}, not {:g}", base, s.base),
+                   {fmt::format("--base {:g}", base)});
+    a.spec.base = base;
+    out.push_back(std::move(a));
+  }
   return out;
 }
 

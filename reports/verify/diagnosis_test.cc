@@ -119,6 +119,30 @@ TEST(Diagnosis, AComputationInBFloat16ClaimedAsFloat32) {
   EXPECT_NE(r.diagnosis->detail.find("the tightest"), std::string::npos) << r.diagnosis->detail;
 }
 
+// GPT-NeoX-20B rotates 24 of its 96 dims; vllm#43676 took the exponent over the whole head.
+// Declared from the config (which gives the head's width), the cause is named; an honest cache
+// of the same config passes.
+TEST(Diagnosis, APartialRotarysFrequenciesOverTheWholeHead) {
+  const ModelRope neox = *model_preset("gpt-neox-20b", "");
+  ASSERT_LT(neox.rotary_dim, neox.head_dim);
+  const TableSpec declared = spec_of(neox, Layout::kRopeCosDup, 0, 8192);
+  const auto judged = [&](Bug bug) {
+    std::vector<double> v =
+        testutil::framework_cache(declared, 8192, Dtype::kFloat32, bug, neox.head_dim);
+    TableInput in{"cos.npy", "test table", Dtype::kFloat32, 8192, {}, std::move(v)};
+    VerifyOptions o;
+    o.spec = declared;
+    o.source = "gpt-neox-20b";
+    o.head_dim = neox.head_dim;
+    o.claim = Claim::model(Dtype::kFloat32);
+    return verify_table(std::move(in), o);
+  };
+  EXPECT_TRUE(judged(Bug::kNone).holds());
+  const VerifyResult r = judged(Bug::kRotaryDimAsHeadDim);
+  expect_cause(r, "rotary-dim", {});
+  EXPECT_NE(r.diagnosis->detail.find("vllm#43676"), std::string::npos) << r.diagnosis->detail;
+}
+
 TEST(Diagnosis, HonestTablesHaveNone) {
   const TableSpec declared = paper(128, 1e4, Layout::kRopeCosDup);
   const VerifyResult r =

@@ -23,6 +23,7 @@
 
 #include "peverify/encoding/model_config.h"
 #include "peverify/encoding/model_presets.h"
+#include "peverify/encoding/request.h"
 #include "peverify/reports/verify/framework_cache_testutil.h"
 #include "peverify/reports/verify/verify.h"
 
@@ -89,8 +90,9 @@ struct Build {
 };
 
 // The sampled rows of the preset's cache, built as `build` says, verified against the config.
-VerifyResult verify_sampled(const ModelRope& model, Layout layout, Dtype output,
+VerifyResult verify_sampled(const Preset& preset, Layout layout, Dtype output,
                             const Build& build = {}) {
+  const ModelRope model = model_of(preset);
   const uint64_t context = model.max_position;
   std::vector<double> values;
   RowPositions positions;
@@ -113,6 +115,15 @@ VerifyResult verify_sampled(const ModelRope& model, Layout layout, Dtype output,
   o.positions = std::move(positions);
   o.positions_name = "sampled bands";
   o.claim = Claim::model(Dtype::kFloat32);
+  // Declared from the config, as --model-config declares it: its source, its head's width and
+  // its other layer types, which the diagnosis tries.
+  o.source = label_of(preset);
+  o.head_dim = model.head_dim;
+  RotaryRequest q;
+  q.model = model;
+  q.other_layer_types = other_layer_types(
+      model, [&](const std::string& name) { return *model_preset(preset.name, name); });
+  o.other_layer_types = layer_type_specs(q, o.spec);
   return verify_table(std::move(in), o);
 }
 
@@ -133,7 +144,7 @@ TEST_P(PresetCache, HonestCachePassesEveryElementInSampledBandsOfItsLongestConte
   for (const Output& out : kOutputs) {
     SCOPED_TRACE(label_of(GetParam()) + ", " + std::string(name_of(out.dtype)) + ", " +
                  std::string(name_of(out.layout)) + ", " + sampled_rows(model.max_position));
-    const VerifyResult r = verify_sampled(model, out.layout, out.dtype);
+    const VerifyResult r = verify_sampled(GetParam(), out.layout, out.dtype);
     EXPECT_TRUE(r.holds()) << to_text(r);
     // Every element of the bands was judged against its exact value.
     const properties::PropertyVerdict* oracle = nullptr;
@@ -158,6 +169,7 @@ struct BugCase {
   const char* id;    // the bug in the test's name
   const char* what;  // the bug, for the trace
   Build build;
+  const char* cause;  // what the diagnosis names (docs/design.md §8.1)
 };
 
 void PrintTo(const BugCase& c, std::ostream* os) { *os << label_of(c.preset) << ", " << c.id; }
@@ -170,7 +182,7 @@ TEST_P(PresetBug, FailsAndNamesAnElementInSampledBandsOfItsLongestContext) {
   for (const Output& out : kOutputs) {
     SCOPED_TRACE(label_of(c.preset) + " built with " + c.what + ", " +
                  std::string(name_of(out.dtype)) + ", " + sampled_rows(model.max_position));
-    const VerifyResult r = verify_sampled(model, out.layout, out.dtype, c.build);
+    const VerifyResult r = verify_sampled(c.preset, out.layout, out.dtype, c.build);
     EXPECT_FALSE(r.holds()) << to_text(r);
     EXPECT_NE(named_failure(r), "") << to_text(r);
     // The oracle itself names an element, at a position of one of the bands.
@@ -186,47 +198,76 @@ TEST_P(PresetBug, FailsAndNamesAnElementInSampledBandsOfItsLongestContext) {
         EXPECT_LT(v.worst.front().column, r.spec.d_model);
       }
     EXPECT_TRUE(named) << "the oracle named no element\n" << to_text(r);
+    ASSERT_TRUE(r.diagnosis);
+    EXPECT_EQ(r.diagnosis->cause, c.cause) << r.diagnosis->detail;
   }
 }
 
 const BugCase kBugs[] = {
-    {{"llama-4-scout", ""}, "Llama3Unscaled", "llama3 scaling ignored", {Bug::kUnscaledLlama3}},
+    {{"llama-4-scout", ""},
+     "Llama3Unscaled",
+     "llama3 scaling ignored",
+     {Bug::kUnscaledLlama3},
+     "recipe"},
     {{"gpt-oss-20b", ""},
      "AttentionIgnored",
      "yarn's attention factor ignored",
-     {Bug::kAttentionIgnored}},
+     {Bug::kAttentionIgnored},
+     "recipe"},
     {{"phi-4-mini-instruct", ""},
      "ShortFactorsPastL0",
      "the short factors past original_max_position_embeddings",
-     {Bug::kShortFactorsPastL0}},
+     {Bug::kShortFactorsPastL0},
+     "isolated"},
     // A table of the head's width is refused by its width alone; the subtler bug keeps d = 96
     // and takes the exponents over the head's 128.
     {{"phi-4-mini-instruct", ""},
      "ExponentsOverHeadDim",
      "frequencies b^(-2j/head_dim) over the first 48 pairs",
-     {Bug::kRotaryDimAsHeadDim, 0, 128}},
-    {{"gemma-3-27b-it", "full_attention"}, "LocalBase", "the local base 10000", {Bug::kNone, 1e4}},
-    {{"gemma-3-27b-it", "sliding_attention"}, "GlobalBase", "rope_theta 1e6", {Bug::kNone, 1e6}},
-    {{"qwen3-8b", ""}, "Base10000", "the generic base 10000", {Bug::kNone, 1e4}},
-    {{"qwen2.5-vl-7b-instruct", ""}, "Base10000", "the generic base 10000", {Bug::kNone, 1e4}},
+     {Bug::kRotaryDimAsHeadDim, 0, 128},
+     "rotary-dim"},
+    {{"gemma-3-27b-it", "full_attention"},
+     "LocalBase",
+     "the local base 10000",
+     {Bug::kNone, 1e4},
+     "base"},
+    {{"gemma-3-27b-it", "sliding_attention"},
+     "GlobalBase",
+     "rope_theta 1e6",
+     {Bug::kNone, 1e6},
+     "base"},
+    {{"qwen3-8b", ""}, "Base10000", "the generic base 10000", {Bug::kNone, 1e4}, "base"},
+    {{"qwen2.5-vl-7b-instruct", ""},
+     "Base10000",
+     "the generic base 10000",
+     {Bug::kNone, 1e4},
+     "base"},
     {{"deepseek-v3", ""},
      "YarnRangeFromExtended",
      // s L0 = L here: older transformers' range from L is the same bug.
      "yarn's range from the extended length (Megatron-LM#1418)",
-     {Bug::kYarnRangeFromExtended}},
+     {Bug::kYarnRangeFromExtended},
+     "isolated"},
     {{"deepseek-v3", ""},
      "MscaleAllDimIgnored",
      "mscale_all_dim ignored (attention 1.369)",
-     {Bug::kMscaleAllDimIgnored}},
-    {{"llama-3.1-8b", ""}, "Llama3Unscaled", "llama3 scaling ignored", {Bug::kUnscaledLlama3}},
+     {Bug::kMscaleAllDimIgnored},
+     "isolated"},
+    {{"llama-3.1-8b", ""},
+     "Llama3Unscaled",
+     "llama3 scaling ignored",
+     {Bug::kUnscaledLlama3},
+     "recipe"},
     {{"qwen2.5-7b-yarn", ""},
      "AttentionIgnored",
      "yarn's attention factor ignored",
-     {Bug::kAttentionIgnored}},
+     {Bug::kAttentionIgnored},
+     "recipe"},
     {{"gpt-neox-20b", ""},
      "ExponentsOverHeadDim",
      "frequencies b^(-2j/head_dim) over the first 12 pairs",
-     {Bug::kRotaryDimAsHeadDim, 0, 96}},
+     {Bug::kRotaryDimAsHeadDim, 0, 96},
+     "rotary-dim"},
 };
 
 std::string bug_name(const ::testing::TestParamInfo<BugCase>& info) {

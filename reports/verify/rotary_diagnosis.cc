@@ -141,6 +141,7 @@ std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RowP
   d.positions_end = sampled.max_position() + 1;
   d.from_config = !o.source.empty();
   d.other_layer_types = &o.other_layer_types;
+  d.head_dim = s.head_dim;
   d.width_flag = "--rotary-dim";
   d.rows = "tokens";
   for (diagnosis::SpecAlternative& a : diagnosis::spec_alternatives(d)) {
@@ -157,20 +158,6 @@ std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RowP
              fmt::format("{} of the head's {} dims rotate, not {}", d, s.head_dim, s.table.d_model),
              {fmt::format("--rotary-dim {}", d)});
     c.options.spec.table.d_model = d;
-    out.push_back(std::move(c));
-  }
-  if (s.table.d_model < s.head_dim && s.table.rope.type == RopeType::kDefault && sections.empty()) {
-    // The exponent over head_dim where only d dims rotate (as pegainfer#820 for Gemma 4).
-    TableSpec over_head = s.table;
-    over_head.d_model = s.head_dim;
-    RotaryCandidate c = with("rotary-dim",
-                             fmt::format("the frequencies' exponent is over the head's {} dims, "
-                                         "not the rotary dimension {} (as pegainfer#820); no "
-                                         "declaration states it",
-                                         s.head_dim, s.table.d_model),
-                             {});
-    c.options.spec.table = diagnosis::with_frequencies(
-        s.table, sampled.max_position() + 1, [&](int k) { return frequency(over_head, k); });
     out.push_back(std::move(c));
   }
   // Looser claims, tightest first.

@@ -41,6 +41,9 @@ struct VerifyOptions {
   // The declaration under each other layer type of the config (layer_type_specs), tried by the
   // diagnosis.
   std::vector<std::pair<std::string, TableSpec>> other_layer_types;
+  // The config's head_dim, where its rotary dimension (spec.d_model) is less (partial rotary);
+  // 0 otherwise. The diagnosis tries the exponent over it.
+  int head_dim = 0;
   Claim claim;
   bool column_max_abs = false;  // measure VerifyResult::column_max_abs (the gate)
   bool diagnose = true;         // name a failing verdict's cause (VerifyResult::diagnosis)
