@@ -338,7 +338,11 @@ std::vector<std::pair<std::string, TableSpec>> layer_type_specs(const RotaryRequ
     TableSpec other = spec;
     RotaryRequest r;
     r.model = m;
-    apply_rotary(r, other);
+    try {
+      apply_rotary(r, other);
+    } catch (const std::exception&) {
+      continue;  // a layer type the spec cannot take is no alternative
+    }
     if (needs_sequence_length(other.rope)) other.rope.sequence_length = spec.rope.sequence_length;
     out.emplace_back(m.layer_type, other);
   }

@@ -122,8 +122,13 @@ Claim resolve_claim(const ClaimRequest& q) {
 std::vector<ModelRope> other_layer_types(
     const ModelRope& read, const std::function<ModelRope(const std::string&)>& read_as) {
   std::vector<ModelRope> out;
-  for (const std::string& name : read.layer_types)
-    if (name != read.layer_type) out.push_back(read_as(name));
+  for (const std::string& name : read.layer_types) {
+    if (name == read.layer_type) continue;
+    try {  // only the diagnosis tries them: one peverify cannot read is not the user's error
+      out.push_back(read_as(name));
+    } catch (const std::exception&) {
+    }
+  }
   return out;
 }
 

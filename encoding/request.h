@@ -66,7 +66,7 @@ int resolve_threads(std::optional<int64_t> threads);
 ModelRope model_config_at(const std::string& path_or_preset, std::string_view layer_type = {});
 
 // The config's layer types other than the one `read` holds, each read as `read_as(name)` reads
-// it: RotaryRequest::other_layer_types.
+// it (those it cannot read left out): RotaryRequest::other_layer_types.
 std::vector<ModelRope> other_layer_types(
     const ModelRope& read, const std::function<ModelRope(const std::string&)>& read_as);
 

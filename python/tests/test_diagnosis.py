@@ -88,3 +88,16 @@ def test_the_other_layer_types_cache_names_its_layer_type(built, declared, named
     assert verdict.diagnosis["matches"] == ["--layer-type " + named]
     assert peverify.verify(table, layout="rope-cos-dup", model_config="gemma-3-27b-it",
                            layer_type=named)
+
+
+def test_a_layer_type_peverify_cannot_read_does_not_fail_the_one_asked_for():
+    """The other layer types are read only for the diagnosis: one of a recipe peverify does not
+    know leaves the verdict of the layer type asked for as it was."""
+    config = {"head_dim": 64, "num_attention_heads": 8, "hidden_size": 512,
+              "layer_types": ["sliding_attention", "full_attention"],
+              "rope_parameters": {
+                  "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                  "full_attention": {"rope_type": "no-such-recipe", "rope_theta": 1e6}}}
+    table = peverify.oracle(1024, d_model=64, layout="rope-cos-dup")
+    assert peverify.verify(table, layout="rope-cos-dup", model_config=config,
+                           layer_type="sliding_attention")

@@ -179,6 +179,9 @@ TEST(GateCorruption, ABandOfACacheOffByOnePositionNamesTheCause) {
     ++failed;
     EXPECT_TRUE(o.regressed) << o.band;
     EXPECT_EQ(o.diagnosis.rfind("diagnosis: positions: ", 0), 0u) << o.band << ": " << o.diagnosis;
+    // What the user changes: the subject's start, whichever band says it.
+    EXPECT_NE(o.diagnosis.find(R"(matches "start": 1 in the budgets)"), std::string::npos)
+        << o.band << ": " << o.diagnosis;
   }
   EXPECT_GT(failed, 0);
   EXPECT_NE(junit_xml(outcomes).find("diagnosis: positions: "), std::string::npos);

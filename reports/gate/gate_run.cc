@@ -207,6 +207,7 @@ BandMeasurement measure_whole(const OpenSubject& s, const BandRows& band) {
     options.positions_name = s.declared.positions;
   }
   options.claim = s.claim;
+  options.source = s.declared.model_config;  // a config's parameters: no --base to offer
   options.column_max_abs = true;
   VerifyResult r = verify_table(std::move(input), options);
   BandMeasurement m;
@@ -221,7 +222,15 @@ BandMeasurement measure_whole(const OpenSubject& s, const BandRows& band) {
   for (properties::PropertyVerdict& v : r.verdicts) file_rows(v.worst);
   for (const properties::PropertyVerdict& v : r.verdicts) {
     if (v.property == "oracle") m.worst = v.worst;
-    if (v.property == "oracle" && !v.holds && r.diagnosis) m.diagnosis = to_text(*r.diagnosis);
+    if (v.property == "oracle" && !v.holds && r.diagnosis) {
+      // The band was declared from its first position; the subject, whose "start" the user
+      // edits, from its own.
+      if (r.diagnosis->positions_shift != 0 && !ids)
+        r.diagnosis->matches = {
+            fmt::format(R"("start": {} in the budgets)",
+                        static_cast<int64_t>(s.spec.start) + r.diagnosis->positions_shift)};
+      m.diagnosis = to_text(*r.diagnosis);
+    }
     if (v.property == "consistent" && !v.holds) m.structural.push_back(v);
     if (v.property == "bounded" && v.figures.count("copies_differ") &&
         v.figures.at("copies_differ") > 0) {

@@ -161,6 +161,9 @@ std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, 
       c.said.loosens_claim = true;
       out.push_back(std::move(c));
     }
+  // A declaration of another width (a layer type of another rotary dimension) reads the rows
+  // at another width: not the table the user has.
+  std::erase_if(out, [&](const Candidate& c) { return table_width(c.spec) != width; });
   return out;
 }
 

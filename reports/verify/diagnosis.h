@@ -65,6 +65,7 @@ struct Alternative {
   std::string cause, detail;
   std::vector<std::string> flags;  // empty: no declaration states it (a bug to fix)
   bool loosens_claim = false;      // compute: a weaker claim, tried after every structural cause
+  int positions_shift = 0;         // positions: how far the data's are from the declared ones
 };
 
 // The first alternative under which every sampled failing element passes (structural ones before
@@ -101,7 +102,7 @@ struct DeclaredSpec {
   const RowPositions* ids = nullptr;
   bool ids_given = false;      // the user gave ids (else a shift is said as --start)
   std::string ids_name;        // as the verdict names the ids
-  uint64_t positions_end = 0;  // one past the largest position
+  uint64_t positions_end = 0;  // one past the largest position of the whole table
   bool from_config = false;    // the parameters came from a model config
   const std::vector<std::pair<std::string, TableSpec>>* other_layer_types = nullptr;
   // The head's width where only spec.d_model of it rotates (a config's partial rotary, or the

@@ -50,6 +50,7 @@ Diagnosis choose(const std::vector<Alternative>& alternatives, uint64_t failing_
   Diagnosis d;
   d.cause = documented(best->cause);
   d.matches = best->flags;
+  d.positions_shift = best->positions_shift;
   d.explains = best_explains;
   d.detail = fmt::format(
       "{}: {} of the {} failing elements {}, pass under it", best->detail,
@@ -70,7 +71,8 @@ TableSpec with_frequencies(const TableSpec& s, uint64_t positions_end,
                            const std::function<double(int)>& w) {
   TableSpec r = s;
   r.rope = RopeScaling{};
-  const TableSpec plain = r;  // LongRoPE divides the plain frequencies by its factors
+  r.schedule = Schedule::kPaper;  // LongRoPE takes the paper's schedule; the factors carry the rest
+  const TableSpec plain = r;      // LongRoPE divides the plain frequencies by its factors
   r.rope.type = RopeType::kLongRope;
   for (int k = 0; k < s.d_model / 2; ++k) r.rope.short_factor.push_back(frequency(plain, k) / w(k));
   r.rope.long_factor = r.rope.short_factor;
@@ -147,6 +149,12 @@ std::vector<SpecAlternative> spec_alternatives(const DeclaredSpec& d) {
         if (start < 0) continue;
         a.spec.start = static_cast<uint64_t>(start);
       }
+      // The sequence length dynamic and LongRoPE take moves with the positions, as the shifted
+      // declaration would set it.
+      if (needs_sequence_length(a.spec.rope))
+        a.spec.rope.sequence_length =
+            static_cast<uint64_t>(static_cast<int64_t>(d.positions_end) + by);
+      a.said.positions_shift = by;
       out.push_back(std::move(a));
     }
   const std::vector<int>& sections = s.rope.mrope_section;

@@ -143,6 +143,48 @@ TEST(Diagnosis, APartialRotarysFrequenciesOverTheWholeHead) {
   EXPECT_NE(r.diagnosis->detail.find("vllm#43676"), std::string::npos) << r.diagnosis->detail;
 }
 
+// Dynamic NTK takes its base from the sequence length: a cache built from position 1 has its
+// sequence length one longer, and the declaration that matches it (--start 1) says so too.
+TEST(Diagnosis, PositionsOffByOneMoveTheSequenceLengthARecipeTakes) {
+  TableSpec declared = paper(64, 1e4, Layout::kRopeCosDup);
+  declared.rope.type = RopeType::kDynamic;
+  declared.rope.factor = 4;
+  declared.rope.max_position = 2048;
+  TableSpec built = declared;
+  built.start = 1;
+  set_sequence_length(built, 8192);
+  set_sequence_length(declared, 8192);
+  ASSERT_NE(built.rope.sequence_length, declared.rope.sequence_length);
+  expect_cause(verify_values(exact_table(built, 8192), declared), "positions", {"--start 1"});
+}
+
+// A layer type of another rotary dimension reads the rows at another width: never tried (it
+// read past the sampled rows at position ids).
+TEST(Diagnosis, ALayerTypeOfAnotherWidthIsNotTried) {
+  const TableSpec declared = paper(64, 1e4, Layout::kRopeCosDup);
+  RowPositions ids;
+  ids.streams.assign(1, {});
+  for (uint64_t r = 0; r < 4096; ++r) ids.streams[0].push_back(4095 - r);
+  TableSpec built = declared;
+  built.base = 5e5;
+  const std::vector<double> in_order = exact_table(built, 4096);
+  std::vector<double> v(in_order.size());  // row r at position 4095 - r
+  for (uint64_t r = 0; r < 4096; ++r)
+    std::copy_n(in_order.begin() + (4095 - r) * 64, 64, v.begin() + r * 64);
+  TableInput in{"t.npy", "test table", Dtype::kFloat32, 4096, {}, v};
+  VerifyOptions o;
+  o.spec = declared;
+  o.positions = ids;
+  o.positions_name = "ids.npy";
+  o.source = "config.json";
+  o.other_layer_types = {{"narrow", paper(16, 5e5, Layout::kRopeCosDup)}};
+  o.claim = Claim::model(Dtype::kFloat32);
+  const VerifyResult r = verify_table(std::move(in), o);
+  ASSERT_TRUE(r.diagnosis);
+  EXPECT_NE(r.diagnosis->cause, "layer-type") << r.diagnosis->detail;
+  EXPECT_NE(r.diagnosis->cause, "none") << r.diagnosis->detail;
+}
+
 TEST(Diagnosis, HonestTablesHaveNone) {
   const TableSpec declared = paper(128, 1e4, Layout::kRopeCosDup);
   const VerifyResult r =

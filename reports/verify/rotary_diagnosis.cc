@@ -23,6 +23,7 @@ struct RotarySample {
   RowPositions positions;
   std::vector<uint64_t> block_ends;  // token index one past each block
   Dtype input_dtype = Dtype::kFloat32, output_dtype = Dtype::kFloat32;
+  uint64_t positions_end = 0;  // one past the largest position of every token, sampled or not
   uint64_t tokens() const { return positions.rows(); }
 };
 
@@ -34,6 +35,7 @@ RotarySample sample_tokens(const RotaryTensor& input, const RotaryTensor& output
   const size_t row_len = static_cast<size_t>(g.head_dim);
   RotarySample s;
   s.input_dtype = input.dtype, s.output_dtype = output.dtype;
+  s.positions_end = all.max_position() + 1;
   s.positions.streams.resize(all.streams.size());
   std::vector<uint64_t> worst;  // the worst elements' tokens
   for (const properties::PropertyVerdict& v : failed.verdicts)
@@ -108,11 +110,16 @@ SampleFailures judge_sample(const RotarySample& s, uint64_t first, uint64_t end,
   return f;
 }
 
-std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RowPositions& sampled) {
+std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RotarySample& sample) {
+  const RowPositions& sampled = sample.positions;
   std::vector<RotaryCandidate> out;
   const RotationSpec& s = o.spec;
+  // The declared options without their ids (judge_sample gives each candidate the sample's):
+  // a copy of every token's ids per candidate would be tens of MB at 131072 M-RoPE tokens.
+  VerifyRotaryOptions declared = o;
+  declared.positions.reset();
   const auto with = [&](std::string cause, std::string detail, std::vector<std::string> flags) {
-    return RotaryCandidate{{std::move(cause), std::move(detail), std::move(flags)}, o, {}};
+    return RotaryCandidate{{std::move(cause), std::move(detail), std::move(flags)}, declared, {}};
   };
   {
     const PairConvention other =
@@ -138,14 +145,14 @@ std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RowP
   d.ids = &sampled;  // the sample's tokens are judged at their own positions, always
   d.ids_given = o.positions.has_value();
   d.ids_name = o.positions_name;
-  d.positions_end = sampled.max_position() + 1;
+  d.positions_end = sample.positions_end;
   d.from_config = !o.source.empty();
   d.other_layer_types = &o.other_layer_types;
   d.head_dim = s.head_dim;
   d.width_flag = "--rotary-dim";
   d.rows = "tokens";
   for (diagnosis::SpecAlternative& a : diagnosis::spec_alternatives(d)) {
-    RotaryCandidate c{std::move(a.said), o, std::move(a.ids)};
+    RotaryCandidate c{std::move(a.said), declared, std::move(a.ids)};
     c.options.spec.table = std::move(a.spec);
     c.options.spec.table.start = s.table.start;
     out.push_back(std::move(c));
@@ -223,7 +230,7 @@ Diagnosis diagnose_rotary(const RotaryTensor& input, const RotaryTensor& output,
                                         "token{}: no declaration is tried for so few",
                                         sample.tokens(), tokens, as_declared.rows,
                                         as_declared.rows == 1 ? "" : "s"));
-  const std::vector<RotaryCandidate> tried = candidates(o, sample.positions);
+  const std::vector<RotaryCandidate> tried = candidates(o, sample);
   std::vector<Alternative> said;
   for (const RotaryCandidate& c : tried) said.push_back(c.said);
   return diagnosis::choose(
