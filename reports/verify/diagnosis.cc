@@ -157,7 +157,8 @@ std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, 
                                      "narrower format (the tightest such claim it meets)",
                                      name_of(compute)),
                          {fmt::format("--compute {}", name_of(compute))});
-      c.claim = resolve_claim({Claim::Kind::kModel, compute, std::nullopt});
+      // The user's C and output share kept: what --compute X with the user's other flags claims.
+      c.claim = Claim::model(compute, claim.c, claim.output_ulps);
       c.said.loosens_claim = true;
       out.push_back(std::move(c));
     }
