@@ -39,7 +39,11 @@ void apply_rotary(const std::string& budgets, reports::GateSubject& g) {
   rotary.layer_type = g.layer_type;
   if (g.rope_scaling) rotary.rope_scaling = g.rope_scaling->dump();
   try {
-    apply_rotary_options(rotary, g.d_model, g.base, g.spec);
+    const RotaryRequest q = rotary_request(rotary, g.d_model, g.base);
+    apply_rotary(q, g.spec);
+    // What the diagnosis of a failing band tries, as verify's does.
+    g.other_layer_types = layer_type_specs(q, g.spec);
+    if (q.model) g.head_dim = q.model->head_dim;
   } catch (const UsageError& e) {
     throw UsageError(fmt::format("{}: subject {}: {}", printable(budgets, 160), g.table, e.what()));
   }

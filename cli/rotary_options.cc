@@ -39,9 +39,4 @@ RotaryRequest rotary_request(const RotaryOptions& o, std::optional<int> d_model,
   return q;
 }
 
-void apply_rotary_options(const RotaryOptions& o, std::optional<int> d_model,
-                          std::optional<double> base, TableSpec& spec) {
-  apply_rotary(rotary_request(o, d_model, base), spec);
-}
-
 }  // namespace pev::cli

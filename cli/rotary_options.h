@@ -25,8 +25,4 @@ void add_rotary_options(CLI::App& app, RotaryOptions& o);
 RotaryRequest rotary_request(const RotaryOptions& o, std::optional<int> d_model,
                              std::optional<double> base);
 
-// apply_rotary(rotary_request(...), spec).
-void apply_rotary_options(const RotaryOptions& o, std::optional<int> d_model,
-                          std::optional<double> base, TableSpec& spec);
-
 }  // namespace pev::cli

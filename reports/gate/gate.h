@@ -72,6 +72,10 @@ struct GateSubject {
   // written, and resolved); a band then holds the rows whose position falls in it.
   std::string positions, positions_path;
   std::map<std::string, BandFigures> records;  // band name -> its records
+  // With model_config (set where the config is read): its head_dim and its other layer types'
+  // specs, which a failing band's diagnosis tries as verify's does.
+  int head_dim = 0;
+  std::vector<std::pair<std::string, TableSpec>> other_layer_types;
 };
 
 struct BudgetFile {

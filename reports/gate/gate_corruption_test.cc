@@ -13,6 +13,7 @@
 #include "peverify/core/generate.h"
 #include "peverify/core/registry.h"
 #include "peverify/core/rope_models_testutil.h"
+#include "peverify/encoding/model_presets.h"
 #include "peverify/oracle/table.h"
 #include "peverify/reports/gate/gate.h"
 #include "peverify/tables/npy_writer.h"
@@ -185,6 +186,32 @@ TEST(GateCorruption, ABandOfACacheOffByOnePositionNamesTheCause) {
   }
   EXPECT_GT(failed, 0);
   EXPECT_NE(junit_xml(outcomes).find("diagnosis: positions: "), std::string::npos);
+}
+
+// A config subject's other layer types are tried as verify tries them: Gemma 3's local layers'
+// cache gated as its global layers' names the layer type to declare.
+TEST(GateCorruption, AConfigSubjectsBandNamesTheOtherLayerType) {
+  const std::string dir = ::testing::TempDir() + "/gate_layer_type";
+  std::filesystem::create_directories(dir);
+  const ModelRope full = *model_preset("gemma-3-27b-it", "full_attention");
+  const ModelRope sliding = *model_preset("gemma-3-27b-it", "sliding_attention");
+  GateSubject subject;
+  subject.table = subject.table_path = dir + "/cos.npy";
+  subject.model_config = "gemma-3-27b-it";
+  subject.spec = spec_of(full, Layout::kRopeCosDup, 0, 8192);
+  subject.head_dim = full.head_dim;
+  subject.other_layer_types = {
+      {"sliding_attention", spec_of(sliding, Layout::kRopeCosDup, 0, 8192)}};
+  write_cache(subject.table_path, subject.other_layer_types[0].second, 8192);
+  BudgetFile file;
+  file.bands = {{0, 4095}, {4096, 8191}};
+  file.subjects.push_back(subject);
+  for (const GateOutcome& o : run_gate(file, quiet)) {
+    EXPECT_TRUE(o.regressed) << o.band;
+    EXPECT_EQ(o.diagnosis.rfind("diagnosis: layer-type: ", 0), 0u) << o.band << ": " << o.diagnosis;
+    EXPECT_NE(o.diagnosis.find("matches --layer-type sliding_attention"), std::string::npos)
+        << o.diagnosis;
+  }
 }
 
 }  // namespace

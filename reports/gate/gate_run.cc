@@ -9,6 +9,7 @@
 #include "peverify/core/generate.h"
 #include "peverify/core/registry.h"
 #include "peverify/encoding/model_config.h"
+#include "peverify/encoding/rope.h"
 #include "peverify/measure/judge.h"
 #include "peverify/measure/sampling.h"
 #include "peverify/oracle/engine.h"
@@ -208,6 +209,12 @@ BandMeasurement measure_whole(const OpenSubject& s, const BandRows& band) {
   }
   options.claim = s.claim;
   options.source = s.declared.model_config;  // a config's parameters: no --base to offer
+  options.head_dim = s.declared.head_dim;
+  for (auto [name, other] : s.declared.other_layer_types) {  // declared as the band is
+    other.start = options.spec.start;
+    if (needs_sequence_length(other.rope)) other.rope.sequence_length = s.last_position() + 1;
+    options.other_layer_types.emplace_back(name, other);
+  }
   options.column_max_abs = true;
   VerifyResult r = verify_table(std::move(input), options);
   BandMeasurement m;
