@@ -78,9 +78,11 @@ def test_hugging_faces_bfloat16_path_passes_under_its_budget_and_fails_float32s(
         ("another base", "base", ["--base 10000"]),
         ("bfloat16 claimed as float32", "compute", ["--compute bfloat16"]),
         ("partial rotary claimed as whole", "rotary-dim", ["--rotary-dim 64"]),
-        # q rotated with the positions of k, 100 tokens further in a prefix cache: systematic,
-        # but no declaration one field away matches, so nothing is guessed.
-        ("k's positions", "isolated", []),
+        # q rotated with the positions of k, 100 tokens further in a prefix cache: the offset
+        # the data's own angles give, judged like the others.
+        ("k's positions", "positions", ["--start 100"]),
+        # Systematic, but no declaration one field away matches: nothing is guessed.
+        ("an uncommon base", "isolated", []),
     ],
 )
 def test_each_bug_of_an_applied_rotation_fails_naming_an_element_and_its_cause(bug, cause, matches):
@@ -99,6 +101,8 @@ def test_each_bug_of_an_applied_rotation_fails_naming_an_element_and_its_cause(b
     elif bug == "bfloat16 claimed as float32":  # Hugging Face's bfloat16 model path
         q = q.to(torch.bfloat16)
         y = apply_rotary_pos_emb(q, cos, sin)
+    elif bug == "an uncommon base":
+        y = apply_rotary_pos_emb(q, *cos_sin(pos, base=123457.0))
     elif bug == "partial rotary claimed as whole":  # Phi-style: the last 64 dims pass through
         c, s = cos_sin(pos, dim=64)
         y = torch.cat((apply_rotary_pos_emb(q[..., :64], c, s), q[..., 64:]), dim=-1)

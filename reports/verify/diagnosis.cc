@@ -105,7 +105,53 @@ Failures failures(const Candidate& c, const std::vector<SampleBlock>& sample, Dt
 }
 
 // The declarations that differ from the user's in one field, most specific first.
-std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, Dtype dtype) {
+// The offset the sampled rows' own angles put them at (estimated_shift), every pair whose sin and
+// cos the layout holds refining the lowest frequency's estimate; where it holds cos alone, the
+// lowest frequency's acos, from rows whose rounding leaves it within 0.25 of a position. None for
+// M-RoPE, whose pairs follow three streams.
+std::optional<int64_t> shift_of_angles(const std::vector<SampleBlock>& sample,
+                                       const VerifyOptions& declared, Dtype dtype) {
+  const TableSpec& s = declared.spec;
+  if (declared.positions && declared.positions->stream_count() != 1) return std::nullopt;
+  const int half = s.d_model / 2, width = table_width(s);
+  std::vector<int> cos_col(half, -1), sin_col(half, -1);
+  for (int col = 0; col < width; ++col) {
+    const Column c = pair_of_column(s.layout, half, col);
+    int& at = c.is_sin ? sin_col[c.pair] : cos_col[c.pair];
+    if (at < 0) at = col;
+  }
+  const int k = half - 1;
+  if (cos_col[k] < 0) return std::nullopt;
+  const double a = attention_factor(s), ulp = ulp_of(a, dtype);
+  std::vector<double> offsets;
+  for (const SampleBlock& b : sample)
+    for (uint64_t r = 0; r < b.got.size() / static_cast<uint64_t>(width); ++r) {
+      const double* row = b.got.data() + r * static_cast<uint64_t>(width);
+      std::optional<double> estimated;
+      if (sin_col[k] >= 0) {
+        std::vector<diagnosis::PairAngle> pairs;
+        for (int j = 0; j < half; ++j)
+          if (cos_col[j] >= 0 && sin_col[j] >= 0)
+            pairs.push_back(
+                diagnosis::pair_angle(row[cos_col[j]], row[sin_col[j]], frequency(s, j), ulp));
+        estimated = diagnosis::position_of_angles(std::move(pairs));
+      } else {
+        const double c = std::clamp(row[cos_col[k]] / a, -1.0, 1.0);
+        const double w = frequency(s, k);
+        if (ulp / a / std::max(std::sqrt(1 - c * c), 1e-300) / w < 0.25)
+          estimated = std::acos(c) / w;
+      }
+      if (!estimated) continue;
+      const uint64_t declared_pos = declared.positions
+                                        ? declared.positions->streams[0][b.file_rows[r]]
+                                        : s.start + b.first + r;
+      offsets.push_back(*estimated - static_cast<double>(declared_pos));
+    }
+  return diagnosis::estimated_shift(std::move(offsets));
+}
+
+std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, Dtype dtype,
+                                  std::optional<int64_t> estimated_shift) {
   const TableSpec& s = declared.spec;
   const Claim& claim = declared.claim;
   std::vector<Candidate> out;
@@ -139,6 +185,7 @@ std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, 
   d.from_config = !declared.source.empty();
   d.other_layer_types = &declared.other_layer_types;
   d.head_dim = declared.head_dim;
+  d.estimated_shift = estimated_shift;
   d.width_flag = "--d-model";
   d.rows = "rows";
   for (diagnosis::SpecAlternative& a : diagnosis::spec_alternatives(d)) {
@@ -227,7 +274,8 @@ Diagnosis diagnose(const properties::RowReader& read, uint64_t rows, Dtype dtype
                                 "declaration is tried for so few",
                                 sampled_rows, rows, as_declared_fails.rows,
                                 as_declared_fails.rows == 1 ? "" : "s"));
-  const std::vector<Candidate> tried = candidates(declared, rows, dtype);
+  const std::vector<Candidate> tried =
+      candidates(declared, rows, dtype, shift_of_angles(sample, declared, dtype));
   std::vector<Alternative> said;
   for (const Candidate& c : tried) said.push_back(c.said);
   return diagnosis::choose(

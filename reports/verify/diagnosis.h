@@ -65,7 +65,7 @@ struct Alternative {
   std::string cause, detail;
   std::vector<std::string> flags;  // empty: no declaration states it (a bug to fix)
   bool loosens_claim = false;      // compute: a weaker claim, tried after every structural cause
-  int positions_shift = 0;         // positions: how far the data's are from the declared ones
+  int64_t positions_shift = 0;     // positions: how far the data's are from the declared ones
 };
 
 // The first alternative under which every sampled failing element passes (structural ones before
@@ -91,7 +91,23 @@ TableSpec with_rounded_frequencies(const TableSpec& s, uint64_t positions_end, D
 std::string unscaled_detail(RopeType type);
 
 // Every id of `p` plus `by`; nullopt where one would fall below 0.
-std::optional<RowPositions> shifted(const RowPositions& p, int by);
+std::optional<RowPositions> shifted(const RowPositions& p, int64_t by);
+
+// One pair's angle in a row, as its stored values give it: atan2(A sin, A cos) in [0, 2 pi), its
+// frequency, and how far the stored values' rounding may move it.
+struct PairAngle {
+  double angle, frequency, error;
+};
+PairAngle pair_angle(double cos_value, double sin_value, double frequency, double value_error);
+
+// The position a row's angles put it at, lowest frequency first (where position x frequency is
+// below 2 pi), each higher one refining it while its period is over 4x the estimate's
+// uncertainty, as a vernier; nullopt where the uncertainty left is 0.25 or more.
+std::optional<double> position_of_angles(std::vector<PairAngle> pairs);
+
+// The offset most rows' estimated positions agree on (`offsets`: estimated minus declared, one
+// per row): the median rounded, where at least half lie within 0.5 of it; else nullopt.
+std::optional<int64_t> estimated_shift(std::vector<double> offsets);
 
 // What tables and rotations declare alike: the spec (d, base, recipe, first position) and where
 // the rows (tokens) are.
@@ -108,6 +124,9 @@ struct DeclaredSpec {
   // The head's width where only spec.d_model of it rotates (a config's partial rotary, or the
   // rotation's tensors); 0: unknown.
   int head_dim = 0;
+  // The offset the data's own angles put the rows at (estimated_shift), tried where it is beyond
+  // the +-8 every diagnosis tries.
+  std::optional<int64_t> estimated_shift;
   std::string width_flag;  // "--d-model" or "--rotary-dim"
   std::string rows;        // "rows" or "tokens"
 };

@@ -96,12 +96,13 @@ std::string unscaled_detail(RopeType type) {
           : "; declared without --model-config or --rope-scaling");
 }
 
-std::optional<RowPositions> shifted(const RowPositions& p, int by) {
+std::optional<RowPositions> shifted(const RowPositions& p, int64_t by) {
   RowPositions out = p;
   for (std::vector<uint64_t>& stream : out.streams)
     for (uint64_t& id : stream) {
       if (by < 0 && id < static_cast<uint64_t>(-by)) return std::nullopt;
       id += static_cast<uint64_t>(by);
+      if (id > kMaxPosition) return std::nullopt;
     }
   return out;
 }
@@ -122,41 +123,82 @@ std::vector<uint64_t> sampled_blocks(uint64_t rows, const std::vector<uint64_t>&
   return out;
 }
 
+std::optional<int64_t> estimated_shift(std::vector<double> offsets) {
+  // Half the estimates at least must agree on one integer offset: a shift moves every row alike.
+  if (offsets.size() < 3) return std::nullopt;
+  std::sort(offsets.begin(), offsets.end());
+  const double median = offsets[offsets.size() / 2];
+  if (!std::isfinite(median) || std::fabs(median) > 0x1p52) return std::nullopt;
+  const int64_t shift = std::llround(median);
+  const auto agree = std::count_if(offsets.begin(), offsets.end(), [&](double o) {
+    return std::fabs(o - static_cast<double>(shift)) < 0.5;
+  });
+  if (2 * static_cast<size_t>(agree) < offsets.size()) return std::nullopt;
+  return shift;
+}
+
+PairAngle pair_angle(double cos_value, double sin_value, double frequency, double value_error) {
+  double angle = std::atan2(sin_value, cos_value);
+  if (angle < 0) angle += 2 * M_PI;
+  const double radius = std::hypot(cos_value, sin_value);
+  return {angle, frequency, radius > 0 ? 2 * value_error / radius : INFINITY};
+}
+
+std::optional<double> position_of_angles(std::vector<PairAngle> pairs) {
+  std::sort(pairs.begin(), pairs.end(),
+            [](const PairAngle& a, const PairAngle& b) { return a.frequency < b.frequency; });
+  if (pairs.empty() || !(pairs[0].frequency > 0)) return std::nullopt;
+  double position = pairs[0].angle / pairs[0].frequency;
+  double uncertainty = pairs[0].error / pairs[0].frequency;
+  for (const PairAngle& p : pairs) {
+    const double period = 2 * M_PI / p.frequency;
+    if (!(period > 4 * uncertainty)) break;  // this pair's turns could not be told apart
+    const double turns = std::nearbyint((position - p.angle / p.frequency) / period);
+    position = p.angle / p.frequency + turns * period;
+    uncertainty = std::min(uncertainty, p.error / p.frequency);
+  }
+  if (!(uncertainty < 0.25)) return std::nullopt;
+  return position;
+}
+
 std::vector<SpecAlternative> spec_alternatives(const DeclaredSpec& d) {
   const TableSpec& s = d.spec;
   std::vector<SpecAlternative> out;
   const auto with = [&](std::string cause, std::string detail, std::vector<std::string> flags) {
     return SpecAlternative{{std::move(cause), std::move(detail), std::move(flags)}, s, {}};
   };
-  for (int k = 1; k <= 8; ++k)
-    for (const int by : {-k, k}) {
-      const int64_t start = static_cast<int64_t>(s.start) + by;
-      SpecAlternative a =
-          d.ids_given
-              ? with("positions",
-                     fmt::format("every position id is off by {:+d}: the {} are at the ids of {} "
-                                 "plus {}",
-                                 by, d.rows, d.ids_name, by),
-                     {})
-              : with("positions",
-                     fmt::format("the {} start at position {}, not {} (positions off by {:+d})",
-                                 d.rows, start, s.start, by),
-                     {fmt::format("--start {}", start)});
-      if (d.ids) {
-        a.ids = shifted(*d.ids, by);
-        if (!a.ids) continue;
-      } else {
-        if (start < 0) continue;
-        a.spec.start = static_cast<uint64_t>(start);
-      }
-      // The sequence length dynamic and LongRoPE take moves with the positions, as the shifted
-      // declaration would set it.
-      if (needs_sequence_length(a.spec.rope))
-        a.spec.rope.sequence_length =
-            static_cast<uint64_t>(static_cast<int64_t>(d.positions_end) + by);
-      a.said.positions_shift = by;
-      out.push_back(std::move(a));
+  const auto shift_by = [&](int64_t by) {
+    const int64_t start = static_cast<int64_t>(s.start) + by;
+    SpecAlternative a =
+        d.ids_given
+            ? with("positions",
+                   fmt::format("every position id is off by {:+d}: the {} are at the ids of {} "
+                               "plus {}",
+                               by, d.rows, d.ids_name, by),
+                   {})
+            : with("positions",
+                   fmt::format("the {} start at position {}, not {} (positions off by {:+d})",
+                               d.rows, start, s.start, by),
+                   {fmt::format("--start {}", start)});
+    if (d.ids) {
+      a.ids = shifted(*d.ids, by);
+      if (!a.ids) return;
+    } else {
+      if (start < 0) return;
+      a.spec.start = static_cast<uint64_t>(start);
     }
+    // The sequence length dynamic and LongRoPE take moves with the positions, as the shifted
+    // declaration would set it.
+    if (needs_sequence_length(a.spec.rope))
+      a.spec.rope.sequence_length =
+          static_cast<uint64_t>(static_cast<int64_t>(d.positions_end) + by);
+    a.said.positions_shift = by;
+    out.push_back(std::move(a));
+  };
+  for (int k = 1; k <= 8; ++k)
+    for (const int by : {-k, k}) shift_by(by);
+  // A larger offset, where the data's own angles say one (estimated_shift): judged like the rest.
+  if (d.estimated_shift && std::abs(*d.estimated_shift) > 8) shift_by(*d.estimated_shift);
   const std::vector<int>& sections = s.rope.mrope_section;
   if (d.ids && d.ids->stream_count() == 3 && !sections.empty()) {
     const auto flags = [](const std::vector<int>& order, bool interleaved) {

@@ -68,6 +68,17 @@ TEST(Diagnosis, PositionsOffByOne) {
                "positions", {"--start 1"});
 }
 
+// A cache 1000 positions on (a prefix's rows): beyond the +-8 tried always, the offset the
+// rows' own angles give is tried, and judged like the rest; in a cos-only layout too.
+TEST(Diagnosis, PositionsFarOffAreFoundFromTheRowsOwnAngles) {
+  for (const Layout layout : {Layout::kInterleaved, Layout::kRopeCosDup}) {
+    const TableSpec declared = paper(64, 1e4, layout);
+    TableSpec built = declared;
+    built.start = 1000;
+    expect_cause(verify_values(exact_table(built, 4096), declared), "positions", {"--start 1000"});
+  }
+}
+
 TEST(Diagnosis, AnotherBase) {
   expect_cause(verify_values(exact_table(paper(128, 5e5), 4096), paper(128)), "base",
                {"--base 500000"});

@@ -110,6 +110,36 @@ SampleFailures judge_sample(const RotarySample& s, uint64_t first, uint64_t end,
   return f;
 }
 
+// The offset the sampled tokens' own angles put them at (estimated_shift): in each head, each
+// pair's A cos = (x_a y_a + x_b y_b) / |x|^2 and A sin = (x_a y_b - x_b y_a) / |x|^2, the lowest
+// frequency's estimate refined by the others (position_of_angles). None for M-RoPE.
+std::optional<int64_t> shift_of_angles(const RotarySample& sample, const VerifyRotaryOptions& o) {
+  if (sample.positions.stream_count() != 1) return std::nullopt;
+  const int pairs = o.spec.table.d_model / 2;
+  const size_t row_len = static_cast<size_t>(o.spec.head_dim);
+  const double u = std::max(unit_roundoff(sample.input_dtype), unit_roundoff(sample.output_dtype));
+  std::vector<double> offsets;
+  for (size_t row = 0; row < sample.x.size() / row_len; ++row) {
+    const double* x = &sample.x[row * row_len];
+    const double* y = &sample.y[row * row_len];
+    std::vector<diagnosis::PairAngle> angles;
+    for (int j = 0; j < pairs; ++j) {
+      const auto [a, b] = rotated_dims(o.spec, j);
+      const double norm = x[a] * x[a] + x[b] * x[b];
+      if (!(norm > 0)) continue;
+      const double c = (x[a] * y[a] + x[b] * y[b]) / norm, s = (x[a] * y[b] - x[b] * y[a]) / norm;
+      // The products' and the output's rounding, relative to |x|.
+      angles.push_back(
+          diagnosis::pair_angle(c, s, frequency(o.spec.table, j), 8 * u * std::hypot(c, s)));
+    }
+    const std::optional<double> estimated = diagnosis::position_of_angles(std::move(angles));
+    if (!estimated) continue;
+    offsets.push_back(*estimated -
+                      static_cast<double>(sample.positions.streams[0][row / o.geometry.heads]));
+  }
+  return diagnosis::estimated_shift(std::move(offsets));
+}
+
 std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RotarySample& sample) {
   const RowPositions& sampled = sample.positions;
   std::vector<RotaryCandidate> out;
@@ -149,6 +179,7 @@ std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const Rota
   d.from_config = !o.source.empty();
   d.other_layer_types = &o.other_layer_types;
   d.head_dim = s.head_dim;
+  d.estimated_shift = shift_of_angles(sample, o);
   d.width_flag = "--rotary-dim";
   d.rows = "tokens";
   for (diagnosis::SpecAlternative& a : diagnosis::spec_alternatives(d)) {

@@ -61,7 +61,7 @@ struct Diagnosis {
   std::string cause, detail;
   std::vector<std::string> matches;
   double explains = 0;
-  int positions_shift = 0;  // cause positions: the data's positions minus the declared ones
+  int64_t positions_shift = 0;  // cause positions: the data's positions minus the declared ones
 };
 nlohmann::json to_json(const Diagnosis& d);
 std::string to_text(const Diagnosis& d);  // "diagnosis: layout: ..." (one line, no newline)
