@@ -123,28 +123,33 @@ std::optional<int64_t> shift_of_angles(const std::vector<SampleBlock>& sample,
   const int k = half - 1;
   if (cos_col[k] < 0) return std::nullopt;
   const double a = attention_factor(s), ulp = ulp_of(a, dtype);
+  std::vector<double> w(static_cast<size_t>(half));
+  for (int j = 0; j < half; ++j) w[static_cast<size_t>(j)] = frequency(s, j);
+  // Rows past a turn of the lowest frequency (half a turn, for acos) would wrap: left out.
+  const double turn = (sin_col[k] >= 0 ? 1.5 : 0.75) * M_PI / w[static_cast<size_t>(k)];
   std::vector<double> offsets;
   for (const SampleBlock& b : sample)
     for (uint64_t r = 0; r < b.got.size() / static_cast<uint64_t>(width); ++r) {
       const double* row = b.got.data() + r * static_cast<uint64_t>(width);
+      const uint64_t declared_pos = declared.positions
+                                        ? declared.positions->streams[0][b.file_rows[r]]
+                                        : s.start + b.first + r;
+      if (static_cast<double>(declared_pos) >= turn) continue;
       std::optional<double> estimated;
       if (sin_col[k] >= 0) {
         std::vector<diagnosis::PairAngle> pairs;
         for (int j = 0; j < half; ++j)
           if (cos_col[j] >= 0 && sin_col[j] >= 0)
-            pairs.push_back(
-                diagnosis::pair_angle(row[cos_col[j]], row[sin_col[j]], frequency(s, j), ulp));
+            pairs.push_back(diagnosis::pair_angle(row[cos_col[j]], row[sin_col[j]],
+                                                  w[static_cast<size_t>(j)], ulp));
         estimated = diagnosis::position_of_angles(std::move(pairs));
       } else {
         const double c = std::clamp(row[cos_col[k]] / a, -1.0, 1.0);
-        const double w = frequency(s, k);
-        if (ulp / a / std::max(std::sqrt(1 - c * c), 1e-300) / w < 0.25)
-          estimated = std::acos(c) / w;
+        const double wk = w[static_cast<size_t>(k)];
+        if (ulp / a / std::max(std::sqrt(1 - c * c), 1e-300) / wk < 0.25)
+          estimated = std::acos(c) / wk;
       }
       if (!estimated) continue;
-      const uint64_t declared_pos = declared.positions
-                                        ? declared.positions->streams[0][b.file_rows[r]]
-                                        : s.start + b.first + r;
       offsets.push_back(*estimated - static_cast<double>(declared_pos));
     }
   return diagnosis::estimated_shift(std::move(offsets));

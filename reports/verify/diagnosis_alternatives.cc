@@ -125,6 +125,7 @@ std::vector<uint64_t> sampled_blocks(uint64_t rows, const std::vector<uint64_t>&
 
 std::optional<int64_t> estimated_shift(std::vector<double> offsets) {
   // Half the estimates at least must agree on one integer offset: a shift moves every row alike.
+  std::erase_if(offsets, [](double o) { return !std::isfinite(o); });
   if (offsets.size() < 3) return std::nullopt;
   std::sort(offsets.begin(), offsets.end());
   const double median = offsets[offsets.size() / 2];
@@ -151,13 +152,14 @@ std::optional<double> position_of_angles(std::vector<PairAngle> pairs) {
   double position = pairs[0].angle / pairs[0].frequency;
   double uncertainty = pairs[0].error / pairs[0].frequency;
   for (const PairAngle& p : pairs) {
+    if (!std::isfinite(p.angle) || !std::isfinite(p.error)) continue;  // a NaN or Inf stored
     const double period = 2 * M_PI / p.frequency;
     if (!(period > 4 * uncertainty)) break;  // this pair's turns could not be told apart
     const double turns = std::nearbyint((position - p.angle / p.frequency) / period);
     position = p.angle / p.frequency + turns * period;
     uncertainty = std::min(uncertainty, p.error / p.frequency);
   }
-  if (!(uncertainty < 0.25)) return std::nullopt;
+  if (!(uncertainty < 0.25) || !std::isfinite(position)) return std::nullopt;
   return position;
 }
 
@@ -184,7 +186,7 @@ std::vector<SpecAlternative> spec_alternatives(const DeclaredSpec& d) {
       a.ids = shifted(*d.ids, by);
       if (!a.ids) return;
     } else {
-      if (start < 0) return;
+      if (start < 0 || static_cast<uint64_t>(start) > kMaxPosition) return;
       a.spec.start = static_cast<uint64_t>(start);
     }
     // The sequence length dynamic and LongRoPE take moves with the positions, as the shifted

@@ -118,10 +118,16 @@ std::optional<int64_t> shift_of_angles(const RotarySample& sample, const VerifyR
   const int pairs = o.spec.table.d_model / 2;
   const size_t row_len = static_cast<size_t>(o.spec.head_dim);
   const double u = std::max(unit_roundoff(sample.input_dtype), unit_roundoff(sample.output_dtype));
+  std::vector<double> w(static_cast<size_t>(pairs));
+  for (int j = 0; j < pairs; ++j) w[static_cast<size_t>(j)] = frequency(o.spec.table, j);
+  // Tokens past a turn of the lowest frequency would wrap: left out.
+  const double turn = 1.5 * M_PI / *std::min_element(w.begin(), w.end());
   std::vector<double> offsets;
   for (size_t row = 0; row < sample.x.size() / row_len; ++row) {
     const double* x = &sample.x[row * row_len];
     const double* y = &sample.y[row * row_len];
+    const uint64_t declared_pos = sample.positions.streams[0][row / o.geometry.heads];
+    if (static_cast<double>(declared_pos) >= turn) continue;
     std::vector<diagnosis::PairAngle> angles;
     for (int j = 0; j < pairs; ++j) {
       const auto [a, b] = rotated_dims(o.spec, j);
@@ -130,12 +136,11 @@ std::optional<int64_t> shift_of_angles(const RotarySample& sample, const VerifyR
       const double c = (x[a] * y[a] + x[b] * y[b]) / norm, s = (x[a] * y[b] - x[b] * y[a]) / norm;
       // The products' and the output's rounding, relative to |x|.
       angles.push_back(
-          diagnosis::pair_angle(c, s, frequency(o.spec.table, j), 8 * u * std::hypot(c, s)));
+          diagnosis::pair_angle(c, s, w[static_cast<size_t>(j)], 2 * u * std::hypot(c, s)));
     }
     const std::optional<double> estimated = diagnosis::position_of_angles(std::move(angles));
     if (!estimated) continue;
-    offsets.push_back(*estimated -
-                      static_cast<double>(sample.positions.streams[0][row / o.geometry.heads]));
+    offsets.push_back(*estimated - static_cast<double>(declared_pos));
   }
   return diagnosis::estimated_shift(std::move(offsets));
 }
