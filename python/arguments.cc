@@ -66,8 +66,8 @@ std::string json_text(const py::handle& v, const char* key) {
 ModelRope warned(ModelRope m, bool warn = true) {
   if (warn)
     for (const std::string& w : m.warnings)  // -1: warnings are errors here, raised as such
-    if (PyErr_WarnEx(PyExc_UserWarning, ("peverify: " + w).c_str(), 2) < 0)
-      throw py::error_already_set();
+      if (PyErr_WarnEx(PyExc_UserWarning, ("peverify: " + w).c_str(), 2) < 0)
+        throw py::error_already_set();
   return m;
 }
 

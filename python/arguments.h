@@ -25,7 +25,7 @@ struct Arguments {
   std::optional<double> model_c;
   std::optional<ModelRope> model;
   std::vector<ModelRope> other_layer_types;  // RotaryRequest::other_layer_types
-  std::string model_name = "model_config";  // how messages name it: a path, a preset, or this
+  std::string model_name = "model_config";   // how messages name it: a path, a preset, or this
   std::optional<RopeScaling> recipe;
   std::optional<std::string> dtype;  // verify: how to read 16-bit patterns; oracle: the output
   std::string engine = "fast";

@@ -220,16 +220,11 @@ std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, 
   return out;
 }
 
-// "pos 3000 dim 10, pos 70 dim 2 and 5 more".
+// "pos 3000 dim 10, pos 70 dim 2".
 std::string places(const VerifyResult& r) {
-  std::vector<std::string> seen;
-  for (const properties::PropertyVerdict& v : r.verdicts)
-    for (const properties::Finding& f : v.worst)
-      if (!v.holds && seen.size() < 3) {
-        const std::string at = fmt::format("pos {} dim {}", f.pos, f.column);
-        if (std::find(seen.begin(), seen.end(), at) == seen.end()) seen.push_back(at);
-      }
-  return fmt::format("{}", fmt::join(seen, ", "));
+  return diagnosis::first_places(r.verdicts, [](const properties::Finding& f) {
+    return fmt::format("pos {} dim {}", f.pos, f.column);
+  });
 }
 
 // "oracle 1, consistent 2": each failing property with its count of failing elements where it

@@ -76,6 +76,11 @@ Diagnosis choose(const std::vector<Alternative>& alternatives, uint64_t failing_
                  const std::function<std::optional<uint64_t>(size_t)>& failing,
                  const std::string& sampled, const std::function<Diagnosis(std::string)>& isolated);
 
+// The first three distinct places the failing verdicts' worst elements name, as `name` says
+// each, joined by commas: what an isolated diagnosis shows.
+std::string first_places(const std::vector<properties::PropertyVerdict>& verdicts,
+                         const std::function<std::string(const properties::Finding&)>& name);
+
 // `x` rounded to nearest (ties to even) in format `t`.
 double rounded_to(double x, Dtype t);
 

@@ -59,6 +59,18 @@ Diagnosis choose(const std::vector<Alternative>& alternatives, uint64_t failing_
   return d;
 }
 
+std::string first_places(const std::vector<properties::PropertyVerdict>& verdicts,
+                         const std::function<std::string(const properties::Finding&)>& name) {
+  std::vector<std::string> seen;
+  for (const properties::PropertyVerdict& v : verdicts)
+    for (const properties::Finding& f : v.worst)
+      if (!v.holds && seen.size() < 3) {
+        std::string at = name(f);
+        if (std::find(seen.begin(), seen.end(), at) == seen.end()) seen.push_back(std::move(at));
+      }
+  return fmt::format("{}", fmt::join(seen, ", "));
+}
+
 double rounded_to(double x, Dtype t) {
   const double ulp = ulp_of(x, t);
   return std::nearbyint(x / ulp) * ulp;

@@ -225,15 +225,12 @@ std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const Rota
   return out;
 }
 
+// "pos 3000 head 2 dim 10, ...".
 std::string places(const VerifyRotaryResult& r) {
-  std::vector<std::string> seen;
-  for (const properties::PropertyVerdict& v : r.verdicts)
-    for (const properties::Finding& f : v.worst)
-      if (!v.holds && seen.size() < 3) {
-        const TensorGeometry::Place p = r.options.geometry.place(f.row.value_or(0));
-        seen.push_back(fmt::format("pos {} head {} dim {}", f.pos, p.head, f.column));
-      }
-  return fmt::format("{}", fmt::join(seen, ", "));
+  return diagnosis::first_places(r.verdicts, [&](const properties::Finding& f) {
+    const TensorGeometry::Place p = r.options.geometry.place(f.row.value_or(0));
+    return fmt::format("pos {} head {} dim {}", f.pos, p.head, f.column);
+  });
 }
 
 Diagnosis isolated(const VerifyRotaryResult& r, const std::string& tried) {
