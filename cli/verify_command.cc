@@ -10,6 +10,7 @@
 #include "peverify/cli/command.h"
 #include "peverify/cli/enum_option.h"
 #include "peverify/cli/table_options.h"
+#include "peverify/cli/verify_sinusoids.h"
 #include "peverify/encoding/request.h"
 #include "peverify/reports/verify/verify.h"
 #include "peverify/tables/atomic_file.h"
@@ -33,6 +34,7 @@ struct VerifyCommandOptions {
   double model_c = 0;
   std::optional<int64_t> threads;  // absent: all cores
   std::string json;
+  SinusoidOptions sinusoids;  // --timesteps, --rope-axes, --alibi
 };
 
 int run_verify(const VerifyCommandOptions& o) {
@@ -44,6 +46,10 @@ int run_verify(const VerifyCommandOptions& o) {
   read.dtype = o.dtype;
   if (!o.tensor.empty()) read.tensor = o.tensor;
   if (!o.json.empty()) check_writable(o.json);
+  if (o.sinusoids.requested())
+    return run_sinusoid_verify(o.sinusoids,
+                               {o.file, o.tensor, o.json, o.dtype, &o.table, claim, threads});
+  if (!o.sinusoids.timestep_recipe.empty()) throw UsageError("--timestep-recipe needs --timesteps");
 
   const TableStream t = open_table(o.file, read);
   TableRequest q;
@@ -110,6 +116,7 @@ void add_verify_command(CLI::App& root, std::vector<Command>& commands) {
                   claim_constants().direct_c));
   app->add_option("--threads", o->threads, "worker threads (default: all cores)");
   app->add_option("--json", o->json, "also write the results as JSON here");
+  add_sinusoid_options(*app, o->sinusoids);
   commands.push_back({app, [o] { return run_verify(*o); }});
 }
 

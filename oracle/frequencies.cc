@@ -15,12 +15,17 @@ double power_error_factor(double base) { return 2.0 + 1.01 * std::log(base); }
 
 void raise_base(const TableSpec& spec, int pair, mpfr_prec_t precision, mpfr_ptr out) {
   const FrequencyExponent e = frequency_exponent(spec, pair);
-  MpfrVar exponent(precision), base(64);
-  mpfr_set_d(base, spec.base, MPFR_RNDN);  // exact: a double fits in 64 bits
-  mpfr_set_si(exponent, static_cast<long>(e.numerator), MPFR_RNDN);
-  mpfr_div_si(exponent, exponent, static_cast<long>(e.denominator), MPFR_RNDN);
+  raise_rational(spec.base, e.numerator, e.denominator, precision, out);
+}
+
+void raise_rational(double base, int64_t numerator, int64_t denominator, mpfr_prec_t precision,
+                    mpfr_ptr out) {
+  MpfrVar exponent(precision), b(64);
+  mpfr_set_d(b, base, MPFR_RNDN);  // exact: a double fits in 64 bits
+  mpfr_set_si(exponent, static_cast<long>(numerator), MPFR_RNDN);
+  mpfr_div_si(exponent, exponent, static_cast<long>(denominator), MPFR_RNDN);
   mpfr_set_prec(out, precision);
-  mpfr_pow(out, base, exponent, MPFR_RNDN);
+  mpfr_pow(out, b, exponent, MPFR_RNDN);
 }
 
 Frequencies::Frequencies(const TableSpec& spec) : spec_(spec) {

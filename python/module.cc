@@ -25,6 +25,7 @@
 #include "peverify/python/array_table.h"
 #include "peverify/python/results.h"
 #include "peverify/python/rotary.h"
+#include "peverify/python/sinusoids.h"
 #include "peverify/reports/verify/verify.h"
 #include "peverify/tables/atomic_file.h"
 
@@ -193,12 +194,14 @@ PYBIND11_MODULE(peverify, m) {
   });
   bind_results(m);
   bind_rotary(m);
+  bind_sinusoids(m);
 
   m.def(
       "verify",
-      [](const py::object& table, const py::kwargs& kwargs) {
+      [](const py::object& table, const py::kwargs& kwargs) -> py::object {
+        if (asks_for_sinusoid(kwargs)) return verify_sinusoid_array(table, kwargs);
         const Arguments args = arguments(kwargs, kVerifyKeywords);
-        return verify_array(table, args, args.dtype, args.threads);
+        return py::cast(verify_array(table, args, args.dtype, args.threads));
       },
       py::arg("table"),
       fmt::format(
@@ -211,7 +214,12 @@ PYBIND11_MODULE(peverify, m) {
           "dtype='bfloat16'. model_config: a dict (a transformers config's to_dict()), a path to a "
           "config.json or a preset's name; rope_scaling: a dict or JSON text. positions: the rows' "
           "integer position ids ([N]; [3, N] for M-RoPE), for rows that are not start, start + 1, "
-          "...: packed sequences, padding, a gathered batch.",
+          "...: packed sequences, padding, a gathered batch.\n\nThe other sinusoidal tables (a "
+          "SinusoidVerdict): timesteps=T with timestep_recipe= (a preset: ddpm, diffusers, adm, "
+          "flux, wan, qwen-image; or a dict of diffusers' names) for a diffusion timestep "
+          "embedding; rope_axes= (a preset: flux, flux2, hunyuan-video, qwen-image; or [16, 56, "
+          "56]) with positions= ([axes, N] ids, floats and negatives allowed) and layout= for "
+          "multi-axis RoPE; alibi=True (alibi_max_bias=8) for ALiBi's slopes.",
           default_base())
           .c_str());
   m.def(

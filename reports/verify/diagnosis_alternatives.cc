@@ -9,6 +9,7 @@
 
 #include "peverify/encoding/format.h"
 #include "peverify/encoding/rope.h"
+#include "peverify/encoding/sinusoids/timestep.h"
 #include "peverify/encoding/vocabulary.h"
 #include "peverify/reports/verify/diagnosis.h"
 
@@ -71,10 +72,7 @@ std::string first_places(const std::vector<properties::PropertyVerdict>& verdict
   return fmt::format("{}", fmt::join(seen, ", "));
 }
 
-double rounded_to(double x, Dtype t) {
-  const double ulp = ulp_of(x, t);
-  return std::nearbyint(x / ulp) * ulp;
-}
+double rounded_to(double x, Dtype t) { return round_to(x, 0, t); }
 
 // LongRoPE's per-pair factors carry the ratio exact / rounded (its MPFR frequency is then the
 // rounded one to within 2^-53 relative, far below any claim), with the attention factor 1 and

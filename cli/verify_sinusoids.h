@@ -1,0 +1,40 @@
+// `peverify verify` for the other sinusoidal tables (docs/design.md §16): --timesteps for a
+// diffusion timestep embedding, --rope-axes for multi-axis RoPE, --alibi for ALiBi's slopes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "peverify/cli/table_options.h"
+#include "peverify/encoding/claim.h"
+
+namespace pev::cli {
+
+struct SinusoidOptions {
+  std::string timesteps;  // a .npy of one timestep per row
+  std::string timestep_recipe;
+  std::string rope_axes;  // a preset or d0,d1,...
+  bool alibi = false;
+  double alibi_max_bias = 8;
+  CLI::Option* layout_option =
+      nullptr;  // whether --layout was given (a timestep table has its own)
+  bool requested() const { return !timesteps.empty() || !rope_axes.empty() || alibi; }
+};
+
+void add_sinusoid_options(CLI::App& app, SinusoidOptions& o);
+
+// What the rest of verify's options say, as the sinusoidal tables use them.
+struct SinusoidRun {
+  std::string file, tensor, json;
+  std::optional<Dtype> dtype;
+  const TableOptions* table = nullptr;
+  Claim claim;
+  int threads = 0;
+};
+
+// Runs the check the options ask for and returns the exit code; UsageError or ConfigError for a
+// flag of the Transformer's tables given with one of these.
+int run_sinusoid_verify(const SinusoidOptions& o, const SinusoidRun& run);
+
+}  // namespace pev::cli

@@ -1,0 +1,176 @@
+#include "peverify/python/sinusoids.h"
+
+#include <fmt/format.h>
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "peverify/encoding/model_config.h"
+#include "peverify/python/arguments.h"
+#include "peverify/python/array_table.h"
+#include "peverify/python/results.h"
+#include "peverify/reports/sinusoids/alibi_verify.h"
+#include "peverify/reports/sinusoids/declarations.h"
+
+namespace py = pybind11;
+
+namespace pev::python {
+namespace {
+
+const std::vector<std::string> kOwnKeywords = {"timesteps", "timestep_recipe", "rope_axes", "alibi",
+                                               "alibi_max_bias"};
+
+// Numbers from an array-like: a PyTorch tensor (any device, any float type) or anything NumPy
+// reads, each converted exactly to float64 (integers beyond 2^53 refused).
+reports::Numbers numbers_of(const py::handle& v, const std::string& name) {
+  py::object np = py::module_::import("numpy");
+  py::object a = py::reinterpret_borrow<py::object>(v);
+  std::string type;
+  if (py::hasattr(a, "detach") && py::hasattr(a, "cpu")) {  // a tensor: float64 holds every type
+    type = py::str(a.attr("dtype")).cast<std::string>();
+    if (type.rfind("torch.", 0) == 0) type = type.substr(6);
+    a = a.attr("detach")().attr("cpu")();
+    if (type.find("int") == std::string::npos) a = a.attr("double")();
+    a = a.attr("numpy")();
+  }
+  a = np.attr("asarray")(a);
+  const std::string kind = py::str(a.attr("dtype").attr("kind")).cast<std::string>();
+  if (type.empty()) type = py::str(a.attr("dtype")).cast<std::string>();
+  if (kind != "i" && kind != "u" && kind != "f")
+    throw ConfigError(
+        fmt::format("{} must be numbers (integers or floats), got dtype {}", name, type));
+  const py::int_ limit(int64_t{1} << 53);
+  if (kind != "f" && !np.attr("all")(np.attr("less_equal")(np.attr("abs")(a), limit)).cast<bool>())
+    throw ConfigError(name + ": an integer beyond 2^53");
+  py::array_t<double, py::array::c_style | py::array::forcecast> d(a.attr("astype")("float64"));
+  reports::Numbers n{name, type, {}, {d.data(), d.data() + d.size()}};
+  for (py::ssize_t i = 0; i < d.ndim(); ++i) n.shape.push_back(static_cast<uint64_t>(d.shape(i)));
+  for (size_t i = 0; i < n.values.size(); ++i)
+    if (!std::isfinite(n.values[i]))
+      throw ConfigError(fmt::format("{}: element {} is not finite", name, i));
+  if (n.values.empty()) throw ConfigError(name + " is empty");
+  return n;
+}
+
+reports::SinusoidInput input_of(const py::object& table, const std::optional<std::string>& dtype,
+                                bool vector) {
+  auto [host, host_dtype] = host_array(table, dtype);
+  if (vector) host = py::module_::import("numpy").attr("asarray")(host).attr("reshape")(1, -1);
+  ArrayTable a = array_table(host, host_dtype);
+  reports::SinusoidInput in{"array",          a.stream->description(), a.stream->dtype(),
+                            a.stream->rows(), a.stream->width(),       {}};
+  in.values.resize(in.rows * in.width);
+  a.stream->read_rows(0, in.rows, in.values.data());
+  return in;
+}
+
+std::string text_of(const py::handle& v) {
+  if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+  if (py::isinstance<py::dict>(v))
+    return py::module_::import("json").attr("dumps")(v).cast<std::string>();
+  if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {  // rope_axes=[16, 56, 56]
+    std::vector<std::string> dims;
+    for (const py::handle d : v) dims.push_back(py::str(d).cast<std::string>());
+    return fmt::format("{}", fmt::join(dims, ","));
+  }
+  throw ConfigError("expected a name, a dict or a list, got " +
+                    py::str(v.get_type()).cast<std::string>());
+}
+
+}  // namespace
+
+bool asks_for_sinusoid(const py::kwargs& kwargs) {
+  return kwargs.contains("timesteps") || kwargs.contains("rope_axes") ||
+         (kwargs.contains("alibi") && py::bool_(kwargs["alibi"]));
+}
+
+py::object verify_sinusoid_array(const py::object& table, const py::kwargs& kwargs) {
+  py::kwargs rest;  // the keywords verify() shares with the Transformer's tables
+  for (const auto& [key, value] : kwargs) {
+    const std::string k = py::str(key);
+    if (std::find(kOwnKeywords.begin(), kOwnKeywords.end(), k) == kOwnKeywords.end() &&
+        k != "positions")
+      rest[key] = value;
+  }
+  const Arguments args =
+      arguments(rest, {"base", "layout", "compute", "budget", "model_c", "dtype", "threads"});
+  const Claim claim = resolve_claim(claim_request(args));
+  const bool alibi = kwargs.contains("alibi") && py::bool_(kwargs["alibi"]);
+  const int modes = kwargs.contains("timesteps") + kwargs.contains("rope_axes") + alibi;
+  if (modes > 1)
+    throw ConfigError("timesteps, rope_axes and alibi are three kinds of table: give one");
+  reports::SinusoidVerdict v;
+  if (alibi) {
+    const reports::SinusoidInput in = input_of(table, args.dtype, true);
+    const double max_bias =
+        kwargs.contains("alibi_max_bias") ? kwargs["alibi_max_bias"].cast<double>() : 8.0;
+    py::gil_scoped_release release;
+    v = reports::verify_alibi(in, max_bias, claim);
+  } else if (kwargs.contains("timesteps")) {
+    if (kwargs.contains("positions") || kwargs.contains("layout") || kwargs.contains("base"))
+      throw ConfigError("timesteps= takes no positions, layout or base: the recipe says them");
+    const TimestepRecipe recipe = parse_timestep_recipe(
+        kwargs.contains("timestep_recipe") ? text_of(kwargs["timestep_recipe"]) : "diffusers");
+    const reports::SinusoidInput in = input_of(table, args.dtype, false);
+    const reports::Numbers ts = numbers_of(kwargs["timesteps"], "timesteps");
+    const int width = static_cast<int>(in.width);
+    const reports::SinusoidDeclaration d =
+        reports::timestep_declaration(recipe, width, ts, in.rows);
+    const auto alternatives = reports::timestep_alternatives(recipe, width, ts, in.rows);
+    py::gil_scoped_release release;
+    v = reports::verify_sinusoid(in, d, alternatives, claim, args.threads);
+  } else {
+    if (!kwargs.contains("positions"))
+      throw ConfigError("rope_axes= needs positions=: each row's ids, [axes, N]");
+    const RopeAxes axes = parse_rope_axes(text_of(kwargs["rope_axes"]), args.base);
+    const reports::SinusoidInput in = input_of(table, args.dtype, false);
+    const reports::SinusoidDeclaration d = reports::axes_declaration(
+        axes, args.layout, numbers_of(kwargs["positions"], "positions"), in.rows, in.width);
+    const auto alternatives = reports::axes_alternatives(axes, args.layout, d);
+    py::gil_scoped_release release;
+    v = reports::verify_sinusoid(in, d, alternatives, claim, args.threads);
+  }
+  return py::cast(std::move(v));
+}
+
+void bind_sinusoids(py::module_& m) {
+  py::class_<reports::SinusoidVerdict>(
+      m, "SinusoidVerdict",
+      "verify()'s verdict on a timestep embedding, a multi-axis RoPE table or ALiBi slopes: the "
+      "keys of `peverify verify --timesteps/--rope-axes/--alibi --json` as attributes.")
+      .def_readonly("table", &reports::SinusoidVerdict::table)
+      .def_readonly("description", &reports::SinusoidVerdict::description)
+      .def_readonly("kind", &reports::SinusoidVerdict::kind)
+      .def_readonly("declared", &reports::SinusoidVerdict::declaration)
+      .def_readonly("positions", &reports::SinusoidVerdict::positions)
+      .def_readonly("elements", &reports::SinusoidVerdict::elements)
+      .def_readonly("max_abs_error", &reports::SinusoidVerdict::max_abs_error)
+      .def_property_readonly("holds", &reports::SinusoidVerdict::holds, "every property holds")
+      .def_property_readonly(
+          "properties",
+          [](const reports::SinusoidVerdict& v) {
+            return from_json(reports::to_json(v)["properties"]);
+          },
+          "each property: holds, judged, failed, summary and its worst elements (row, column, "
+          "positions, got, exact, abs_error, allowed)")
+      .def_property_readonly(
+          "diagnosis",
+          [](const reports::SinusoidVerdict& v) {
+            return v.diagnosis ? from_json(reports::to_json(*v.diagnosis)) : py::none();
+          },
+          "a failing verdict's cause (cause, detail, matches), else None")
+      .def(
+          "to_json", [](const reports::SinusoidVerdict& v) { return reports::to_json(v).dump(2); },
+          "the verdict as `--json` writes it (a string)")
+      .def("__bool__", &reports::SinusoidVerdict::holds)
+      .def("__str__", [](const reports::SinusoidVerdict& v) { return reports::to_text(v); })
+      .def("__repr__", [](const reports::SinusoidVerdict& v) {
+        return fmt::format("<SinusoidVerdict {} {}: {}>", v.kind, v.table,
+                           v.holds() ? "PASS" : "FAIL");
+      });
+}
+
+}  // namespace pev::python

@@ -1,0 +1,18 @@
+// verify() for the other sinusoidal tables (internal to the Python module; docs/design.md §16):
+// timesteps= for a diffusion timestep embedding, rope_axes= for multi-axis RoPE, alibi=True for
+// ALiBi's slopes, each returning a SinusoidVerdict.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace pev::python {
+
+// Whether verify()'s keywords ask for one of these tables.
+bool asks_for_sinusoid(const pybind11::kwargs& kwargs);
+// The verdict (a ValueError, through ConfigError, for bad arguments).
+pybind11::object verify_sinusoid_array(const pybind11::object& table,
+                                       const pybind11::kwargs& kwargs);
+
+void bind_sinusoids(pybind11::module_& m);
+
+}  // namespace pev::python

@@ -1,0 +1,39 @@
+// The exact values a sinusoidal table's rows need (docs/design.md §16), computed once for each
+// distinct (axis, position, frequency): Flux's 4096 tokens take 64 distinct rows and columns per
+// image axis, a timestep table one per timestep.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "peverify/encoding/sinusoids/table.h"
+#include "peverify/oracle/sinusoid.h"
+
+namespace pev::reports::sinusoids {
+
+class ExactValues {
+ public:
+  // For rows `rows` of the positions (every row when empty), rounded to `target`.
+  ExactValues(const SinusoidTable& table, const AxisPositions& positions, Dtype target, int threads,
+              const std::vector<uint64_t>& rows = {});
+
+  struct Value {
+    double exact = 0, rounded = 0;
+    bool exact_is_true = false;  // a zero column, or an angle of exactly 0: no rounding at all
+  };
+  // Element (row, column); `row` must be one of the rows given.
+  Value at(uint64_t row, int column) const;
+
+ private:
+  struct Axis {
+    std::vector<double> distinct;        // the axis's positions, sorted, each once
+    std::vector<int> frequencies;        // the table's frequencies its columns use
+    std::vector<int> local;              // table frequency -> index into `frequencies`, or -1
+    std::vector<oracle::SinCos> values;  // [distinct][local frequency]
+  };
+  const SinusoidTable& table_;
+  const AxisPositions& positions_;
+  std::vector<Axis> axes_;
+};
+
+}  // namespace pev::reports::sinusoids
