@@ -262,6 +262,34 @@ expect_message "--compute must be" "verify-rotary --compute" verify-rotary --inp
 expect_message "smaller than the rotary dimension" "verify-rotary --rotary-dim" verify-rotary --input "$out" --output "$out" --rotary-dim 8
 expect_message "No such file" "verify-rotary missing input" verify-rotary --input "$dir/none.npy" --output "$out"
 
+# The other sinusoidal tables (docs/design.md §16): timesteps, multi-axis ids and ALiBi slopes.
+"$peverify" oracle --d-model 4 --positions 4 -o "$dir/emb.npy" >/dev/null 2>&1
+ids_npy "$dir/steps.npy" '<f8' '(4,)' 0 0.5 1 2
+ids_npy "$dir/steps3.npy" '<f8' '(3,)' 0 1 2
+ids_npy "$dir/axes_ids.npy" '<f8' '(2, 4)' 0 -1 0.5 3 0 0 1 1
+expect_exit 1 "a Transformer table is no diffusers timestep embedding" verify "$dir/emb.npy" --timesteps "$dir/steps.npy"
+expect_message "one per row" "timesteps for another table" verify "$dir/emb.npy" --timesteps "$dir/steps3.npy"
+expect_message "unknown preset" "unknown timestep recipe" verify "$dir/emb.npy" --timesteps "$dir/steps.npy" --timestep-recipe sdxxl
+expect_message "unknown key" "a misspelled recipe key" verify "$dir/emb.npy" --timesteps "$dir/steps.npy" --timestep-recipe '{"max_perod": 10}'
+expect_message "needs --timesteps" "a recipe without timesteps" verify "$dir/emb.npy" --timestep-recipe adm
+expect_message "does not take --layout" "timesteps with a layout" verify "$dir/emb.npy" --timesteps "$dir/steps.npy" --layout halves
+expect_message "three kinds of table" "timesteps and axes" verify "$dir/emb.npy" --timesteps "$dir/steps.npy" --rope-axes 2,2
+expect_message "needs --positions" "axes without ids" verify "$dir/emb.npy" --rope-axes 2,2
+expect_message "makes 6 columns" "axes that do not make the width" verify "$dir/emb.npy" --rope-axes 2,4 --positions "$dir/axes_ids.npy" --layout interleaved
+expect_message "ids of shape [4]" "ids for one axis of two" verify "$dir/emb.npy" --rope-axes 2,2 --positions "$dir/steps.npy"
+expect_message "even number of dims" "an odd axis" verify "$dir/emb.npy" --rope-axes 3,1 --positions "$dir/axes_ids.npy"
+expect_message "disagrees" "a preset's theta and --base" verify "$dir/emb.npy" --rope-axes flux --base 256 --positions "$dir/axes_ids.npy"
+expect_exit 1 "axes at real and negative ids" verify "$dir/emb.npy" --rope-axes 2,2 --positions "$dir/axes_ids.npy"
+expect_message "does not take --d-model" "alibi with a d_model" verify "$dir/emb.npy" --alibi --d-model 4
+expect_message "--alibi-max-bias must be" "a negative max_bias" verify "$dir/emb.npy" --alibi --alibi-max-bias -1
+expect_exit 0 "list --encodings" list --encodings
+expect_message "two lists" "list --models --encodings" list --models --encodings
+expect_exit 1 "a table is no slope vector" verify "$dir/emb.npy" --alibi --json "$dir/alibi.json"
+if [ ! -s "$dir/alibi.json" ]; then
+  echo "FAIL: verify --alibi --json wrote no JSON"
+  failures=$((failures + 1))
+fi
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures contract failure(s)"
   exit 1

@@ -14,6 +14,8 @@
 #include "peverify/core/registry.h"
 #include "peverify/core/registry_json.h"
 #include "peverify/encoding/model_presets.h"
+#include "peverify/encoding/sinusoids/rope_axes.h"
+#include "peverify/encoding/sinusoids/timestep.h"
 
 namespace pev::cli {
 namespace {
@@ -53,6 +55,48 @@ int run_list_models(bool json) {
   return kExitOk;
 }
 
+// The other sinusoidal tables verify takes (docs/design.md §16): the timestep recipes and the
+// multi-axis RoPE presets, each with the models that build it and the file it was read from.
+int run_list_encodings(bool json) {
+  nlohmann::json timesteps = nlohmann::json::array(), axes = nlohmann::json::array();
+  if (!json) fmt::print("timestep embeddings (verify --timesteps T.npy --timestep-recipe NAME):\n");
+  for (const TimestepPreset& p : timestep_presets()) {
+    const TimestepRecipe& r = p.recipe;
+    timesteps.push_back({{"name", p.name},
+                         {"models", p.models},
+                         {"source", p.source},
+                         {"max_period", r.max_period},
+                         {"downscale_freq_shift", r.downscale_freq_shift},
+                         {"flip_sin_to_cos", r.flip_sin_to_cos},
+                         {"scale", r.scale},
+                         {"time_factor", r.time_factor},
+                         {"timestep_dtype", name_of(r.timestep_dtype)}});
+    if (!json)
+      fmt::print("  {:<12} {}\n  {:<12} {}; {}\n", p.name, describe(r), "", p.models, p.source);
+  }
+  if (!json)
+    fmt::print("multi-axis RoPE (verify --rope-axes NAME --positions IDS.npy --layout L):\n");
+  for (const RopeAxesPreset& p : rope_axes_presets()) {
+    axes.push_back({{"name", p.name},
+                    {"models", p.models},
+                    {"source", p.source},
+                    {"axes_dims", p.axes.dims},
+                    {"theta", p.axes.base}});
+    if (!json)
+      fmt::print("  {:<14} {}\n  {:<14} {}; {}\n", p.name, describe(p.axes), "", p.models,
+                 p.source);
+  }
+  if (json) {
+    std::cout << nlohmann::json{{"timestep_recipes", timesteps}, {"rope_axes", axes}}.dump(2)
+              << "\n";
+  } else {
+    fmt::print(
+        "ALiBi slopes (verify --alibi [--alibi-max-bias 8]): the authors' rule, "
+        "ofirpress/attention_with_linear_biases fairseq/models/transformer.py get_slopes\n");
+  }
+  return kExitOk;
+}
+
 int run_list(bool json) {
   if (json) {
     std::cout << core::registry_json().dump(2) << "\n";
@@ -72,13 +116,23 @@ int run_list(bool json) {
 void add_list_command(CLI::App& root, std::vector<Command>& commands) {
   auto json = std::make_shared<bool>(false);
   auto models = std::make_shared<bool>(false);
+  auto encodings = std::make_shared<bool>(false);
   CLI::App* app = root.add_subcommand(
-      "list", "List the registry's implementations (or, with --models, the model presets)");
+      "list",
+      "List the registry's implementations (or, with --models, the model presets; with "
+      "--encodings, the timestep and multi-axis recipes)");
   app->add_flag("--json", *json, "machine-readable JSON");
   app->add_flag("--models", *models,
                 "the model presets --model-config accepts by name, and the report studies");
-  commands.push_back(
-      {app, [json, models] { return *models ? run_list_models(*json) : run_list(*json); }});
+  app->add_flag(
+      "--encodings", *encodings,
+      "the timestep-embedding recipes and multi-axis RoPE presets verify accepts by name");
+  commands.push_back({app, [json, models, encodings] {
+                        if (*models && *encodings)
+                          throw UsageError("--models and --encodings are two lists: give one");
+                        if (*encodings) return run_list_encodings(*json);
+                        return *models ? run_list_models(*json) : run_list(*json);
+                      }});
 }
 
 }  // namespace pev::cli

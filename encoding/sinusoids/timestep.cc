@@ -197,13 +197,13 @@ double timestep_argument(const TimestepRecipe& r, double t) {
 }
 
 std::string describe(const TimestepRecipe& r) {
-  std::string s = r.preset.empty() ? "custom" : r.preset;
-  s += fmt::format(" ({}, max_period {:g}, downscale_freq_shift {}",
+  std::string s = r.preset.empty() ? "" : r.preset + ": ";
+  s += fmt::format("{}, max_period {:g}, downscale_freq_shift {}",
                    r.flip_sin_to_cos ? "[cos|sin]" : "[sin|cos]", r.max_period,
                    r.downscale_freq_shift);
   if (r.scale != 1) s += fmt::format(", scale {:g}", r.scale);
   if (r.time_factor != 1) s += fmt::format(", time_factor {:g}", r.time_factor);
-  return s + fmt::format(", timesteps in {})", name_of(r.timestep_dtype));
+  return s + fmt::format(", timesteps in {}", name_of(r.timestep_dtype));
 }
 
 }  // namespace pev

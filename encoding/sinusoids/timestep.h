@@ -50,7 +50,7 @@ double timestep_argument(const TimestepRecipe& r, double t);
 // for the roundings a model makes before its table; the oracle rounds its values with MPFR.
 double round_to(double hi, double lo, Dtype t);
 
-// "adm (flip_sin_to_cos, downscale_freq_shift 0, max_period 10000)".
+// "adm: [cos|sin], max_period 10000, downscale_freq_shift 0, timesteps in float32".
 std::string describe(const TimestepRecipe& r);
 
 }  // namespace pev
