@@ -36,9 +36,8 @@ int error_factor_log2(const std::vector<SinusoidFrequency>& fs) {
 
 }  // namespace
 
-SinusoidOracle::SinusoidOracle(const SinusoidTable& table, Dtype target)
+SinusoidOracle::SinusoidOracle(const SinusoidTable& table)
     : scale_(table.scale),
-      target_(target),
       log2_error_factor_(error_factor_log2(table.frequencies)),
       frequencies_(table.frequencies) {
   free_mpfr_caches_at_thread_exit();
@@ -54,8 +53,10 @@ SinCos SinusoidOracle::evaluate(double x, int frequency) const {
   SinCos out;
   const double y = scale_ * x;
   if (y == 0) {  // exactly: the sign of sin follows the product's, as sin(-0.0) is -0.0
-    out.sin_rounded = out.sin_exact = std::copysign(0.0, scale_) * std::copysign(1.0, x);
-    out.cos_rounded = out.cos_exact = 1.0;
+    out.sin_exact = std::copysign(0.0, scale_) * std::copysign(1.0, x);
+    out.cos_exact = 1.0;
+    out.sin_rounded.fill(out.sin_exact);
+    out.cos_rounded.fill(1.0);
     return out;
   }
   free_mpfr_caches_at_thread_exit();
@@ -80,11 +81,22 @@ SinCos SinusoidOracle::evaluate(double x, int frequency) const {
     const auto err = [&](mpfr_srcptr v) {
       return p - 1 - (std::max<mpfr_exp_t>(e_a + 2, mpfr_get_exp(v)) - mpfr_get_exp(v));
     };
-    const auto sin_t = round_if_decided(s, err(s), target_);
-    const auto cos_t = round_if_decided(c, err(c), target_);
-    const auto sin_d = round_if_decided(s, err(s), Dtype::kFloat64);
-    const auto cos_d = round_if_decided(c, err(c), Dtype::kFloat64);
-    if (sin_t && cos_t && sin_d && cos_d) return {*sin_t, *cos_t, *sin_d, *cos_d};
+    bool decided = true;
+    for (const Dtype t : {Dtype::kFloat64, Dtype::kFloat32, Dtype::kFloat16, Dtype::kBFloat16}) {
+      const auto sin_t = round_if_decided(s, err(s), t);
+      const auto cos_t = round_if_decided(c, err(c), t);
+      if (!sin_t || !cos_t) {
+        decided = false;
+        break;
+      }
+      out.sin_rounded[static_cast<size_t>(t)] = *sin_t;
+      out.cos_rounded[static_cast<size_t>(t)] = *cos_t;
+    }
+    if (decided) {
+      out.sin_exact = out.sin_in(Dtype::kFloat64);
+      out.cos_exact = out.cos_in(Dtype::kFloat64);
+      return out;
+    }
   }
   throw std::logic_error("sinusoid oracle: rounding undecided at every rung for x " +
                          std::to_string(x));

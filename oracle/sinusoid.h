@@ -5,6 +5,7 @@
 
 #include <mpfr.h>
 
+#include <array>
 #include <vector>
 
 #include "peverify/encoding/sinusoids/alibi.h"
@@ -15,14 +16,18 @@
 namespace pev::oracle {
 
 struct SinCos {
-  double sin_rounded = 0, cos_rounded = 0;  // in the target format, widened to double
-  double sin_exact = 0, cos_exact = 0;      // the exact value rounded to double
+  // The exact value rounded once to each format (indexed by Dtype), widened to double: one
+  // evaluation serves every output type a caller judges.
+  std::array<double, 4> sin_rounded{}, cos_rounded{};
+  double sin_exact = 0, cos_exact = 0;  // the exact value rounded to double (= [kFloat64])
+  double sin_in(Dtype t) const { return sin_rounded[static_cast<size_t>(t)]; }
+  double cos_in(Dtype t) const { return cos_rounded[static_cast<size_t>(t)]; }
 };
 
 class SinusoidOracle {
  public:
   // The table's frequencies, cached at kCachedPrecision bits.
-  SinusoidOracle(const SinusoidTable& table, Dtype target);
+  explicit SinusoidOracle(const SinusoidTable& table);
   // sin and cos of scale * x * w_f (f an index into the table's frequencies), by MPFR with a
   // precision ladder (Ziv). Safe to call from several threads.
   SinCos evaluate(double x, int frequency) const;
@@ -30,7 +35,6 @@ class SinusoidOracle {
  private:
   static constexpr mpfr_prec_t kCachedPrecision = 384;
   double scale_;
-  Dtype target_;
   int log2_error_factor_;  // c_w: |w~/w - 1| <= 2^(c_w - P) for w~ computed at P bits
   std::vector<SinusoidFrequency> frequencies_;
   std::vector<MpfrVar> cache_;

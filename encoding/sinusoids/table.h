@@ -46,7 +46,4 @@ struct AxisPositions {
   uint64_t rows() const { return axes.empty() ? 0 : axes[0].size(); }
 };
 
-// The angle scale * x * w in double: what a model budget grows with.
-double sinusoid_angle(const SinusoidTable& t, const SinusoidColumn& c, double x);
-
 }  // namespace pev

@@ -8,6 +8,7 @@
 #include "peverify/reports/render/render.h"
 #include "peverify/reports/render/report_text.h"
 #include "peverify/reports/render/rotations.h"
+#include "peverify/reports/render/sinusoids.h"
 #include "peverify/support/html_escape.h"
 
 namespace pev::reports {
@@ -135,6 +136,7 @@ std::string to_html(const json& r, const std::vector<Plot>& plots, const std::st
     h << "</ul>\n" << matrix_html(models) << "</section>\n";
   }
   h << rotation_scores_html(r);
+  h << sinusoid_scores_html(r);
 
   h << "<section id=\"plots\"><h2>Plots</h2>\n";
   if (plots.empty())

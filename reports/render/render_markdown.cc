@@ -9,6 +9,7 @@
 #include "peverify/reports/render/render.h"
 #include "peverify/reports/render/report_text.h"
 #include "peverify/reports/render/rotations.h"
+#include "peverify/reports/render/sinusoids.h"
 
 namespace pev::reports {
 namespace {
@@ -71,6 +72,7 @@ std::string to_markdown(const json& r) {
     md << "\n" << matrix_markdown(models);
   }
   md << rotation_scores_markdown(r);
+  md << sinusoid_scores_markdown(r);
 
   md << "\n## Implementations\n\nHorizon: the largest position studied up to which every "
         "measured row meets the target. Ulp errors are in ulps of the output at the exact value, "

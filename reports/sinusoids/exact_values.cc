@@ -8,8 +8,12 @@ namespace pev::reports::sinusoids {
 
 ExactValues::ExactValues(const SinusoidTable& table, const AxisPositions& positions, Dtype target,
                          int threads, const std::vector<uint64_t>& rows)
-    : table_(table), positions_(positions), axes_(static_cast<size_t>(table.axes)) {
-  const oracle::SinusoidOracle oracle(table, target);
+    : table_(table),
+      target_(target),
+      positions_(positions),
+      axes_(static_cast<size_t>(table.axes)) {
+  const oracle::SinusoidOracle oracle(table);
+  for (const SinusoidFrequency& f : table.frequencies) w_.push_back(f.value());
   for (int a = 0; a < table.axes; ++a) {
     Axis& axis = axes_[static_cast<size_t>(a)];
     const std::vector<double>& xs = positions.axes[static_cast<size_t>(a)];
@@ -28,6 +32,11 @@ ExactValues::ExactValues(const SinusoidTable& table, const AxisPositions& positi
         axis.local[static_cast<size_t>(c.frequency)] = static_cast<int>(axis.frequencies.size());
         axis.frequencies.push_back(c.frequency);
       }
+    if (rows.empty())
+      for (const double x : xs)
+        axis.index.push_back(
+            static_cast<uint32_t>(std::lower_bound(axis.distinct.begin(), axis.distinct.end(), x) -
+                                  axis.distinct.begin()));
     const size_t nf = axis.frequencies.size();
     axis.values.resize(axis.distinct.size() * nf);
     parallel_for(axis.distinct.size(), threads, [&](uint64_t i) {
@@ -37,19 +46,23 @@ ExactValues::ExactValues(const SinusoidTable& table, const AxisPositions& positi
   }
 }
 
-ExactValues::Value ExactValues::at(uint64_t row, int column) const {
+ExactValues::Value ExactValues::at(uint64_t row, int column, Dtype format) const {
   const SinusoidColumn& c = table_.columns[static_cast<size_t>(column)];
   if (c.wave == Wave::kZero) return {0.0, 0.0, true};
   const Axis& axis = axes_[static_cast<size_t>(c.axis)];
   const double x = positions_.axes[static_cast<size_t>(c.axis)][row];
-  const size_t i = static_cast<size_t>(
-      std::lower_bound(axis.distinct.begin(), axis.distinct.end(), x) - axis.distinct.begin());
+  const size_t i =
+      axis.index.empty()
+          ? static_cast<size_t>(std::lower_bound(axis.distinct.begin(), axis.distinct.end(), x) -
+                                axis.distinct.begin())
+          : axis.index[row];
   const oracle::SinCos& v =
       axis.values[i * axis.frequencies.size() +
                   static_cast<size_t>(axis.local[static_cast<size_t>(c.frequency)])];
   const bool is_sin = c.wave == Wave::kSin;
-  return {is_sin ? v.sin_exact : v.cos_exact, is_sin ? v.sin_rounded : v.cos_rounded,
-          x == 0 || table_.scale * x == 0};
+  return {is_sin ? v.sin_exact : v.cos_exact, is_sin ? v.sin_in(format) : v.cos_in(format),
+          x == 0 || table_.scale * x == 0,
+          table_.scale * (x * w_[static_cast<size_t>(c.frequency)])};
 }
 
 }  // namespace pev::reports::sinusoids

@@ -20,9 +20,12 @@ class ExactValues {
   struct Value {
     double exact = 0, rounded = 0;
     bool exact_is_true = false;  // a zero column, or an angle of exactly 0: no rounding at all
+    double angle = 0;            // scale x w in double: what a model budget grows with
   };
-  // Element (row, column); `row` must be one of the rows given.
-  Value at(uint64_t row, int column) const;
+  // Element (row, column) rounded to the target; `row` must be one of the rows given.
+  Value at(uint64_t row, int column) const { return at(row, column, target_); }
+  // ... rounded to another format (one oracle evaluation serves every format).
+  Value at(uint64_t row, int column, Dtype format) const;
 
  private:
   struct Axis {
@@ -30,9 +33,12 @@ class ExactValues {
     std::vector<int> frequencies;        // the table's frequencies its columns use
     std::vector<int> local;              // table frequency -> index into `frequencies`, or -1
     std::vector<oracle::SinCos> values;  // [distinct][local frequency]
+    std::vector<uint32_t> index;         // every row's index into `distinct` (all rows given)
   };
   const SinusoidTable& table_;
+  Dtype target_;
   const AxisPositions& positions_;
+  std::vector<double> w_;  // each frequency in double
   std::vector<Axis> axes_;
 };
 

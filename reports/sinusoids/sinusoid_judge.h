@@ -19,13 +19,12 @@ struct Judged {
 
 // Strict and faithful claims by encoding (docs/design.md §3.3), the model by its budget with the
 // element's angle; NaN and Inf always fail.
-inline Judged judge(double got, const ExactValues::Value& v, double angle, const Claim& claim,
-                    Dtype dtype) {
+inline Judged judge(double got, const ExactValues::Value& v, const Claim& claim, Dtype dtype) {
   Judged j;
   if (std::isnan(got)) return {false, NAN, 0, "nan"};
   if (std::isinf(got)) return {false, INFINITY, 0, "inf"};
   j.error = std::fabs(got - v.exact);
-  j.allowed = claim.allowed(v.exact, angle, 0, dtype);
+  j.allowed = claim.allowed(v.exact, v.angle, 0, dtype);
   switch (claim.kind) {
     case Claim::Kind::kStrict:
       j.ok = measure::same_encoding(got, v.rounded);

@@ -17,7 +17,7 @@ Numbers steps(int n) {
 
 // The correctly rounded float32 table of a declaration.
 SinusoidInput exact_table(const SinusoidDeclaration& d) {
-  const oracle::SinusoidOracle oracle(d.table, Dtype::kFloat32);
+  const oracle::SinusoidOracle oracle(d.table);
   SinusoidInput in{
       "t.npy", "test", Dtype::kFloat32, d.positions.rows(), static_cast<uint64_t>(d.table.width()),
       {}};
@@ -28,7 +28,8 @@ SinusoidInput exact_table(const SinusoidDeclaration& d) {
         continue;
       }
       const oracle::SinCos v = oracle.evaluate(d.positions.axes[c.axis][r], c.frequency);
-      in.values.push_back(c.wave == Wave::kSin ? v.sin_rounded : v.cos_rounded);
+      in.values.push_back(c.wave == Wave::kSin ? v.sin_in(Dtype::kFloat32)
+                                               : v.cos_in(Dtype::kFloat32));
     }
   return in;
 }

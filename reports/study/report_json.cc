@@ -108,6 +108,7 @@ nlohmann::json to_json(const StudyResult& s) {
          {"implementation", r.entry.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.entry)},
          {"evidence", r.evidence}});
   if (s.rotations) j["rotations"] = to_json(*s.rotations);
+  if (s.sinusoids) j["sinusoids"] = to_json(*s.sinusoids);
   return j;
 }
 

@@ -52,6 +52,8 @@ void finish_study(StudyResult& result, size_t implementations,
       result.recommendations.push_back(std::move(r));
   }
   result.rotations = study_rotation_scores();
+  progress("timestep embeddings and multi-axis RoPE", 0.97);
+  result.sinusoids = study_sinusoid_scores(result.config.threads);
   result.date = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
 

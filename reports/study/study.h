@@ -16,6 +16,7 @@
 #include "peverify/measure/judge.h"
 #include "peverify/properties/checks.h"
 #include "peverify/reports/study/rotation_scores.h"
+#include "peverify/reports/study/sinusoid_scores.h"
 
 namespace pev::core {
 struct Implementation;
@@ -109,6 +110,7 @@ struct StudyResult {
   std::optional<bench::Report> bench;
   std::vector<Recommendation> recommendations;  // by reports/recommend.h's rule
   std::optional<RotationScores> rotations;      // the rotations' section (§15.6)
+  std::optional<SinusoidScores> sinusoids;      // timestep embeddings, multi-axis RoPE (§16.5)
   double seconds = 0;
   std::string date;  // when the study finished: ISO 8601, UTC
 };
