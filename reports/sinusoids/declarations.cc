@@ -29,22 +29,37 @@ std::string range_text(const std::vector<double>& v) {
   return fmt::format("{:.9g} .. {:.9g}", *lo, *hi);
 }
 
-bool same(const TimestepRecipe& a, const TimestepRecipe& b) {
-  return a.max_period == b.max_period && a.downscale_freq_shift == b.downscale_freq_shift &&
-         a.flip_sin_to_cos == b.flip_sin_to_cos && a.scale == b.scale &&
-         a.time_factor == b.time_factor && a.timestep_dtype == b.timestep_dtype;
+// The fields in which `r` differs from `base`, as JSON members ("\"scale\": 1000").
+std::vector<std::string> differing(const TimestepRecipe& r, const TimestepRecipe& base) {
+  std::vector<std::string> f;
+  if (r.max_period != base.max_period)
+    f.push_back(fmt::format("\"max_period\": {:g}", r.max_period));
+  if (r.downscale_freq_shift != base.downscale_freq_shift)
+    f.push_back(fmt::format("\"downscale_freq_shift\": {}", r.downscale_freq_shift));
+  if (r.flip_sin_to_cos != base.flip_sin_to_cos)
+    f.push_back(fmt::format("\"flip_sin_to_cos\": {}", r.flip_sin_to_cos));
+  if (r.scale != base.scale) f.push_back(fmt::format("\"scale\": {:g}", r.scale));
+  if (r.time_factor != base.time_factor)
+    f.push_back(fmt::format("\"time_factor\": {:g}", r.time_factor));
+  if (r.timestep_dtype != base.timestep_dtype)
+    f.push_back(fmt::format("\"timestep_dtype\": \"{}\"", name_of(r.timestep_dtype)));
+  return f;
 }
 
-// The flag that states a recipe: a preset's name where one is exactly it, else the JSON.
+// The flag that states a recipe: a preset's name where one is exactly it, else the preset it
+// differs least from (the one it started from on a tie) with the fields that differ.
 std::string recipe_flag(const TimestepRecipe& r) {
-  for (const TimestepPreset& p : timestep_presets())
-    if (same(p.recipe, r)) return fmt::format("--timestep-recipe {}", p.name);
-  return fmt::format(
-      "--timestep-recipe '{{\"max_period\": {:g}, \"downscale_freq_shift\": {}, "
-      "\"flip_sin_to_cos\": {}, \"scale\": {:g}, \"time_factor\": {:g}, \"timestep_dtype\": "
-      "\"{}\"}}'",
-      r.max_period, r.downscale_freq_shift, r.flip_sin_to_cos, r.scale, r.time_factor,
-      name_of(r.timestep_dtype));
+  const TimestepPreset* nearest = nullptr;
+  std::vector<std::string> fields;
+  for (const TimestepPreset& p : timestep_presets()) {
+    std::vector<std::string> f = differing(r, p.recipe);
+    const bool closer =
+        !nearest || f.size() < fields.size() || (f.size() == fields.size() && p.name == r.preset);
+    if (closer) nearest = &p, fields = std::move(f);
+  }
+  if (fields.empty()) return fmt::format("--timestep-recipe {}", nearest->name);
+  return fmt::format("--timestep-recipe '{{\"preset\": \"{}\", {}}}'", nearest->name,
+                     fmt::join(fields, ", "));
 }
 
 SinusoidAlternative timestep_alternative(const TimestepRecipe& r, int width, const Numbers& t,
@@ -75,7 +90,6 @@ std::vector<SinusoidAlternative> timestep_alternatives(const TimestepRecipe& r, 
                                                        const Numbers& t, uint64_t rows) {
   std::vector<SinusoidAlternative> out;
   const auto add = [&](TimestepRecipe alt, std::string cause, std::string detail) {
-    alt.preset.clear();
     try {  // a field that leaves the recipe no table (h - s < 1) is no alternative
       out.push_back(timestep_alternative(alt, width, t, rows, std::move(cause), std::move(detail)));
     } catch (const ConfigError&) {
@@ -111,7 +125,7 @@ std::vector<SinusoidAlternative> timestep_alternatives(const TimestepRecipe& r, 
     add(a, "positions", fmt::format("{} {:g}, not {:g}", field, f, value));
   }
   for (const TimestepPreset& p : timestep_presets())
-    if (!same(p.recipe, r))
+    if (!differing(p.recipe, r).empty())
       add(p.recipe, "recipe", fmt::format("the {} recipe ({})", p.name, p.models));
   return out;
 }
