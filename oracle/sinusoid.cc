@@ -49,35 +49,39 @@ SinusoidOracle::SinusoidOracle(const SinusoidTable& table)
   }
 }
 
+mpfr_exp_t SinusoidOracle::sin_cos_at(double x, int frequency, mpfr_prec_t p, mpfr_ptr s,
+                                      mpfr_ptr c) const {
+  free_mpfr_caches_at_thread_exit();
+  MpfrVar yv(128), w, angle(p);
+  mpfr_set_d(yv, x, MPFR_RNDN);
+  mpfr_mul_d(yv, yv, scale_, MPFR_RNDN);  // exact
+  mpfr_srcptr wv = cache_[static_cast<size_t>(frequency)];
+  if (p + log2_error_factor_ > kCachedPrecision) {
+    const SinusoidFrequency& f = frequencies_[static_cast<size_t>(frequency)];
+    raise_rational(f.base, f.numerator, f.denominator, p + log2_error_factor_, w);
+    wv = w;
+  }
+  mpfr_set_prec(s, p);
+  mpfr_set_prec(c, p);
+  mpfr_mul(angle, yv, wv, MPFR_RNDN);
+  mpfr_sin_cos(s, c, angle, MPFR_RNDN);
+  return mpfr_get_exp(angle);
+}
+
 SinCos SinusoidOracle::evaluate(double x, int frequency) const {
   SinCos out;
-  const double y = scale_ * x;
-  if (y == 0) {  // exactly: the sign of sin follows the product's, as sin(-0.0) is -0.0
+  if (scale_ * x == 0) {  // exactly: the sign of sin follows the product's, as sin(-0.0) is -0.0
     out.sin_exact = std::copysign(0.0, scale_) * std::copysign(1.0, x);
     out.cos_exact = 1.0;
     out.sin_rounded.fill(out.sin_exact);
     out.cos_rounded.fill(1.0);
     return out;
   }
-  free_mpfr_caches_at_thread_exit();
-  MpfrVar yv(128), w, angle, s, c;
-  mpfr_set_d(yv, x, MPFR_RNDN);
-  mpfr_mul_d(yv, yv, scale_, MPFR_RNDN);  // exact
-  mpfr_prec_t p = 72 + std::max<mpfr_exp_t>(0, mpfr_get_exp(yv));
+  MpfrVar s, c;
+  mpfr_prec_t p = 72 + std::max(0, std::ilogb(scale_ * x) + 1);
   for (int rung = 0; rung < kRungs; ++rung, p += p / 2 + 32) {
-    mpfr_srcptr wv = cache_[static_cast<size_t>(frequency)];
-    if (p + log2_error_factor_ > kCachedPrecision) {
-      const SinusoidFrequency& f = frequencies_[static_cast<size_t>(frequency)];
-      raise_rational(f.base, f.numerator, f.denominator, p + log2_error_factor_, w);
-      wv = w;
-    }
-    mpfr_set_prec(angle, p);
-    mpfr_set_prec(s, p);
-    mpfr_set_prec(c, p);
-    mpfr_mul(angle, yv, wv, MPFR_RNDN);
-    mpfr_sin_cos(s, c, angle, MPFR_RNDN);
+    const mpfr_exp_t e_a = sin_cos_at(x, frequency, p, s, c);
     if (mpfr_zero_p(s) || mpfr_zero_p(c)) continue;  // cannot happen for a~ != 0
-    const mpfr_exp_t e_a = mpfr_get_exp(angle);
     const auto err = [&](mpfr_srcptr v) {
       return p - 1 - (std::max<mpfr_exp_t>(e_a + 2, mpfr_get_exp(v)) - mpfr_get_exp(v));
     };

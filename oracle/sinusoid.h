@@ -31,6 +31,12 @@ class SinusoidOracle {
   // sin and cos of scale * x * w_f (f an index into the table's frequencies), by MPFR with a
   // precision ladder (Ziv). Safe to call from several threads.
   SinCos evaluate(double x, int frequency) const;
+  // sin and cos of the angle a = scale x w_f, a != 0, at `precision` bits into s and c (their
+  // precision set); returns EXP(a~). Each is within 2^(max(EXP(a~) + 2, EXP(value)) + 1 -
+  // precision) of the exact value (the bound at the top of sinusoid.cc), so within
+  // 2^(max(EXP(a~) + 2, 1) + 1 - precision) absolutely.
+  mpfr_exp_t sin_cos_at(double x, int frequency, mpfr_prec_t precision, mpfr_ptr s,
+                        mpfr_ptr c) const;
 
  private:
   static constexpr mpfr_prec_t kCachedPrecision = 384;

@@ -47,7 +47,8 @@ double timestep_argument(const TimestepRecipe& r, double t);
 
 // Round to nearest, ties to even, of hi + lo (|lo| below half an ulp of hi in double) to `t`,
 // with subnormals and overflow to an infinity: exact, with no double rounding. Declarations use it
-// for the roundings a model makes before its table; the oracle rounds its values with MPFR.
+// for the roundings a model makes before its table, and the oracle's rotation at real ids
+// (oracle/sinusoid_rotation.cc) for values it knows exactly as hi + lo.
 double round_to(double hi, double lo, Dtype t);
 
 // "adm: [cos|sin], max_period 10000, downscale_freq_shift 0, timesteps in float32".
