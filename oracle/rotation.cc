@@ -105,9 +105,12 @@ uint64_t RotationOracle::rotate_pair(uint64_t pos, int pair, const double* x, in
       ++handed;
     }
   }
+  // Written where the output convention puts the pair (DeepSeek: read interleaved, written in
+  // halves).
+  const auto [out_a, out_b] = output_dims(spec_, pair);
   for (size_t h = 0; h < static_cast<size_t>(heads); ++h) {
-    const size_t at_a = h * stride + static_cast<size_t>(a);
-    const size_t at_b = h * stride + static_cast<size_t>(b);
+    const size_t at_a = h * stride + static_cast<size_t>(out_a);
+    const size_t at_b = h * stride + static_cast<size_t>(out_b);
     exact[at_a] = got[2 * h].exact;
     rounded[at_a] = got[2 * h].rounded;
     exact[at_b] = got[2 * h + 1].exact;
