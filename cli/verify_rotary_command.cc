@@ -23,6 +23,7 @@ struct VerifyRotaryCommandOptions {
   std::string input, output, input_tensor, output_tensor;
   std::string axes;  // empty: from the rank
   std::string pairs = "halves";
+  std::string output_pairs;  // empty: as --pairs
   // The rotation's frequencies and positions: d_model is --rotary-dim (0: the model config's,
   // else the head dimension); positions a .npy of ids.
   TableOptions table;
@@ -58,6 +59,7 @@ int run_verify_rotary(const VerifyRotaryCommandOptions& o) {
   args.shape = x.shape();
   args.axes = o.axes;
   args.pairs = o.pairs;
+  args.output_pairs = o.output_pairs;
   args.compute = o.compute;
   args.rotary = rotary_request(o.table);
   args.start = o.table.start;
@@ -101,6 +103,10 @@ void add_verify_rotary_command(CLI::App& root, std::vector<Command>& commands) {
                   "batch,heads,seq,dim (the default for rank 4, Hugging Face's)");
   app->add_option("--pairs", o->pairs,
                   "halves: rotate-half, GPT-NeoX, Llama (default); interleaved: GPT-J, Meta");
+  app->add_option("--output-pairs", o->output_pairs,
+                  "where each pair's two outputs are written, when not where --pairs read them: "
+                  "halves (DeepSeek-V3's apply_rotary_pos_emb_interleave reads interleaved pairs "
+                  "and writes them in halves) or interleaved");
   add_table_options(*app, o->table, TableUse::kRotated);
   app->add_option("--dtype", o->dtype, "how to read 16-bit data: bfloat16 (uint16 .npy) or float16")
       ->transform(one_of(kDtypes));

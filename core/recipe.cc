@@ -3,9 +3,9 @@
 namespace pev::core {
 
 const std::vector<RopeType>& every_recipe() {
-  static const std::vector<RopeType> all = {RopeType::kDefault,  RopeType::kLinear,
-                                            RopeType::kDynamic,  RopeType::kYarn,
-                                            RopeType::kLongRope, RopeType::kLlama3};
+  static const std::vector<RopeType> all = {
+      RopeType::kDefault,  RopeType::kLinear, RopeType::kDynamic,     RopeType::kYarn,
+      RopeType::kLongRope, RopeType::kLlama3, RopeType::kProportional};
   return all;
 }
 
@@ -35,6 +35,9 @@ RecipeScalars recipe_scalars(const TableSpec& spec) {
       // _compute_longrope_parameters: long_factor when seq_len > original_max_position_embeddings.
       s.ext_factors = r.sequence_length > r.original_max_position ? r.long_factor.data()
                                                                   : r.short_factor.data();
+      break;
+    case RopeType::kProportional:
+      s.rotated_pairs = rotated_pairs(r, spec.d_model);
       break;
     default:
       break;

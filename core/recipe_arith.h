@@ -36,6 +36,8 @@ struct RecipeScalars {
   double low_freq_factor = 0, smooth_width = 1;
   // longrope: the d/2 factors the sequence length chooses (long_factor past L0), as doubles.
   const double* ext_factors = nullptr;
+  // proportional: rope_angles, the pairs that rotate; the rest have inv_freq 0.
+  int rotated_pairs = 0;
 };
 
 // 2 * math.pi, the Python float.
@@ -98,6 +100,10 @@ PEV_HD typename A::T recipe_frequency(const A& a, const RecipeScalars& r, int pa
                              a.from_double(r.smooth_width));
       return a.add(a.div(a.mul(a.sub(one, smooth), scaled), s), a.mul(smooth, scaled));
     }
+    case RopeType::kProportional:
+      // _compute_proportional_rope_parameters: inv_freq_rotated = 1.0 / (base ** (arange(0,
+      // 2 rope_angles, 2) / head_dim)), cat with zeros, then inv_freq /= factor.
+      return pair < r.rotated_pairs ? a.div(theta, s) : a.from_double(0.0);
   }
   return f;
 }

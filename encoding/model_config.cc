@@ -22,13 +22,15 @@ struct ClassDefaults {
   double local_base;  // Gemma 3's rope_local_base_freq
   int head_dim;
   uint64_t max_position;
+  int global_head_dim = 0;  // Gemma 4's full-attention layers
 };
 constexpr ClassDefaults kClassDefaults[] = {
-    {"gemma3_text", 1e6, 1e4, 256, 131072},  // Gemma3TextConfig.__init__
-    {"llama4_text", 5e5, 0, 128, 0},         // Llama4TextConfig (default_theta, head_dim)
-    {"qwen3_vl_text", 5e5, 0, 0, 0},         // Qwen3VLTextConfig.default_theta
-    {"qwen2_vl_text", 1e6, 0, 0, 0},         // Qwen2VLTextConfig: rope_theta 1000000.0
-    {"qwen2_vl", 1e6, 0, 0, 0},              // flat Qwen2-VL configs build that text config
+    {"gemma3_text", 1e6, 1e4, 256, 131072},     // Gemma3TextConfig.__init__
+    {"gemma4_text", 1e4, 0, 256, 131072, 512},  // Gemma4TextConfig (global_head_dim 512)
+    {"llama4_text", 5e5, 0, 128, 0},            // Llama4TextConfig (default_theta, head_dim)
+    {"qwen3_vl_text", 5e5, 0, 0, 0},            // Qwen3VLTextConfig.default_theta
+    {"qwen2_vl_text", 1e6, 0, 0, 0},            // Qwen2VLTextConfig: rope_theta 1000000.0
+    {"qwen2_vl", 1e6, 0, 0, 0},                 // flat Qwen2-VL configs build that text config
 };
 
 const ClassDefaults& class_defaults(std::string_view model_type) {
@@ -215,6 +217,24 @@ void read_rotary_dim(ModelRope& m, const Section& s, const LayerParams& p) {
                     m.head_dim, m.partial_rotary_factor, m.rotary_dim));
 }
 
+// Proportional RoPE (Gemma 4) rotates the whole head, its tail with frequency 0: the table is
+// head_dim wide and the recipe's partial_rotary_factor says how many pairs turn. Gemma 4's
+// full-attention layers pass head_dim_key="global_head_dim" (Gemma4TextRotaryEmbedding), and
+// _compute_proportional_rope_parameters reads that key, else hidden_size / num_attention_heads.
+void read_proportional_dim(ModelRope& m, const Section& s) {
+  const json& c = s.fields;
+  if (m.layer_type == "full_attention") {
+    if (find(c, "global_head_dim"))
+      m.head_dim = static_cast<int>(count_at(c, "global_head_dim", s.at));
+    else if (s.defaults.global_head_dim)
+      m.head_dim = s.defaults.global_head_dim;
+  }
+  m.partial_rotary_factor = 1.0;
+  m.rotary_dim = m.head_dim;
+  if (m.rotary_dim < 2 || m.rotary_dim % 2 != 0)
+    fail(fmt::format("{}head_dim {} of proportional RoPE must be even and >= 2", s.at, m.head_dim));
+}
+
 // The recipe of the layers read: keyed, each layer type's own; Gemma 3's sliding layers take the
 // default recipe (rope_scaling is the global layers'); else rope_scaling, or rope_parameters.
 RopeScaling layer_recipe(const ModelRope& m, const Section& s, const LayerParams& p) {
@@ -237,7 +257,7 @@ std::vector<std::string> near_misses(const json& c, const std::string& at) {
       "rope_theta",      "rope_scaling",     "rope_parameters",     "partial_rotary_factor",
       "head_dim",        "hidden_size",      "num_attention_heads", "max_position_embeddings",
       "layer_types",     "qk_rope_head_dim", "model_type",          "text_config",
-      "rotary_emb_base", "rotary_pct"};
+      "rotary_emb_base", "rotary_pct",       "global_head_dim"};
   static const std::vector<std::string> recipe_keys = {
       "rope_type",        "type",
       "factor",           "low_freq_factor",
@@ -284,8 +304,11 @@ ModelRope model_rope_from_config(std::string_view json_text, std::string_view la
   m.head_dim = head_dim_of(s);
   const LayerParams layers = layer_params(m, s, rope_parameters, layer_type);
   m.base = base_of(s, layers);
-  read_rotary_dim(m, s, layers);
   m.rope = layer_recipe(m, s, layers);
+  if (m.rope.type == RopeType::kProportional)
+    read_proportional_dim(m, s);
+  else
+    read_rotary_dim(m, s, layers);
   if (!(m.base > 1)) fail(fmt::format("{}rope_theta must be > 1, got {}", s.at, m.base));
   validate_recipe(m.rope, m.rotary_dim, m.section);
   m.warnings = near_misses(c, s.at);

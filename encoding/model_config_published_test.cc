@@ -91,6 +91,40 @@ TEST(PublishedConfig, Gemma3HasTwoLayerTypesAndTheClassDefaults) {
       << gemma_error;
 }
 
+// Gemma 4: proportional RoPE over global_head_dim on the full-attention layers (the table is the
+// whole head wide; the recipe's partial_rotary_factor says how many pairs turn), the default
+// recipe over head_dim on the sliding ones.
+TEST(PublishedConfig, Gemma4FullLayersAreProportionalOverTheGlobalHeadDim) {
+  const ModelRope global = preset("gemma-4-26b-a4b-it", "full_attention");
+  EXPECT_EQ(global.head_dim, 512);
+  EXPECT_EQ(global.rotary_dim, 512);  // not int(512 * 0.25): the tail is part of the cache
+  EXPECT_EQ(global.rope.type, RopeType::kProportional);
+  EXPECT_EQ(global.rope.partial_rotary_factor, 0.25);
+  EXPECT_EQ(global.rope.factor, 1.0);
+  EXPECT_EQ(rotated_pairs(global.rope, global.rotary_dim), 64);
+  EXPECT_EQ(global.base, 1e6);
+  const ModelRope local = preset("gemma-4-26b-a4b-it", "sliding_attention");
+  EXPECT_EQ(local.rotary_dim, 256);
+  EXPECT_EQ(local.rope.type, RopeType::kDefault);
+  EXPECT_EQ(local.base, 1e4);
+  // Without global_head_dim, Gemma4TextConfig's 512; another model's proportional layers read
+  // head_dim (transformers' head_dim_key default).
+  const ModelRope by_default = model_rope_from_config(R"({"model_type": "gemma4_text",
+      "rope_parameters": {"full_attention": {"rope_type": "proportional", "rope_theta": 1e6,
+                                             "partial_rotary_factor": 0.25, "factor": 8.0},
+                          "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}})");
+  EXPECT_EQ(by_default.rotary_dim, 512);
+  EXPECT_EQ(by_default.rope.factor, 8.0);
+  const ModelRope other = model_rope_from_config(R"({"head_dim": 128, "global_head_dim": 512,
+      "rope_parameters": {"rope_type": "proportional", "partial_rotary_factor": 0.5}})");
+  EXPECT_EQ(other.rotary_dim, 128);
+  EXPECT_EQ(rotated_pairs(other.rope, other.rotary_dim), 32);
+  EXPECT_NE(error_of(R"({"head_dim": 128, "rope_parameters": {"rope_type": "proportional",
+               "partial_rotary_factor": 1.5}})")
+                .find("partial_rotary_factor must be in [0, 1], got 1.5"),
+            std::string::npos);
+}
+
 TEST(PublishedConfig, Transformers5RopeParametersKeyedByLayerType) {
   const std::string text = R"({"model_type": "gemma3_text", "head_dim": 256,
       "layer_types": ["sliding_attention", "full_attention"],

@@ -39,7 +39,7 @@ RopeScaling read_recipe(const json& rs, const std::string& where, const json& to
   if (!t)
     fail(
         fmt::format("{}rope_type {} is not a recipe peverify knows (default, linear, dynamic, "
-                    "yarn, longrope, llama3, mrope)",
+                    "yarn, longrope, llama3, proportional, mrope)",
                     where, shown(*type)));  // shown: the config's text, escaped to one line
   r.type = *t;
   r.max_position = max_position;
@@ -83,6 +83,13 @@ RopeScaling read_recipe(const json& rs, const std::string& where, const json& to
       r.factor = number_at(rs, "factor", where);
       r.low_freq_factor = number_at(rs, "low_freq_factor", where);
       r.high_freq_factor = number_at(rs, "high_freq_factor", where);
+      break;
+    case RopeType::kProportional:
+      // _compute_proportional_rope_parameters: .get("factor", 1.0), and the share of pairs that
+      // rotate from the recipe's own partial_rotary_factor (default 1.0).
+      if (auto f = optional_number(rs, "factor", where)) r.factor = *f;
+      if (auto p = optional_number(rs, "partial_rotary_factor", where))
+        r.partial_rotary_factor = *p;
       break;
   }
   // Without a pretrained length, yarn, longrope and llama3 take max_position_embeddings

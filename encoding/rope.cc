@@ -23,6 +23,8 @@ std::string_view name_of(RopeType t) {
       return "longrope";
     case RopeType::kLlama3:
       return "llama3";
+    case RopeType::kProportional:
+      return "proportional";
   }
   return "?";
 }
@@ -30,7 +32,7 @@ std::string_view name_of(RopeType t) {
 std::optional<RopeType> parse_rope_type(std::string_view name) {
   if (name == "su") return RopeType::kLongRope;  // Phi-3's first configs
   for (RopeType t : {RopeType::kDefault, RopeType::kLinear, RopeType::kDynamic, RopeType::kYarn,
-                     RopeType::kLongRope, RopeType::kLlama3})
+                     RopeType::kLongRope, RopeType::kLlama3, RopeType::kProportional})
     if (name == name_of(t)) return t;
   return std::nullopt;
 }
@@ -43,7 +45,8 @@ bool operator==(const RopeScaling& a, const RopeScaling& b) {
          a.mscale_all_dim == b.mscale_all_dim && a.attention_factor == b.attention_factor &&
          a.low_freq_factor == b.low_freq_factor && a.high_freq_factor == b.high_freq_factor &&
          a.short_factor == b.short_factor && a.long_factor == b.long_factor &&
-         a.mrope_section == b.mrope_section && a.mrope_interleaved == b.mrope_interleaved;
+         a.mrope_section == b.mrope_section && a.mrope_interleaved == b.mrope_interleaved &&
+         a.partial_rotary_factor == b.partial_rotary_factor;
 }
 
 int mrope_stream(const RopeScaling& r, int pair) {
@@ -58,6 +61,13 @@ int mrope_stream(const RopeScaling& r, int pair) {
   return pair < s[0] + s[1] ? 1 : 2;
 }
 
+int rotated_pairs(const RopeScaling& r, int d) {
+  if (r.type != RopeType::kProportional) return d / 2;
+  // Python's int(p * head_dim // 2): the product rounded to double, floored by the halving.
+  const double pairs = std::floor(r.partial_rotary_factor * d / 2);
+  return static_cast<int>(std::clamp(pairs, 0.0, static_cast<double>(d / 2)));
+}
+
 bool needs_sequence_length(const RopeScaling& r) {
   return r.type == RopeType::kDynamic || r.type == RopeType::kLongRope;
 }
@@ -70,7 +80,8 @@ bool positive(double x) { return std::isfinite(x) && x > 0; }
 
 std::optional<std::string> validate_rope(const RopeScaling& r, int d) {
   const bool uses_factor = r.type == RopeType::kLinear || r.type == RopeType::kDynamic ||
-                           r.type == RopeType::kYarn || r.type == RopeType::kLlama3;
+                           r.type == RopeType::kYarn || r.type == RopeType::kLlama3 ||
+                           r.type == RopeType::kProportional;
   if (uses_factor && !positive(r.factor))
     return fmt::format("rope_scaling.factor must be a finite number > 0, got {}", r.factor);
   if ((r.type == RopeType::kYarn || r.type == RopeType::kLongRope || r.type == RopeType::kLlama3) &&
@@ -105,6 +116,10 @@ std::optional<std::string> validate_rope(const RopeScaling& r, int d) {
       return fmt::format("rope_scaling.low_freq_factor ({}) must be <= high_freq_factor ({})",
                          r.low_freq_factor, r.high_freq_factor);
   }
+  if (r.type == RopeType::kProportional &&
+      !(r.partial_rotary_factor >= 0 && r.partial_rotary_factor <= 1))
+    return fmt::format("rope_parameters.partial_rotary_factor must be in [0, 1], got {}",
+                       r.partial_rotary_factor);
   if (r.type == RopeType::kLongRope) {
     for (const auto& [name, list] :
          {std::pair{"short_factor", &r.short_factor}, {"long_factor", &r.long_factor}}) {
@@ -166,6 +181,9 @@ std::string describe_frequencies(const RopeScaling& r) {
     case RopeType::kLlama3:
       return fmt::format("llama3(factor={:g}, low={:g}, high={:g}, L0={})", r.factor,
                          r.low_freq_factor, r.high_freq_factor, r.original_max_position);
+    case RopeType::kProportional:
+      return fmt::format("proportional(partial_rotary_factor={:g}, factor={:g})",
+                         r.partial_rotary_factor, r.factor);
   }
   return "?";
 }
@@ -244,6 +262,8 @@ double frequency(const RopeScaling& r, double base, int d, int pair) {
           (L0 / wavelength - r.low_freq_factor) / (r.high_freq_factor - r.low_freq_factor);
       return (1 - m) * theta / r.factor + m * theta;
     }
+    case RopeType::kProportional:  // the exponent over the whole d (head_dim), the tail 0
+      return pair < rotated_pairs(r, d) ? std::pow(base, e) / r.factor : 0.0;
   }
   return 0;
 }
@@ -285,6 +305,10 @@ std::vector<PairConditioning> recipe_conditioning(const RopeScaling& r, double b
       break;
     case RopeType::kDynamic:  // the rescaled base's rounding to the compute type
       set_extra(1);
+      break;
+    case RopeType::kProportional:  // as linear where pairs rotate; w = 0 is exact
+      if (r.factor != 1)
+        for (int j = 0; j < rotated_pairs(r, d); ++j) c[j].extra = 2;
       break;
     case RopeType::kLongRope:  // the factor's rounding, the product, the reciprocal
       set_extra(3);

@@ -12,11 +12,14 @@
 
 namespace pev {
 
-enum class RopeType { kDefault, kLinear, kDynamic, kYarn, kLongRope, kLlama3 };
+enum class RopeType { kDefault, kLinear, kDynamic, kYarn, kLongRope, kLlama3, kProportional };
 
 struct RopeScaling {
   RopeType type = RopeType::kDefault;
-  double factor = 1.0;  // s: linear, dynamic, yarn, llama3 (longrope: see attention_factor)
+  double factor = 1.0;  // s: linear, dynamic, yarn, llama3, proportional (longrope: see below)
+  // proportional (Gemma 4's p-RoPE): the share p of the head's pairs that rotate. Unlike the
+  // table's partial_rotary_factor it leaves the table head_dim wide: the other pairs have w = 0.
+  double partial_rotary_factor = 1.0;
   // L0, the pretrained context: yarn's correction range, longrope's switch, llama3's bands.
   uint64_t original_max_position = 0;
   // max_position_embeddings: dynamic's L; longrope's attention factor (max / L0).
@@ -41,7 +44,8 @@ bool operator==(const RopeScaling& a, const RopeScaling& b);
 inline bool operator!=(const RopeScaling& a, const RopeScaling& b) { return !(a == b); }
 
 std::string_view name_of(RopeType t);
-// "default", "linear", "dynamic", "yarn", "longrope", "llama3"; "su" is longrope's older name.
+// "default", "linear", "dynamic", "yarn", "longrope", "llama3", "proportional"; "su" is
+// longrope's older name.
 std::optional<RopeType> parse_rope_type(std::string_view name);
 
 // The position stream (0 temporal, 1 height, 2 width) pair j takes its angle from: 0 without
@@ -53,6 +57,11 @@ std::optional<RopeType> parse_rope_type(std::string_view name);
 int mrope_stream(const RopeScaling& r, int pair);
 // How many position streams a row has: 3 with M-RoPE, else 1.
 inline int position_streams(const RopeScaling& r) { return r.mrope_section.empty() ? 1 : 3; }
+
+// How many pairs of a d-wide table rotate: proportional's int(p * d // 2) (transformers'
+// rope_angles, the product in double as Python's), d/2 for every other recipe. The others have
+// frequency 0: cos 1, sin 0 at every position.
+int rotated_pairs(const RopeScaling& r, int d);
 
 // Whether the recipe's frequencies depend on the table's length (dynamic, longrope).
 bool needs_sequence_length(const RopeScaling& r);

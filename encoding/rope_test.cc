@@ -35,6 +35,38 @@ TEST(Rope, Qwen25YarnRangeAndAttention) {
   EXPECT_DOUBLE_EQ(rope_double::yarn_ramp(range, 31), 8.0 / 17);
 }
 
+// transformers' _compute_proportional_rope_parameters: int(p * head_dim // 2) pairs of
+// theta^(-2j/head_dim) (the whole head_dim in the exponent), zeros after, all divided by factor.
+TEST(Rope, ProportionalRotatesItsShareWithTheExponentOverTheWholeHead) {
+  RopeScaling r;
+  r.type = RopeType::kProportional;
+  r.partial_rotary_factor = 0.25;
+  EXPECT_EQ(parse_rope_type("proportional"), RopeType::kProportional);
+  EXPECT_EQ(name_of(RopeType::kProportional), "proportional");
+  EXPECT_EQ(rotated_pairs(r, 512), 64);  // Gemma 4's full-attention layers
+  EXPECT_EQ(rotated_pairs(r, 256), 32);
+  for (int j = 0; j < 256; ++j) {
+    const double w = rope_double::frequency(r, 1e6, 512, j);
+    EXPECT_EQ(w, j < 64 ? std::pow(1e6, -2.0 * j / 512) : 0.0) << j;
+  }
+  r.factor = 8;
+  EXPECT_EQ(rope_double::frequency(r, 1e6, 512, 10), std::pow(1e6, -20.0 / 512) / 8);
+  EXPECT_EQ(rope_double::frequency(r, 1e6, 512, 64), 0.0);
+  EXPECT_EQ(rope_double::attention_factor(r), 1.0);
+  // Python's int(0.3 * 256 // 2) = int(76.8 // 2) = 38; p = 1 is the default recipe's pairs.
+  r.partial_rotary_factor = 0.3;
+  EXPECT_EQ(rotated_pairs(r, 256), 38);
+  r.partial_rotary_factor = 1;
+  EXPECT_EQ(rotated_pairs(r, 256), 128);
+  EXPECT_EQ(describe(r), "proportional(partial_rotary_factor=1, factor=8)");
+  r.partial_rotary_factor = -0.5;
+  ASSERT_TRUE(validate_rope(r, 256));
+  EXPECT_NE(validate_rope(r, 256)->find("partial_rotary_factor"), std::string::npos);
+  r.partial_rotary_factor = 0.25;
+  r.factor = 0;
+  EXPECT_TRUE(validate_rope(r, 256));
+}
+
 TEST(Rope, DeepSeekV3YarnRangeAndAttention) {
   RopeScaling r = yarn(40, 4096);
   r.mscale = 1.0;

@@ -4,10 +4,25 @@
 
 namespace pev {
 
-std::pair<int, int> rotated_dims(const RotationSpec& spec, int pair) {
-  const int d = spec.table.d_model;
-  if (spec.pairs == PairConvention::kHalves) return {pair, pair + d / 2};
+namespace {
+
+std::pair<int, int> dims_of(PairConvention c, int d, int pair) {
+  if (c == PairConvention::kHalves) return {pair, pair + d / 2};
   return {2 * pair, 2 * pair + 1};
+}
+
+}  // namespace
+
+std::pair<int, int> rotated_dims(const RotationSpec& spec, int pair) {
+  return dims_of(spec.pairs, spec.table.d_model, pair);
+}
+
+PairConvention output_convention(const RotationSpec& spec) {
+  return spec.output_pairs.value_or(spec.pairs);
+}
+
+std::pair<int, int> output_dims(const RotationSpec& spec, int pair) {
+  return dims_of(output_convention(spec), spec.table.d_model, pair);
 }
 
 std::optional<std::string> validate(const RotationSpec& spec) {

@@ -23,11 +23,17 @@ enum class PairConvention {
 struct RotationSpec {
   TableSpec table;   // d_model is the rotary dimension d; base, schedule and recipe give w_j and A
   int head_dim = 0;  // >= d: dimensions d .. head_dim - 1 pass through
-  PairConvention pairs = PairConvention::kHalves;
+  PairConvention pairs = PairConvention::kHalves;  // where pair j's inputs are
+  // Where pair j's two outputs go; unset: where its inputs are. DeepSeek-V3's
+  // apply_rotary_pos_emb_interleave reads (2j, 2j + 1) and writes (j, j + d/2).
+  std::optional<PairConvention> output_pairs;
 };
 
-// (a, b) of pair j: out_a takes -sin, out_b +sin.
+// (a, b) of pair j in the input: out_a takes -sin, out_b +sin.
 std::pair<int, int> rotated_dims(const RotationSpec& spec, int pair);
+// Where pair j's out_a and out_b are written (the output convention's (a, b)).
+std::pair<int, int> output_dims(const RotationSpec& spec, int pair);
+PairConvention output_convention(const RotationSpec& spec);
 
 // Empty when valid, else one line ("head_dim 64 is smaller than the rotary dimension 128").
 std::optional<std::string> validate(const RotationSpec& spec);

@@ -202,6 +202,13 @@ bool arb_frequency(const TableSpec& spec, int pair, slong prec, arb_t w) {
       arb_div(w, theta.v, t.v, prec);
       return true;
     }
+    case RopeType::kProportional:
+      // rope_angles = int(rope_proportion * head_dim // 2) pairs of theta / factor, then zeros.
+      if (pair < rotated_pairs(r, spec.d_model))
+        arb_div(w, theta.v, s.v, prec);
+      else
+        arb_zero(w);
+      return true;
     case RopeType::kLlama3: {
       const int band = llama3_band(spec, theta.v, prec);
       if (band == 2) return false;

@@ -89,18 +89,21 @@ ArbReference arb_reference(const TableSpec& spec, uint64_t pos, int pair, Dtype 
        prec *= 2) {
     // Guard bits on w and the angle; Arb's radii track every error, so any choice is sound.
     arb_attention(spec, prec + 16, attention.v);
-    if (pos == 0) {  // sin 0 = +0 and cos 0 = 1 exactly (the oracle's convention): 0 and A
+    if (pos != 0 && !arb_frequency(spec, pair, prec + 16, w.v)) continue;  // a branch open
+    // Angle 0 (position 0, or a zero frequency): sin 0 = +0 and cos 0 = 1 exactly (the oracle's
+    // convention), so the values are 0 and A.
+    const bool zero_angle = pos == 0 || arb_is_zero(w.v);
+    if (zero_angle) {
       arb_zero(s.v);
       arb_set(c.v, attention.v);
     } else {
-      if (!arb_frequency(spec, pair, prec + 16, w.v)) continue;  // a recipe branch still open
       arb_mul_fmpz(angle.v, w.v, position.v, prec + 16);
       arb_sin_cos(s.v, c.v, angle.v, prec);
       arb_mul(s.v, s.v, attention.v, prec);
       arb_mul(c.v, c.v, attention.v, prec);
     }
-    const auto sin_t = pos == 0 ? std::optional<double>(0.0) : round_ball(s.v, f);
-    const auto sin_d = pos == 0 ? std::optional<double>(0.0) : round_ball(s.v, f64);
+    const auto sin_t = zero_angle ? std::optional<double>(0.0) : round_ball(s.v, f);
+    const auto sin_d = zero_angle ? std::optional<double>(0.0) : round_ball(s.v, f64);
     const auto cos_t = round_ball(c.v, f), cos_d = round_ball(c.v, f64);
     if (sin_t && cos_t && sin_d && cos_d) {
       r.sin_value = *sin_t;
@@ -135,6 +138,7 @@ ArbRotated arb_rotation(const TableSpec& spec, uint64_t pos, int pair, double x,
       arb_one(c.v);
     } else {
       if (!arb_frequency(spec, pair, prec + 16, w.v)) continue;
+      if (x == 0 && arb_is_zero(w.v)) return {};  // angle 0 (a zero frequency): +0 as above
       arb_mul_fmpz(angle.v, w.v, position.v, prec + 16);
       arb_sin_cos(s.v, c.v, angle.v, prec);
     }

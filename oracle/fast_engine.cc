@@ -64,6 +64,7 @@ TableWords table_words(const TableSpec& spec) {
   TableWords words;
   const int pairs = spec.d_model / 2;
   for (auto* v : {&words.t0, &words.t1, &words.t2}) v->assign(pairs + kPad, 0.0);
+  words.zero.assign(static_cast<size_t>(pairs), 0);
   std::fill(words.t0.begin() + pairs, words.t0.end(), 0.25);  // the pad: any finite value
   const Frequencies frequencies(spec);
   const Attention attention(spec);
@@ -85,6 +86,7 @@ TableWords table_words(const TableSpec& spec) {
   mpfr_const_pi(two_over_pi, MPFR_RNDN);
   mpfr_ui_div(two_over_pi, 2, two_over_pi, MPFR_RNDN);
   for (int k = 0; k < pairs; ++k) {
+    words.zero[k] = frequencies.zero(k);
     mpfr_srcptr wk = frequencies.cached(k);
     if (c_w > 64) {
       frequencies.compute(k, Frequencies::kCachedPrecision + c_w, w);
@@ -156,10 +158,12 @@ class FastEngine final : public Engine {
       } else {
         for (size_t i = 0; i < pairs; ++i) undecided[i] = static_cast<uint32_t>(i);
       }
+      size_t to_mpfr = 0;
       for (size_t i = 0; i < n; ++i)
-        hand_off(pos, tile.first_pair + static_cast<int>(undecided[i]), out, first + undecided[i]);
-      decided += pairs - n;
-      handed += n;
+        to_mpfr += hand_off(pos, tile.first_pair + static_cast<int>(undecided[i]), out,
+                            first + undecided[i]);
+      decided += pairs - to_mpfr;
+      handed += to_mpfr;
     }
     // Rung 0 is the fast path; rung 1 counts what the MPFR engine decided (its own ladder).
     stats().decided_at_rung[0].fetch_add(decided, std::memory_order_relaxed);
@@ -168,7 +172,14 @@ class FastEngine final : public Engine {
   }
 
  private:
-  void hand_off(uint64_t pos, int pair, TileValues& out, size_t i) const {
+  // Whether the element went to the MPFR engine (a zero frequency needs none).
+  bool hand_off(uint64_t pos, int pair, TileValues& out, size_t i) const {
+    if (words_.zero[static_cast<size_t>(pair)]) {  // angle 0 at every position: 0 and A
+      out.sin_rounded[i] = out.sin_exact[i] = 0.0;
+      out.cos_rounded[i] = cos0_rounded_;
+      out.cos_exact[i] = cos0_exact_;
+      return false;
+    }
     std::call_once(fallback_once_, [this] { fallback_ = make_mpfr_engine(spec_, target_); });
     TileValues v;
     fallback_->evaluate(Tile{pos, 1, pair, 1}, v);
@@ -176,6 +187,7 @@ class FastEngine final : public Engine {
     out.cos_rounded[i] = v.cos_rounded[0];
     out.sin_exact[i] = v.sin_exact[0];
     out.cos_exact[i] = v.cos_exact[0];
+    return true;
   }
 
   TableSpec spec_;

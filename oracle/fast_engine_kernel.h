@@ -42,6 +42,9 @@ struct TableWords {
   // A as a double-double, |A - hi - lo| <= 2^-105.9 |A|; exactly 1 + 0 for plain tables.
   double attention_hi = 1, attention_lo = 0;
   bool attention_in_range = true;  // 2^-64 <= |A| <= 2^8; else every element goes to MPFR
+  // d/2 pairs: w = 0 exactly (proportional's tail). Their t0 is NaN, so the kernel hands them
+  // off; their angle is 0 at every position, so callers write cos A and sin 0 themselves.
+  std::vector<char> zero;
 };
 TableWords table_words(const TableSpec& spec);
 

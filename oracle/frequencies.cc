@@ -44,6 +44,8 @@ Frequencies::Frequencies(const TableSpec& spec) : spec_(spec) {
 
 Frequencies::~Frequencies() = default;
 
+bool Frequencies::zero(int pair) const { return recipe_ && recipe_->zero(pair); }
+
 void Frequencies::compute(int pair, mpfr_prec_t precision, mpfr_ptr out) const {
   if (recipe_) {
     recipe_->compute(pair, precision, out);

@@ -34,6 +34,10 @@ class Frequencies {
   // c_w with |w~/w - 1| <= 2^(c_w - P) for w~ computed at P bits (see compute()).
   int log2_error_factor() const { return log2_error_factor_; }
 
+  // Whether w_k is exactly 0 (proportional's pairs that do not rotate): its angle is 0 at every
+  // position, so cos and sin are exactly 1 and 0, as at position 0.
+  bool zero(int pair) const;
+
   // The recipe's decisions, for tests; null for a plain table.
   const RecipeFrequencies* recipe() const { return recipe_.get(); }
 

@@ -67,7 +67,8 @@ class MpfrEngine final : public Engine {
   };
 
   void evaluate_one(uint64_t pos, int k, Scratch& s, TileValues& out, size_t i) const {
-    if (pos == 0) {  // sin 0 = +0 and cos 0 = 1 exactly: the values are 0 and A
+    // sin 0 = +0 and cos 0 = 1 exactly: the values are 0 and A (a zero w_k has angle 0 too).
+    if (pos == 0 || frequencies_.zero(k)) {
       out.sin_rounded[i] = out.sin_exact[i] = 0.0;
       out.cos_rounded[i] = cos0_rounded_;
       out.cos_exact[i] = cos0_exact_;

@@ -5,6 +5,7 @@
 // stay below 1% of the first, which the factor 1.01 in c_w covers.
 //
 // kTheta, kThetaOver: theta~ and at most one more rounding (the quotient): k_theta + 1.
+// kZero: exact.
 // kDynamic: q = (L + s (N - L)) / L: the product, the sum (two nonnegative terms: no
 //   cancellation) and the quotient, 3; e2 = -2j/(d-2) rounded, 1; pow(q~, e2~) turns q's error
 //   into 1.01 |e2| 3 and e2's into 1.01 |e2| ln q (|e2| <= 1), and rounds; the product with theta~
@@ -78,6 +79,13 @@ RecipeFrequencies::RecipeFrequencies(const TableSpec& spec) : spec_(spec) {
                                                : PairForm{Form::kLlama3Blend, 1};
       }
       break;
+    case RopeType::kProportional: {
+      // theta_j over the whole d (head_dim) divided by the factor, then a tail of zeros.
+      const int rotated = rotated_pairs(r, spec.d_model);
+      for (int j = 0; j < pairs; ++j)
+        forms_[j] = j < rotated ? PairForm{Form::kThetaOver, r.factor} : PairForm{Form::kZero, 1};
+      break;
+    }
   }
   double worst = 0;
   for (const PairForm& f : forms_) worst = std::max(worst, error_count(f));
@@ -91,6 +99,8 @@ double RecipeFrequencies::error_count(const PairForm& f) const {
     case Form::kTheta:
     case Form::kThetaOver:
       return k_theta + 1;
+    case Form::kZero:
+      return 1;  // exact; 1 keeps the factor's logarithm defined
     case Form::kDynamic:
       return k_theta + 5.03 + 1.01 * dynamic_log_q_;
     case Form::kRamp: {
@@ -110,6 +120,11 @@ double RecipeFrequencies::error_count(const PairForm& f) const {
 
 void RecipeFrequencies::compute(int pair, mpfr_prec_t precision, mpfr_ptr out) const {
   const PairForm& f = forms_[pair];
+  if (f.form == Form::kZero) {
+    mpfr_set_prec(out, precision);
+    mpfr_set_zero(out, 1);
+    return;
+  }
   const mpfr_prec_t p = std::max<mpfr_prec_t>(precision, log2_error_factor_ + 64);
   MpfrVar theta(p), c(p), e(p);
   raise_base(spec_, pair, p, theta);
@@ -136,6 +151,8 @@ void RecipeFrequencies::compute(int pair, mpfr_prec_t precision, mpfr_ptr out) c
       break;
     case Form::kLlama3Blend:
       blend_coefficient(theta, p, c);
+      break;
+    case Form::kZero:  // returned above
       break;
   }
   mpfr_mul(out, theta, c, MPFR_RNDN);

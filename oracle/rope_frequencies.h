@@ -22,6 +22,8 @@ class RecipeFrequencies {
   // 2^(log2_error_factor() - precision).
   void compute(int pair, mpfr_prec_t precision, mpfr_ptr out) const;
   int log2_error_factor() const { return log2_error_factor_; }
+  // Whether w_j is exactly 0 (its angle is 0 at every position: cos 1, sin 0).
+  bool zero(int pair) const { return forms_[pair].form == Form::kZero; }
 
   // The decisions, for tests and reports.
   const std::optional<YarnRamp>& yarn() const { return yarn_; }
@@ -34,6 +36,7 @@ class RecipeFrequencies {
     kDynamic,      // theta_j q^(-2j/(d-2)), q = (L + s (N - L)) / L
     kRamp,         // yarn's fractional ramp: theta_j ((j - low) + s (high - j)) / (s (high - low))
     kLlama3Blend,  // theta_j ((h - x_j) + s (x_j - l)) / (s (h - l))
+    kZero,         // proportional's pairs that do not rotate: exactly 0
   };
   struct PairForm {
     Form form = Form::kTheta;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "peverify/oracle/attention.h"
+#include "peverify/oracle/engine.h"
 #include "peverify/oracle/frequencies.h"
 #include "peverify/oracle/mpfr_var.h"
 #include "peverify/oracle/recipe_testutil.h"
@@ -167,6 +168,32 @@ TEST(Attention, ExactWhereItIsAKnownNumber) {
   yarn.rope.attention_factor.reset();
   yarn.rope.factor = 0.5;  // s <= 1: g = 1
   EXPECT_TRUE(Attention(yarn).is_one());
+}
+
+// Gemma 4's proportional RoPE: 64 of 256 pairs turn; the other 192 have w = 0 exactly, so both
+// engines give cos exactly 1 and sin +0 there at every position, and the rotated ones agree.
+TEST(RecipeFrequencies, ProportionalTailIsExactlyZeroInBothEngines) {
+  TableSpec spec = grid_spec(512, 1e6);
+  spec.rope.type = RopeType::kProportional;
+  spec.rope.partial_rotary_factor = 0.25;
+  const Frequencies w(spec);
+  for (int j = 0; j < 256; ++j) {
+    EXPECT_EQ(w.zero(j), j >= 64) << j;
+    if (j >= 64) EXPECT_TRUE(mpfr_zero_p(w.cached(j))) << j;
+  }
+  EXPECT_EQ(to_double(w.cached(1)), std::pow(1e6, -2.0 / 512));  // over head_dim, not 128
+  const Tile tile{(uint64_t{1} << 40) - 8, 8, 0, 256};
+  TileValues fast, mpfr;
+  make_fast_engine(spec, Dtype::kBFloat16)->evaluate(tile, fast);
+  make_mpfr_engine(spec, Dtype::kBFloat16)->evaluate(tile, mpfr);
+  for (size_t i = 0; i < fast.cos_rounded.size(); ++i) {
+    EXPECT_EQ(fast.cos_rounded[i], mpfr.cos_rounded[i]) << i;
+    EXPECT_EQ(fast.sin_exact[i], mpfr.sin_exact[i]) << i;
+    if (i % 256 < 64) continue;
+    EXPECT_EQ(fast.cos_exact[i], 1.0) << i;
+    EXPECT_EQ(fast.sin_rounded[i], 0.0) << i;
+    EXPECT_FALSE(std::signbit(fast.sin_rounded[i])) << i;
+  }
 }
 
 TEST(Attention, ExactValuesRoundTiesToEven) {

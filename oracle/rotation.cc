@@ -85,7 +85,8 @@ uint64_t RotationOracle::rotate_pair(uint64_t pos, int pair, const double* x, in
     const auto k = static_cast<size_t>(pair);
     // C and S with their bounds, when the fast engine's kernel covers them (fast_engine.md).
     std::optional<std::pair<BoundedDD, BoundedDD>> cs;
-    if (pos == 0 && w.attention_in_range) {  // C = A (A1's bound), S = 0 exactly
+    // Angle 0 (position 0, or proportional's w_j = 0): C = A (A1's bound), S = 0 exactly.
+    if ((pos == 0 || w.zero[k]) && w.attention_in_range) {
       cs = {{w.attention_hi, w.attention_lo, 0x1p-105 * std::fabs(w.attention_hi)}, {}};
     } else if (pos <= kMaxPosition && w.attention_in_range && !std::isnan(w.t0[k])) {
       const fast::Detail e = fast::evaluate_detail(static_cast<double>(pos), w.t0[k], w.t1[k],
@@ -104,9 +105,12 @@ uint64_t RotationOracle::rotate_pair(uint64_t pos, int pair, const double* x, in
       ++handed;
     }
   }
+  // Written where the output convention puts the pair (DeepSeek: read interleaved, written in
+  // halves).
+  const auto [out_a, out_b] = output_dims(spec_, pair);
   for (size_t h = 0; h < static_cast<size_t>(heads); ++h) {
-    const size_t at_a = h * stride + static_cast<size_t>(a);
-    const size_t at_b = h * stride + static_cast<size_t>(b);
+    const size_t at_a = h * stride + static_cast<size_t>(out_a);
+    const size_t at_b = h * stride + static_cast<size_t>(out_b);
     exact[at_a] = got[2 * h].exact;
     rounded[at_a] = got[2 * h].rounded;
     exact[at_b] = got[2 * h + 1].exact;

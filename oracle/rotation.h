@@ -2,10 +2,12 @@
 // token, head and pair j with dims (a, b) = rotated_dims(spec, j), at the position p its stream
 // gives (RowPositions::of_pair, so M-RoPE pairs take their own stream's),
 //   out_a = x_a C - x_b S,   out_b = x_b C + x_a S,   C = A cos(p w_j), S = A sin(p w_j),
-// with w_j and A the recipe's exact reals. Every output element is given as its exact value
-// rounded once to float64, and rounded once to the target format (nearest even, subnormals,
-// overflow to an infinity); dims >= the rotary dimension pass through (the input, exact, and the
-// input rounded once to the target). An exact zero is +0. Both engines give the same bits.
+// with w_j and A the recipe's exact reals, written at output_dims(spec, j) (the input's dims
+// unless spec.output_pairs says otherwise, as DeepSeek's). Every output element is given as its
+// exact value rounded once to float64, and rounded once to the target format (nearest even,
+// subnormals, overflow to an infinity); dims >= the rotary dimension pass through (the input,
+// exact, and the input rounded once to the target). An exact zero is +0. Both engines give the same
+// bits.
 //
 // Usage:
 //   RotationOracle oracle(rotation_spec, Dtype::kBFloat16, EngineKind::kFast);

@@ -12,8 +12,8 @@
 //        <= 2^(M + 1 - p), M = max(E_a + 2, EXP(cos~)) (1-Lipschitz); sin likewise.
 //   c~ = A~ cos~ rounded: |c~ - C| <= |A~ - A| |cos~| + |A| |cos~ - cos a| + ulp/2
 //        <= 4.002 2^(E_A + M - p) + 2^(E_A + M - p - 1) < 2^(E_A + M + 3 - p) =: 2^e_c,
-//        E_A = EXP(A~) (|A| <= |A~| (1 + 2^(2-p))). Position 0: c~ = A~, e_c = E_A + 2 - p
-//        (none when A is a double), s~ = 0 exactly.
+//        E_A = EXP(A~) (|A| <= |A~| (1 + 2^(2-p))). Angle 0 (position 0 or w_j = 0): c~ = A~, e_c =
+//        E_A + 2 - p (none when A is a double), s~ = 0 exactly.
 //   r~ = x c~ - y s~ with x, y doubles (exact at p >= 53 bits), three roundings:
 //        |r~ - (x C - y S)| <= |x| 2^e_c + |y| 2^e_s + 2^(EXP(x) + EXP(c~) - p - 1)
 //        + 2^(EXP(y) + EXP(s~) - p - 1) + 2^(EXP(r~) - p - 1) <= 5 2^K < 2^(K + 3),
@@ -57,6 +57,8 @@ struct Context {
   Dtype target;
   uint64_t pos;
   int pair;
+  // The angle is exactly 0: position 0, or a pair whose w_j is 0 (proportional's tail).
+  bool zero_angle() const { return pos == 0 || frequencies.zero(pair); }
 };
 
 // One rung of the ladder: C~ and S~ at the type's precision, then every element not yet decided.
@@ -82,7 +84,7 @@ bool decide_at_rung(const Context& ctx, const double* x, const double* y, int co
 
   R c, s = 0;
   mpfr_exp_t e_c = kNone, e_s = kNone;
-  if (ctx.pos == 0) {  // cos 0 = 1 and sin 0 = 0 exactly
+  if (ctx.zero_angle()) {  // cos 0 = 1 and sin 0 = 0 exactly
     c = attention;
     if (!ctx.attention.exact()) e_c = e_A + 2 - p;
   } else {
@@ -108,7 +110,7 @@ bool decide_at_rung(const Context& ctx, const double* x, const double* y, int co
   }
 
   // Position 0 with A a double: x A - y 0 is exact at p >= 106 bits, and may be a tie.
-  const bool exact_value = ctx.pos == 0 && ctx.attention.exact();
+  const bool exact_value = ctx.zero_angle() && ctx.attention.exact();
   bool all = true;
   for (int i = 0; i < count; ++i) {
     if (done[static_cast<size_t>(i)]) continue;
@@ -124,7 +126,7 @@ bool decide_at_rung(const Context& ctx, const double* x, const double* y, int co
     }
     RotatedElement& o = out[i];
     // r~ is the exact value; x = 0 zeroes it at position 0 too, where S = 0.
-    if (exact_value || (x[i] == 0 && (y[i] == 0 || ctx.pos == 0))) {
+    if (exact_value || (x[i] == 0 && (y[i] == 0 || ctx.zero_angle()))) {
       o.exact = r == 0 ? 0.0 : round_exact(raw(r), Dtype::kFloat64);
       o.rounded = r == 0 ? 0.0 : round_exact(raw(r), ctx.target);
       done[static_cast<size_t>(i)] = 1;

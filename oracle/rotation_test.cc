@@ -159,5 +159,51 @@ TEST(Rotation, FastAndMpfrEnginesGiveTheSameBitsOnRandomInputsAndArbAgrees) {
               static_cast<unsigned long long>(handed), static_cast<unsigned long long>(rotated));
 }
 
+// The output convention moves where pair j's two outputs are written, nothing else: for every
+// input and output convention (DeepSeek's interleaved in, halves out among them), the element at
+// output_dims(j) is the one the input's own convention writes at rotated_dims(j), in both
+// engines; pass-through dims stay where they are.
+TEST(Rotation, TheOutputConventionPlacesEachPairsOutputsAndChangesNoValue) {
+  for (const PairConvention in : {PairConvention::kHalves, PairConvention::kInterleaved})
+    for (const PairConvention out : {PairConvention::kHalves, PairConvention::kInterleaved}) {
+      SCOPED_TRACE(std::string(name_of(in)) + " in, " + std::string(name_of(out)) + " out");
+      const RotationSpec same = rotation(recipes::qwen25_yarn(), 160, in);
+      RotationSpec moved = same;
+      moved.output_pairs = out;
+      const Batch b = random_batch(same, 35, 24, false);
+      const BothEngines want = run_both(same, Dtype::kFloat32, b);
+      const BothEngines got = run_both(moved, Dtype::kFloat32, b);
+      for (size_t row = 0; row < b.x.size() / 160; ++row) {
+        const size_t at = row * 160;
+        for (int j = 0; j < 64; ++j) {
+          const auto [a, bb] = rotated_dims(same, j);
+          const auto [oa, ob] = output_dims(moved, j);
+          EXPECT_TRUE(same_bits(got.fast.exact[at + oa], want.fast.exact[at + a])) << row << j;
+          EXPECT_TRUE(same_bits(got.fast.rounded[at + ob], want.fast.rounded[at + bb])) << j;
+        }
+        for (int k = 128; k < 160; ++k)
+          EXPECT_TRUE(same_bits(got.fast.exact[at + k], b.x[at + k])) << k;
+      }
+    }
+}
+
+// Proportional RoPE: the pairs past int(p d // 2) have w = 0, so their outputs are the inputs,
+// exactly, at every position, and neither engine hands them to MPFR's ladder.
+TEST(Rotation, ProportionalsResidualPairsPassTheirInputsExactly) {
+  TableSpec table = grid_spec(128, 1e6);
+  table.rope.type = RopeType::kProportional;
+  table.rope.partial_rotary_factor = 0.25;  // 16 of 64 pairs turn
+  const RotationSpec spec = rotation(table, 128, PairConvention::kHalves);
+  const Batch b = random_batch(spec, 36, 32, true);
+  const BothEngines r = run_both(spec, Dtype::kBFloat16, b);
+  for (size_t row = 0; row < b.x.size() / 128; ++row)
+    for (int k = 0; k < 128; ++k) {
+      if (k % 64 < 16) continue;
+      const double x = b.x[row * 128 + k];
+      EXPECT_TRUE(same_bits(r.fast.exact[row * 128 + k], x == 0 ? 0.0 : x)) << row << " " << k;
+    }
+  expect_arb_agrees(spec, Dtype::kBFloat16, b, r.fast, 7);
+}
+
 }  // namespace
 }  // namespace pev::oracle

@@ -86,6 +86,10 @@ inline rc::Gen<RopeScaling> recipe(RopeType type, int d) {
         r.high_freq_factor = *rc::gen::element(4.0, 2.0);
         r.original_max_position = *rc::gen::element<uint64_t>(8192, 4096);
         break;
+      case RopeType::kProportional:  // Gemma 4's quarter, and shares around it
+        r.partial_rotary_factor = *rc::gen::element(0.25, 0.5, 0.3, 1.0, 0.0);
+        r.factor = *rc::gen::element(1.0, 1.0, 8.0);
+        break;
     }
     return r;
   });

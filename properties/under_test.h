@@ -19,8 +19,9 @@ namespace pev::properties {
 // it for. The suite asks for everything in scope, so a kernel that claims a recipe and ignores it
 // fails; one that never claimed it is not asked.
 struct Scope {
-  std::vector<RopeType> recipes = {RopeType::kDefault, RopeType::kLinear,   RopeType::kDynamic,
-                                   RopeType::kYarn,    RopeType::kLongRope, RopeType::kLlama3};
+  std::vector<RopeType> recipes = {RopeType::kDefault,     RopeType::kLinear,   RopeType::kDynamic,
+                                   RopeType::kYarn,        RopeType::kLongRope, RopeType::kLlama3,
+                                   RopeType::kProportional};
   std::vector<Layout> layouts = all_layouts();
   bool covers(const TableSpec& spec) const;
   static Scope plain();  // the default recipe only, every layout

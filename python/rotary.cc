@@ -19,7 +19,8 @@ namespace pev::python {
 namespace {
 
 // The keywords verify_rotary reads itself; the rest are verify's (arguments.h).
-const std::vector<std::string> kRotaryOwn = {"pairs", "axes", "rotary_dim", "compute"};
+const std::vector<std::string> kRotaryOwn = {"pairs", "output_pairs", "axes", "rotary_dim",
+                                             "compute"};
 const std::vector<std::string> kRotaryShared = {"base",       "start",        "positions",
                                                 "budget",     "dtype",        "model_config",
                                                 "layer_type", "rope_scaling", "threads"};
@@ -123,12 +124,14 @@ void bind_rotary(py::module_& m) {
       "verify_rotary",
       [](const py::object& x, const py::object& y, const py::kwargs& kwargs) {
         py::kwargs shared;
-        std::string pairs = "halves", compute = "float32", axes;
+        std::string pairs = "halves", output_pairs, compute = "float32", axes;
         std::optional<int> rotary_dim;
         for (const auto& [k, v] : kwargs) {
           const std::string key = k.cast<std::string>();
           if (key == "pairs")
             pairs = v.cast<std::string>();
+          else if (key == "output_pairs")
+            output_pairs = v.is_none() ? std::string() : v.cast<std::string>();
           else if (key == "compute")
             compute = v.cast<std::string>();
           else if (key == "axes")
@@ -145,6 +148,7 @@ void bind_rotary(py::module_& m) {
         ra.shape = hx.shape;
         ra.axes = axes;
         ra.pairs = pairs;
+        ra.output_pairs = output_pairs;
         ra.compute = compute;
         ra.rotary = table_request(args).rotary;
         if (rotary_dim) ra.rotary.d_model = *rotary_dim;
@@ -174,7 +178,8 @@ void bind_rotary(py::module_& m) {
       py::arg("x"), py::arg("y"),
       fmt::format(
           "verify_rotary(x, y, *, positions=None, start=0, model_config=None, layer_type=None, "
-          "rope_scaling=None, base={:g}, rotary_dim=None, pairs='halves', axes=None, "
+          "rope_scaling=None, base={:g}, rotary_dim=None, pairs='halves', output_pairs=None, "
+          "axes=None, "
           "budget='model', compute='float32', dtype=None, threads=0) -> RotaryVerdict\n\n"
           "q (or k) before (x) and after (y) a RoPE kernel: every element against the exact "
           "rotation "
@@ -183,7 +188,9 @@ void bind_rotary(py::module_& m) {
           "'batch,heads,seq,dim', Hugging Face's, by default, or 'batch,seq,heads,dim'); a "
           "bfloat16 "
           "or CUDA tensor is copied to host memory once. pairs: 'halves' (rotate-half) or "
-          "'interleaved'. compute: how the kernel computes, for the model budget: float32, "
+          "'interleaved'; output_pairs: where each pair's outputs are written, when not there "
+          "(DeepSeek-V3: pairs='interleaved', output_pairs='halves'). compute: how the kernel "
+          "computes, for the model budget: float32, "
           "float32-fma, bfloat16 (Hugging Face with a bfloat16 model), float64.",
           default_base())
           .c_str());

@@ -79,6 +79,8 @@ Quad recipe_frequency(const TableSpec& spec, const QuadRange& ramp, int j, Quad 
           (L0 / wavelength - r.low_freq_factor) / (r.high_freq_factor - r.low_freq_factor);
       return (1 - m) * theta / r.factor + m * theta;  // both terms >= 0 inside the band
     }
+    case RopeType::kProportional:  // exactly 0 past the rotated pairs
+      return j < rotated_pairs(r, spec.d_model) ? theta / r.factor : Quad{0};
   }
   return theta;
 }
@@ -137,6 +139,7 @@ double frequency_error_bound(const TableSpec& spec) {
         break;
       case RopeType::kLinear:
       case RopeType::kLongRope:
+      case RopeType::kProportional:
         recipe += kQ;
         break;
       case RopeType::kYarn: {
@@ -164,6 +167,7 @@ double frequency_error_bound(const TableSpec& spec) {
       }
     }
     const double w = frequency(spec, k);
+    if (w == 0) continue;  // proportional's tail: exactly 0, no error
     worst = std::fmax(worst, recipe + 0x1p-106 + 0x1p-1074 / w / 2);
   }
   return 1.01 * worst;

@@ -302,6 +302,18 @@ std::vector<SpecAlternative> spec_alternatives(const DeclaredSpec& d) {
     });
     out.push_back(std::move(a));
   }
+  const int rotated = rotated_pairs(s.rope, s.d_model);
+  if (s.rope.type == RopeType::kProportional && rotated > 0 && 2 * rotated < s.d_model) {
+    // pegainfer#820: b^(-2j/(2a)) for the rotated pairs, which is b'^(-2j/d) with b' = b^(d/2a).
+    SpecAlternative a = with("rotary-dim",
+                             fmt::format("the frequencies' exponent is over the {} rotated dims, "
+                                         "not head_dim {} (as pegainfer#820); no declaration "
+                                         "states it",
+                                         2 * rotated, s.d_model),
+                             {});
+    a.spec.base = std::pow(s.base, static_cast<double>(s.d_model) / (2 * rotated));
+    out.push_back(std::move(a));
+  }
   // Other common bases: a declaration without a config says the base; a table that should be a
   // config's was built with the wrong one (no declaration of that config states it).
   for (const double base : {1e4, 1e5, 5e5, 1e6, 1e7}) {

@@ -57,6 +57,8 @@ std::string name_of(Bug b) {
       return "rotary dimension taken as the head's (vllm#43676)";
     case Bug::kMscaleAllDimIgnored:
       return "yarn's mscale_all_dim ignored";
+    case Bug::kProportionalOverRotated:
+      return "proportional exponent over the rotated pairs, not head_dim (pegainfer#820)";
   }
   return "?";
 }
@@ -122,6 +124,17 @@ std::vector<float> framework_inv_freq(const TableSpec& spec, Bug bug, int head_d
         const float smoothed = (1.0f - smooth) * scaled / f32(r.factor) + smooth * scaled;
         const bool medium = !(wavelen < high_wavelen) && !(wavelen > low_wavelen);
         inv[j] = medium ? smoothed : scaled;
+      }
+      break;
+    }
+    case RopeType::kProportional: {
+      // inv_freq_rotated over arange(0, 2a, 2) / head_dim, zeros after, then /= factor; the bug
+      // divides by the rotated width 2a instead.
+      const int a = rotated_pairs(r, d);
+      const float width = static_cast<float>(bug == Bug::kProportionalOverRotated ? 2 * a : d);
+      for (int j = 0; j < half; ++j) {
+        inv[j] = j < a ? 1.0f / std::pow(f32(base), static_cast<float>(2 * j) / width) : 0.0f;
+        inv[j] /= f32(r.factor);
       }
       break;
     }

@@ -14,15 +14,16 @@ namespace pev::reports::testutil {
 
 enum class Bug {
   kNone,
-  kUnscaledLlama3,         // transformers#32330: the llama3 recipe returned theta unchanged
-  kAttentionIgnored,       // vllm PR#46280: cos and sin not multiplied by the attention factor
-  kYarnRangeFromExtended,  // Megatron-LM#1418: the correction range from the extended length
-  kLinearTwice,            // the linear factor applied twice
-  kDynamicNotRescaled,     // vllm#41236: the dynamic base never rescaled
-  kShortFactorsPastL0,     // llama.cpp#24823: LongRoPE's short factors past the original length
-  kBFloat16InvFreq,        // transformers#29496, Modalities#462: inv_freq rounded to bfloat16
-  kRotaryDimAsHeadDim,     // vllm#43676: partial rotary's frequencies over the whole head
-  kMscaleAllDimIgnored,    // yarn's mscale_all_dim dropped: the attention factor is g(s, 1)
+  kUnscaledLlama3,           // transformers#32330: the llama3 recipe returned theta unchanged
+  kAttentionIgnored,         // vllm PR#46280: cos and sin not multiplied by the attention factor
+  kYarnRangeFromExtended,    // Megatron-LM#1418: the correction range from the extended length
+  kLinearTwice,              // the linear factor applied twice
+  kDynamicNotRescaled,       // vllm#41236: the dynamic base never rescaled
+  kShortFactorsPastL0,       // llama.cpp#24823: LongRoPE's short factors past the original length
+  kBFloat16InvFreq,          // transformers#29496, Modalities#462: inv_freq rounded to bfloat16
+  kRotaryDimAsHeadDim,       // vllm#43676: partial rotary's frequencies over the whole head
+  kMscaleAllDimIgnored,      // yarn's mscale_all_dim dropped: the attention factor is g(s, 1)
+  kProportionalOverRotated,  // pegainfer#820: proportional's exponent over 2a, not head_dim
 };
 std::string name_of(Bug b);
 

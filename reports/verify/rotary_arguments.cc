@@ -92,6 +92,13 @@ VerifyRotaryOptions resolve_rotary(RotaryArguments a) {
   if (!pairs)
     throw ConfigError(f + "pairs must be halves (rotate-half, NeoX) or interleaved (GPT-J)");
   spec.pairs = *pairs;
+  if (!a.output_pairs.empty()) {
+    const auto output = parse_pair_convention(a.output_pairs);
+    if (!output)
+      throw ConfigError(f + "output-pairs must be halves (rotate-half, NeoX) or interleaved " +
+                        "(GPT-J), got \"" + a.output_pairs + "\"");
+    spec.output_pairs = *output;
+  }
   o.start = non_negative(a.start, (f + "start").c_str());
   if (a.positions) {
     if (a.start != 0)

@@ -83,9 +83,10 @@ SampleFailures judge_sample(const RotarySample& s, uint64_t first, uint64_t end,
   if (inverse)  // out_a = x_a c + x_b s is the forward rotation of the pair read as (b, a)
     for (int j = 0; j < o.spec.table.d_model / 2; ++j) {
       const auto [a, b] = rotated_dims(o.spec, j);
+      const auto [out_a, out_b] = output_dims(o.spec, j);
       for (size_t row = 0; row < x.size() / o.spec.head_dim; ++row) {
         std::swap(x[row * o.spec.head_dim + a], x[row * o.spec.head_dim + b]);
-        std::swap(y[row * o.spec.head_dim + a], y[row * o.spec.head_dim + b]);
+        std::swap(y[row * o.spec.head_dim + out_a], y[row * o.spec.head_dim + out_b]);
       }
     }
   o.geometry = {RotaryAxes::kTokensHeadsDim, 1, end - first, heads, o.geometry.head_dim};
@@ -119,9 +120,13 @@ std::optional<int64_t> shift_of_angles(const RotarySample& sample, const VerifyR
   const size_t row_len = static_cast<size_t>(o.spec.head_dim);
   const double u = std::max(unit_roundoff(sample.input_dtype), unit_roundoff(sample.output_dtype));
   std::vector<double> w(static_cast<size_t>(pairs));
-  for (int j = 0; j < pairs; ++j) w[static_cast<size_t>(j)] = frequency(o.spec.table, j);
+  double lowest = INFINITY;  // of the pairs that turn (proportional's tail has w = 0)
+  for (int j = 0; j < pairs; ++j) {
+    w[static_cast<size_t>(j)] = frequency(o.spec.table, j);
+    if (w[static_cast<size_t>(j)] > 0) lowest = std::min(lowest, w[static_cast<size_t>(j)]);
+  }
   // Tokens past a turn of the lowest frequency would wrap: left out.
-  const double turn = 1.5 * M_PI / *std::min_element(w.begin(), w.end());
+  const double turn = 1.5 * M_PI / lowest;
   std::vector<double> offsets;
   for (size_t row = 0; row < sample.x.size() / row_len; ++row) {
     const double* x = &sample.x[row * row_len];
@@ -131,9 +136,11 @@ std::optional<int64_t> shift_of_angles(const RotarySample& sample, const VerifyR
     std::vector<diagnosis::PairAngle> angles;
     for (int j = 0; j < pairs; ++j) {
       const auto [a, b] = rotated_dims(o.spec, j);
+      const auto [ya, yb] = output_dims(o.spec, j);
       const double norm = x[a] * x[a] + x[b] * x[b];
-      if (!(norm > 0)) continue;
-      const double c = (x[a] * y[a] + x[b] * y[b]) / norm, s = (x[a] * y[b] - x[b] * y[a]) / norm;
+      if (!(norm > 0) || !(w[static_cast<size_t>(j)] > 0)) continue;
+      const double c = (x[a] * y[ya] + x[b] * y[yb]) / norm,
+                   s = (x[a] * y[yb] - x[b] * y[ya]) / norm;
       // The products' and the output's rounding, relative to |x|.
       angles.push_back(
           diagnosis::pair_angle(c, s, w[static_cast<size_t>(j)], 2 * u * std::hypot(c, s)));
@@ -156,14 +163,27 @@ std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const Rota
   const auto with = [&](std::string cause, std::string detail, std::vector<std::string> flags) {
     return RotaryCandidate{{std::move(cause), std::move(detail), std::move(flags)}, declared, {}};
   };
-  {
-    const PairConvention other =
-        s.pairs == PairConvention::kHalves ? PairConvention::kInterleaved : PairConvention::kHalves;
+  // The other convention of the input, the output or both (DeepSeek reads interleaved pairs and
+  // writes them in halves).
+  const auto flip = [](PairConvention c) {
+    return c == PairConvention::kHalves ? PairConvention::kInterleaved : PairConvention::kHalves;
+  };
+  const PairConvention in = s.pairs, outs = output_convention(s);
+  for (const auto& [pairs, output] :
+       {std::pair{flip(in), flip(outs)}, {in, flip(outs)}, {flip(in), outs}}) {
+    // The flags that change: --output-pairs where it differs from --pairs or was given.
+    std::vector<std::string> flags;
+    if (pairs != in) flags.push_back(fmt::format("--pairs {}", name_of(pairs)));
+    if (output != pairs || s.output_pairs)
+      flags.push_back(fmt::format("--output-pairs {}", name_of(output)));
     RotaryCandidate c =
         with("pairing",
-             fmt::format("the kernel rotates {} pairs, not {}", name_of(other), name_of(s.pairs)),
-             {fmt::format("--pairs {}", name_of(other))});
-    c.options.spec.pairs = other;
+             fmt::format("the kernel's pairs are {} in and {} out, not {} "
+                         "in and {} out",
+                         name_of(pairs), name_of(output), name_of(in), name_of(outs)),
+             std::move(flags));
+    c.options.spec.pairs = pairs;
+    c.options.spec.output_pairs = output;
     out.push_back(std::move(c));
   }
   {

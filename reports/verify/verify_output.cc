@@ -148,6 +148,10 @@ nlohmann::json rope_json(const TableSpec& spec) {
     case RopeType::kLongRope:
       j["factor_list"] = r.sequence_length > r.original_max_position ? "long" : "short";
       break;
+    case RopeType::kProportional:
+      j["partial_rotary_factor"] = r.partial_rotary_factor;
+      j["rotated_pairs"] = rotated_pairs(r, spec.d_model);
+      break;
     default:
       break;
   }

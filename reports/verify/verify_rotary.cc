@@ -138,6 +138,7 @@ class RotaryPass {
   // needed.
   void judge_pair(Block& b, uint64_t i, int j, Part& p) const {
     const auto [a, bdim] = rotated_dims(spec_, j);
+    const auto [out_a, out_b] = output_dims(spec_, j);  // where the kernel wrote them
     const uint64_t pos = tokens_.of_pair(spec_.table, b.token[i], j);
     const size_t pairs = static_cast<size_t>(spec_.table.d_model / 2);
     const size_t row_len = static_cast<size_t>(spec_.head_dim);
@@ -147,7 +148,7 @@ class RotaryPass {
       const double* xi = &b.x[at];
       const double* yi = &b.y[at];
       for (const auto& [k, own, other] :
-           {std::tuple{a, xi[a], -xi[bdim]}, std::tuple{bdim, xi[bdim], xi[a]}}) {
+           {std::tuple{out_a, xi[a], -xi[bdim]}, std::tuple{out_b, xi[bdim], xi[a]}}) {
         ++p.rotated;
         const double got = yi[k], want = b.rotated.exact[at + k];
         const double rounded = b.rotated.rounded[at + k];

@@ -100,6 +100,7 @@ struct VerifyRotaryResult {
 struct RotaryArguments {
   std::vector<uint64_t> shape;
   std::string axes, pairs = "halves", compute = "float32";
+  std::string output_pairs;  // empty: as pairs
   RotaryRequest rotary;
   int64_t start = 0;
   std::optional<RowPositions> positions;

@@ -20,6 +20,13 @@ std::string where(const VerifyRotaryResult& r, const properties::Finding& f) {
       f.stream >= 0 ? fmt::format(", stream {}", measure::stream_name(f.stream)) : "");
 }
 
+// "pairs interleaved in and out", or DeepSeek's "pairs interleaved in, halves out".
+std::string pairs_text(const RotationSpec& s) {
+  const PairConvention out = output_convention(s);
+  if (out == s.pairs) return fmt::format("pairs {} in and out", name_of(s.pairs));
+  return fmt::format("pairs {} in, {} out", name_of(s.pairs), name_of(out));
+}
+
 std::string positions_text(const VerifyRotaryOptions& o) {
   if (o.positions) return o.positions->describe(o.positions_name);
   return fmt::format("positions {}.. along each sequence", o.start);
@@ -31,12 +38,12 @@ std::string to_text(const VerifyRotaryResult& r) {
   const VerifyRotaryOptions& o = r.options;
   const RotationSpec& s = o.spec;
   std::string out = fmt::format(
-      "{} -> {}: {}; axes {}{}, {} x {} heads x {}; rotary dim {} of {}, pairs {}, base {:g}, {}, "
+      "{} -> {}: {}; axes {}{}, {} x {} heads x {}; rotary dim {} of {}, {}, base {:g}, {}, "
       "{}{}; budget {}\n",
       r.input, r.output, r.description, name_of(o.geometry.axes),
       o.axes_assumed ? " (assumed from the rank: say --axes)" : "",
       o.geometry.batch * o.geometry.seq, o.geometry.heads, o.geometry.head_dim, s.table.d_model,
-      s.head_dim, name_of(s.pairs), s.table.base,
+      s.head_dim, pairs_text(s), s.table.base,
       is_plain(s.table) && s.table.rope.mrope_section.empty()
           ? std::string(name_of(s.table.schedule)) + " schedule"
           : "rotary " + describe(s.table.rope),
@@ -80,6 +87,7 @@ nlohmann::json to_json(const VerifyRotaryResult& r) {
                 {"head_dim", o.geometry.head_dim}};
   j["rotary_dim"] = o.spec.table.d_model;
   j["pairs"] = name_of(o.spec.pairs);
+  j["output_pairs"] = name_of(output_convention(o.spec));
   j["rope"] = rope_json(o.spec.table);
   j["base"] = o.spec.table.base;
   j["positions"] = positions_text(o);
