@@ -282,6 +282,13 @@ expect_message "disagrees" "a preset's theta and --base" verify "$dir/emb.npy" -
 expect_exit 1 "axes at real and negative ids" verify "$dir/emb.npy" --rope-axes 2,2 --positions "$dir/axes_ids.npy"
 expect_message "does not take --d-model" "alibi with a d_model" verify "$dir/emb.npy" --alibi --d-model 4
 expect_message "--alibi-max-bias must be" "a negative max_bias" verify "$dir/emb.npy" --alibi --alibi-max-bias -1
+expect_message "needs --alibi" "max_bias without --alibi" verify "$dir/emb.npy" --alibi-max-bias 4
+expect_message "does not take --layout" "alibi with a layout" verify "$dir/emb.npy" --alibi --layout halves
+expect_message "(0, 1024]" "a huge max_bias" verify "$dir/emb.npy" --alibi --alibi-max-bias 2000000000.5
+python3 -c "print('{\"max_period\": ' + '[' * 100000 + ']' * 100000 + '}')" > "$dir/deep.json"
+expect_message "must be a number" "a recipe nested 100000 deep" verify "$dir/emb.npy" --timesteps "$dir/steps.npy" --timestep-recipe "$dir/deep.json"
+ids_npy "$dir/tiny_step.npy" '<f8' '(4,)' 1e-40 0 0 0
+expect_message "out of range" "an angle below 2^-1000" verify "$dir/emb.npy" --timesteps "$dir/tiny_step.npy" --timestep-recipe '{"max_period": 1e300}'
 expect_exit 0 "list --encodings" list --encodings
 expect_message "two lists" "list --models --encodings" list --models --encodings
 expect_exit 1 "a table is no slope vector" verify "$dir/emb.npy" --alibi --json "$dir/alibi.json"

@@ -49,7 +49,7 @@ int run_verify(const VerifyCommandOptions& o) {
   if (o.sinusoids.requested())
     return run_sinusoid_verify(o.sinusoids,
                                {o.file, o.tensor, o.json, o.dtype, &o.table, claim, threads});
-  if (!o.sinusoids.timestep_recipe.empty()) throw UsageError("--timestep-recipe needs --timesteps");
+  o.sinusoids.refuse_orphans();
 
   const TableStream t = open_table(o.file, read);
   TableRequest q;

@@ -71,11 +71,20 @@ void add_sinusoid_options(CLI::App& app, SinusoidOptions& o) {
                  "of each axis (16,56,56); --positions gives each row's ids, [axes, N], floats "
                  "and negatives allowed");
   app.add_flag("--alibi", o.alibi, "the table is ALiBi's slopes, one per head");
-  app.add_option("--alibi-max-bias", o.alibi_max_bias, "with --alibi: max_bias (default 8)");
+  o.max_bias_option =
+      app.add_option("--alibi-max-bias", o.alibi_max_bias, "with --alibi: max_bias (default 8)");
   o.layout_option = app.get_option_no_throw("--layout");
 }
 
+void SinusoidOptions::refuse_orphans() const {
+  if (!timestep_recipe.empty() && timesteps.empty())
+    throw UsageError("--timestep-recipe needs --timesteps");
+  if (max_bias_option && max_bias_option->count() && !alibi)
+    throw UsageError("--alibi-max-bias needs --alibi");
+}
+
 int run_sinusoid_verify(const SinusoidOptions& o, const SinusoidRun& run) {
+  o.refuse_orphans();
   const int modes = !o.timesteps.empty() + !o.rope_axes.empty() + o.alibi;
   if (modes > 1)
     throw UsageError(
@@ -84,6 +93,8 @@ int run_sinusoid_verify(const SinusoidOptions& o, const SinusoidRun& run) {
   const TableOptions& t = *run.table;
   if (o.alibi) {
     refuse_table_flags(t, "--alibi", false);
+    if (o.layout_option && o.layout_option->count())
+      throw UsageError("--alibi does not take --layout");
     const reports::SinusoidInput in = input_of(run, true);
     return finish(reports::verify_alibi(in, o.alibi_max_bias, run.claim), run);
   }
@@ -104,7 +115,6 @@ int run_sinusoid_verify(const SinusoidOptions& o, const SinusoidRun& run) {
                                  run.claim, run.threads),
         run);
   }
-  if (!o.timestep_recipe.empty()) throw UsageError("--timestep-recipe needs --timesteps");
   refuse_table_flags(t, "--rope-axes", true);
   if (t.positions.empty())
     throw UsageError("--rope-axes needs --positions: a .npy of each row's ids, [axes, N]");

@@ -17,9 +17,12 @@ struct SinusoidOptions {
   std::string rope_axes;  // a preset or d0,d1,...
   bool alibi = false;
   double alibi_max_bias = 8;
-  CLI::Option* layout_option =
-      nullptr;  // whether --layout was given (a timestep table has its own)
+  // Whether --layout and --alibi-max-bias were given (a timestep table has its own layout).
+  CLI::Option* layout_option = nullptr;
+  CLI::Option* max_bias_option = nullptr;
   bool requested() const { return !timesteps.empty() || !rope_axes.empty() || alibi; }
+  // A flag of these tables given without the one it belongs to: UsageError.
+  void refuse_orphans() const;
 };
 
 void add_sinusoid_options(CLI::App& app, SinusoidOptions& o);

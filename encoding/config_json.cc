@@ -13,6 +13,10 @@ void fail(const std::string& message) { throw ConfigError(message); }
 
 // Plain dump() throws on invalid UTF-8 and passes other bytes through; DEL is escaped too.
 std::string shown(const json& v) {
+  // An array or object is named by its size: dumping it would recurse once per level of
+  // nesting, and a hostile file nests deeper than any stack.
+  if (v.is_array()) return "an array of " + std::to_string(v.size()) + " elements";
+  if (v.is_object()) return "an object of " + std::to_string(v.size()) + " keys";
   std::string s;
   for (const char c : v.dump(-1, ' ', true, json::error_handler_t::replace))
     s += c == '\x7f' ? std::string("\\u007f") : std::string(1, c);

@@ -106,8 +106,12 @@ SinCos SinusoidOracle::evaluate(double x, int frequency) const {
                          std::to_string(x));
 }
 
-std::pair<double, double> exact_alibi_slope(const AlibiSlope& a, double max_bias, Dtype target) {
+ExactSlope exact_alibi_slope(const AlibiSlope& a, double max_bias, Dtype target) {
   free_mpfr_caches_at_thread_exit();
+  // Below 2^-1100 every format rounds the slope to +0 (half float64's smallest subnormal is
+  // 2^-1075), and MPFR's exp2 would underflow.
+  if (max_bias * static_cast<double>(a.numerator) / static_cast<double>(a.denominator) > 1100)
+    return {0.0, 0.0, false};
   // The exponent -max_bias n / d: exact at 192 bits when it is an integer (then the slope is a
   // power of two, which Ziv's test could never decide); otherwise 2^e is irrational
   // (Gelfond-Schneider), so a fine enough approximation always decides.
@@ -118,7 +122,7 @@ std::pair<double, double> exact_alibi_slope(const AlibiSlope& a, double max_bias
   if (inexact == 0 && mpfr_integer_p(e)) {
     mpfr_set_prec(v, 64);
     mpfr_set_ui_2exp(v, 1, mpfr_get_si(e, MPFR_RNDN), MPFR_RNDN);
-    return {round_exact(v, target), round_exact(v, Dtype::kFloat64)};
+    return {round_exact(v, target), round_exact(v, Dtype::kFloat64), true};
   }
   // The product and the quotient each round: |e~ - e| <= |e| 2^(1-p), and exp2 adds 2^-p:
   // |v~ - v| <= v 2^-p (2 ln 2 |e| + 1.01) < 2^(EXP(v~) - p + log2(2 |e| + 2)).
@@ -134,7 +138,7 @@ std::pair<double, double> exact_alibi_slope(const AlibiSlope& a, double max_bias
     mpfr_exp2(v, ep, MPFR_RNDN);
     const auto t = round_if_decided(v, p - slack, target);
     const auto d = round_if_decided(v, p - slack, Dtype::kFloat64);
-    if (t && d) return {*t, *d};
+    if (t && d) return {*t, *d, false};
   }
   throw std::logic_error("ALiBi oracle: rounding undecided");
 }

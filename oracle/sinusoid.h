@@ -46,7 +46,12 @@ class SinusoidOracle {
   std::vector<MpfrVar> cache_;
 };
 
-// ALiBi's slope 2^(-max_bias n/d), rounded once to `target` (first) and to double (second).
-std::pair<double, double> exact_alibi_slope(const AlibiSlope& s, double max_bias, Dtype target);
+// ALiBi's slope 2^(-max_bias n/d), rounded once to `target` and to double; `exact` says the double
+// is the slope itself (an integer exponent: a power of two), so no other value is faithful.
+struct ExactSlope {
+  double rounded = 0, value = 0;
+  bool exact = false;
+};
+ExactSlope exact_alibi_slope(const AlibiSlope& s, double max_bias, Dtype target);
 
 }  // namespace pev::oracle

@@ -82,19 +82,23 @@ TEST(AlibiOracle, SlopesAreExact) {
   // Powers of two are exact (Ziv's test could never decide them): 8 heads, 2^-1 .. 2^-8.
   const auto slopes = alibi_slopes(8, 8, AlibiRule::kReference);
   for (int h = 0; h < 8; ++h)
-    EXPECT_EQ(exact_alibi_slope(slopes[h], 8, Dtype::kBFloat16).first, std::ldexp(1.0, -(h + 1)));
+    EXPECT_EQ(exact_alibi_slope(slopes[h], 8, Dtype::kBFloat16).rounded, std::ldexp(1.0, -(h + 1)));
   // 12 heads: 8 powers of two, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5.
   const auto twelve = alibi_slopes(12, 8, AlibiRule::kReference);
   for (int k = 0; k < 4; ++k) {
     const Big m = boost::multiprecision::pow(Big(2), Big(-(2 * k + 1)) / 2);
-    const auto [rounded, exact] = exact_alibi_slope(twelve[8 + k], 8, Dtype::kFloat32);
-    EXPECT_EQ(exact, static_cast<double>(m)) << k;
-    EXPECT_EQ(rounded, static_cast<double>(static_cast<float>(m))) << k;
+    const ExactSlope e = exact_alibi_slope(twelve[8 + k], 8, Dtype::kFloat32);
+    EXPECT_EQ(e.value, static_cast<double>(m)) << k;
+    EXPECT_EQ(e.rounded, static_cast<double>(static_cast<float>(m))) << k;
+    EXPECT_FALSE(e.exact);
   }
   // max_bias that is not a whole number.
-  const auto [r, e] = exact_alibi_slope({1, 3, 1}, 7.5, Dtype::kFloat32);
-  EXPECT_EQ(e, static_cast<double>(boost::multiprecision::pow(Big(2), Big(-7.5) / 3)));
-  EXPECT_EQ(r, static_cast<double>(static_cast<float>(e)));
+  const ExactSlope odd = exact_alibi_slope({1, 3, 1}, 7.5, Dtype::kFloat32);
+  EXPECT_EQ(odd.value, static_cast<double>(boost::multiprecision::pow(Big(2), Big(-7.5) / 3)));
+  EXPECT_EQ(odd.rounded, static_cast<double>(static_cast<float>(odd.value)));
+  EXPECT_TRUE(exact_alibi_slope(slopes[2], 8, Dtype::kFloat32).exact);
+  // Far below every format's range: +0, without MPFR's exponent range.
+  EXPECT_EQ(exact_alibi_slope({1, 1, 1}, 1e9 + 0.5, Dtype::kFloat16).rounded, 0.0);
 }
 
 }  // namespace

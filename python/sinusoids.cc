@@ -32,6 +32,8 @@ reports::Numbers numbers_of(const py::handle& v, const std::string& name) {
   if (py::hasattr(a, "detach") && py::hasattr(a, "cpu")) {  // a tensor: float64 holds every type
     type = py::str(a.attr("dtype")).cast<std::string>();
     if (type.rfind("torch.", 0) == 0) type = type.substr(6);
+    if (type.find("complex") != std::string::npos || type == "bool")
+      throw ConfigError(fmt::format("{} must be real numbers, got a {} tensor", name, type));
     a = a.attr("detach")().attr("cpu")();
     if (type.find("int") == std::string::npos) a = a.attr("double")();
     a = a.attr("numpy")();
@@ -42,6 +44,8 @@ reports::Numbers numbers_of(const py::handle& v, const std::string& name) {
   if (kind != "i" && kind != "u" && kind != "f")
     throw ConfigError(
         fmt::format("{} must be numbers (integers or floats), got dtype {}", name, type));
+  if (kind == "f" && a.attr("dtype").attr("itemsize").cast<int>() > 8)
+    throw ConfigError(fmt::format("{}: {} is not read exactly; convert it to float64", name, type));
   const py::int_ limit(int64_t{1} << 53);
   if (kind != "f" && !np.attr("all")(np.attr("less_equal")(np.attr("abs")(a), limit)).cast<bool>())
     throw ConfigError(name + ": an integer beyond 2^53");
@@ -102,16 +106,29 @@ py::object verify_sinusoid_array(const py::object& table, const py::kwargs& kwar
   const int modes = kwargs.contains("timesteps") + kwargs.contains("rope_axes") + alibi;
   if (modes > 1)
     throw ConfigError("timesteps, rope_axes and alibi are three kinds of table: give one");
+  // Each kind's own keywords, and the shared ones it has no use for, refused by name.
+  const auto refuse = [&](std::initializer_list<const char*> keys, const char* mode) {
+    for (const char* k : keys)
+      if (kwargs.contains(k)) throw ConfigError(fmt::format("{} does not take {}=", mode, k));
+  };
+  if (alibi) refuse({"positions", "base", "layout", "timestep_recipe"}, "alibi=True");
+  if (kwargs.contains("timesteps"))
+    refuse({"positions", "layout", "base", "alibi_max_bias"}, "timesteps=");
+  if (kwargs.contains("rope_axes")) refuse({"timestep_recipe", "alibi_max_bias"}, "rope_axes=");
   reports::SinusoidVerdict v;
   if (alibi) {
     const reports::SinusoidInput in = input_of(table, args.dtype, true);
-    const double max_bias =
-        kwargs.contains("alibi_max_bias") ? kwargs["alibi_max_bias"].cast<double>() : 8.0;
+    double max_bias = 8.0;
+    if (kwargs.contains("alibi_max_bias")) {
+      const py::handle m = kwargs["alibi_max_bias"];
+      if (!py::isinstance<py::float_>(m) && !py::isinstance<py::int_>(m))
+        throw ConfigError("alibi_max_bias must be a number, got " +
+                          py::str(m.get_type()).cast<std::string>());
+      max_bias = m.cast<double>();
+    }
     py::gil_scoped_release release;
     v = reports::verify_alibi(in, max_bias, claim);
   } else if (kwargs.contains("timesteps")) {
-    if (kwargs.contains("positions") || kwargs.contains("layout") || kwargs.contains("base"))
-      throw ConfigError("timesteps= takes no positions, layout or base: the recipe says them");
     const TimestepRecipe recipe = parse_timestep_recipe(
         kwargs.contains("timestep_recipe") ? text_of(kwargs["timestep_recipe"]) : "diffusers");
     const reports::SinusoidInput in = input_of(table, args.dtype, false);

@@ -3,7 +3,8 @@
 // folded into it exactly (TwoProd), and sin and cos of x * w by core/precise/direct-inl.h's
 // DirectSinCos, rounded once to the output. Its bound holds for any double x (it uses only
 // |x| w): |y - v| <= 4u |v| + |x| w (e_w + 2^-102.3) + 2^-102.6 with e_w <= 2^-104 here, so
-// below angles of 2^30 the value rounded once to float32 is faithful wherever |v| >= 2^-48.
+// below angles of 2^30 the value rounded once to float32 is faithful wherever |v| >= 2^-48, for
+// exponents |n/m| <= 1 (every preset's; a custom shift near h makes them larger and e_w with them).
 // One lane of Highway's static target (these tables are small: a few hundred thousand values).
 #include <quadmath.h>
 

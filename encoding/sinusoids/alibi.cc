@@ -12,9 +12,9 @@ namespace pev {
 std::vector<AlibiSlope> alibi_slopes(int heads, double max_bias, AlibiRule rule) {
   if (heads < 1 || heads > 1 << 16)
     throw ConfigError(fmt::format("ALiBi needs 1 to 65536 heads, got {}", heads));
-  if (!(std::isfinite(max_bias) && max_bias > 0))
-    throw ConfigError(
-        fmt::format("--alibi-max-bias must be a finite number > 0, got {}", max_bias));
+  if (!(std::isfinite(max_bias) && max_bias > 0 && max_bias <= 1024))
+    throw ConfigError(fmt::format(
+        "--alibi-max-bias must be a number in (0, 1024] (models use 8), got {}", max_bias));
   const int64_t n = heads;
   const int64_t c = rule == AlibiRule::kGeometric
                         ? n

@@ -335,3 +335,50 @@ def test_the_verdict_as_json():
     verdict = peverify.verify(np.array(fairseq_slopes(12), np.float32), alibi=True)
     j = json.loads(verdict.to_json())
     assert j["holds"] and j["kind"] == "ALiBi slopes" and j["elements"] == 12
+
+
+# ---- Edges a review found -------------------------------------------------------------------
+
+def test_signed_zero_timesteps_are_two_positions():
+    t = np.array([0.0, -0.0], dtype=np.float32)
+    right = np.array([[0.0, 0.0, 1.0, 1.0], [-0.0, -0.0, 1.0, 1.0]], dtype=np.float32)
+    assert peverify.verify(right, timesteps=t, timestep_recipe="ddpm", budget="strict")
+    wrong = np.array([[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0]], dtype=np.float32)
+    assert not peverify.verify(wrong, timesteps=t, timestep_recipe="ddpm", budget="strict")
+
+
+def test_alibi_faithful_float64_accepts_either_neighbour_and_an_underflowed_slope():
+    slopes = np.array([2.0 ** -(h + 1) for h in range(8)] + [2 ** -0.5, 2 ** -1.5, 2 ** -2.5,
+                                                           2 ** -3.5])
+    # 2^-0.5 = 0.70710678118654752...: the double nearest is ...476, the one below it faithful too.
+    slopes[8] = np.nextafter(slopes[8], 0.0)
+    assert not peverify.verify(slopes, alibi=True, budget="strict")
+    assert peverify.verify(slopes, alibi=True, budget="faithful")
+    assert peverify.verify(np.array([0.0], dtype=np.float16), alibi=True, alibi_max_bias=30,
+                           budget="strict")
+
+
+def test_square_ids_saved_rows_first_are_named():
+    ids = torch.tensor([[0.0, 1, 2], [3, 4, 5], [6, 7, 8]])  # [N, axes], N = axes = 3
+    cos, _ = axial_cache(ids, (2, 2, 2), 10000)
+    verdict = peverify.verify(cos.numpy(), rope_axes=[2, 2, 2], positions=ids.numpy(),
+                              layout="rope-cos-pairs")
+    assert not verdict and verdict.diagnosis["cause"] == "axes"
+    assert "[N, axes]" in verdict.diagnosis["detail"]
+    assert peverify.verify(cos.numpy(), rope_axes=[2, 2, 2], positions=ids.T.contiguous().numpy(),
+                           layout="rope-cos-pairs")
+
+
+def test_keywords_of_another_kind_of_table_are_refused():
+    slopes = np.array(fairseq_slopes(8), np.float32)
+    with pytest.raises(ValueError, match="does not take positions="):
+        peverify.verify(slopes, alibi=True, positions=[0])
+    with pytest.raises(ValueError, match="does not take alibi_max_bias="):
+        peverify.verify(adm_embedding(STEPS, 64).numpy(), timesteps=STEPS, alibi_max_bias=4)
+    with pytest.raises(ValueError, match="must be a number"):
+        peverify.verify(slopes, alibi=True, alibi_max_bias="8")
+    with pytest.raises(ValueError, match="real numbers"):
+        peverify.verify(adm_embedding(STEPS, 64).numpy(), timesteps=STEPS.to(torch.complex64))
+    with pytest.raises(ValueError, match="out of range"):
+        peverify.verify(np.ones((1, 4), np.float32), timesteps=np.array([2.0 ** -149], np.float32),
+                        timestep_recipe={"max_period": 1e300})

@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "peverify/encoding/model_config.h"
 #include "peverify/measure/error.h"
 #include "peverify/oracle/sinusoid.h"
 #include "peverify/reports/verify/diagnosis.h"
@@ -18,7 +19,8 @@ struct Judged {
 
 Judged judge_slope(double got, const AlibiSlope& s, double max_bias, const Claim& claim,
                    Dtype dtype) {
-  const auto [rounded, exact] = oracle::exact_alibi_slope(s, max_bias, dtype);
+  const oracle::ExactSlope e = oracle::exact_alibi_slope(s, max_bias, dtype);
+  const double rounded = e.rounded, exact = e.value;
   if (!std::isfinite(got)) return {false, exact, INFINITY, 0};
   const double error = std::fabs(got - exact);
   const double allowed = claim.kind == Claim::Kind::kModel
@@ -27,10 +29,10 @@ Judged judge_slope(double got, const AlibiSlope& s, double max_bias, const Claim
                              : claim.allowed(exact, 0, 0, dtype);
   bool ok = error <= allowed;
   if (claim.kind == Claim::Kind::kStrict) ok = measure::same_encoding(got, rounded);
-  // A slope is never a tie and never exactly its double unless a power of two, which the
-  // oracle knows exactly: the faithful test may take the exact side as known.
+  // Only a power of two is its own double (the oracle says so); any other slope lies strictly
+  // between two doubles, either of which is faithful in float64.
   if (claim.kind == Claim::Kind::kFaithful)
-    ok = measure::is_faithful_encoding(got, exact, rounded, dtype, exact == rounded);
+    ok = measure::is_faithful_encoding(got, exact, rounded, dtype, e.exact);
   return {ok, exact, error, allowed};
 }
 
@@ -72,7 +74,7 @@ Diagnosis diagnose_alibi(const std::vector<double>& got, double max_bias, const 
     if (other != max_bias)
       candidates.push_back({{"base",
                              fmt::format("max_bias {:g}", other),
-                             {fmt::format("--alibi-max-bias {:g}", other)}},
+                             {fmt::format("--alibi-max-bias {}", other)}},
                             alibi_slopes(n, other, AlibiRule::kReference),
                             other});
   std::vector<diagnosis::Alternative> named;
@@ -95,6 +97,8 @@ Diagnosis diagnose_alibi(const std::vector<double>& got, double max_bias, const 
 
 SinusoidVerdict verify_alibi(const SinusoidInput& in, double max_bias, const Claim& claim) {
   const auto start = std::chrono::steady_clock::now();
+  if (in.values.size() > 65536)
+    throw ConfigError(fmt::format("{} slopes: ALiBi takes at most 65536 heads", in.values.size()));
   const int heads = static_cast<int>(in.values.size());
   const std::vector<AlibiSlope> slopes = alibi_slopes(heads, max_bias, AlibiRule::kReference);
   SinusoidVerdict v(in, "ALiBi slopes",
@@ -122,10 +126,10 @@ SinusoidVerdict verify_alibi(const SinusoidInput& in, double max_bias, const Cla
       ++oracle.failed, oracle.holds = false;
       if (oracle.worst.size() < 8) oracle.worst.push_back(f);
     }
-    if (!(got > 0 && got <= 1)) {
+    if (!(got >= 0 && got <= 1)) {  // 0: a slope below the format's range
       ++bounded.failed, bounded.holds = false;
       if (bounded.worst.size() < 8)
-        bounded.worst.push_back({f.row, 0, {}, got, 1, 0, 0, 0, "a slope is in (0, 1]"});
+        bounded.worst.push_back({f.row, 0, {}, got, 1, 0, 0, 0, "a slope is in [0, 1]"});
     }
   }
   oracle.judged = bounded.judged = v.elements;
@@ -133,8 +137,8 @@ SinusoidVerdict verify_alibi(const SinusoidInput& in, double max_bias, const Cla
       "max abs error {:.3g}, max {:.3g} ulp; {} of {} slopes outside the "
       "budget ({})",
       v.max_abs_error, v.max_ulp, oracle.failed, heads, claim.describe());
-  bounded.note = bounded.holds ? fmt::format("all {} slopes in (0, 1]", heads)
-                               : fmt::format("{} slopes outside (0, 1]", bounded.failed);
+  bounded.note = bounded.holds ? fmt::format("all {} slopes in [0, 1]", heads)
+                               : fmt::format("{} slopes outside [0, 1]", bounded.failed);
   v.properties = {bounded, oracle};
   if (!oracle.holds)
     v.diagnosis = diagnose_alibi(in.values, max_bias, claim, in.dtype, oracle.failed);

@@ -32,15 +32,14 @@ std::string range_text(const std::vector<double>& v) {
 // The fields in which `r` differs from `base`, as JSON members ("\"scale\": 1000").
 std::vector<std::string> differing(const TimestepRecipe& r, const TimestepRecipe& base) {
   std::vector<std::string> f;
-  if (r.max_period != base.max_period)
-    f.push_back(fmt::format("\"max_period\": {:g}", r.max_period));
+  if (r.max_period != base.max_period) f.push_back(fmt::format("\"max_period\": {}", r.max_period));
   if (r.downscale_freq_shift != base.downscale_freq_shift)
     f.push_back(fmt::format("\"downscale_freq_shift\": {}", r.downscale_freq_shift));
   if (r.flip_sin_to_cos != base.flip_sin_to_cos)
     f.push_back(fmt::format("\"flip_sin_to_cos\": {}", r.flip_sin_to_cos));
-  if (r.scale != base.scale) f.push_back(fmt::format("\"scale\": {:g}", r.scale));
+  if (r.scale != base.scale) f.push_back(fmt::format("\"scale\": {}", r.scale));
   if (r.time_factor != base.time_factor)
-    f.push_back(fmt::format("\"time_factor\": {:g}", r.time_factor));
+    f.push_back(fmt::format("\"time_factor\": {}", r.time_factor));
   if (r.timestep_dtype != base.timestep_dtype)
     f.push_back(fmt::format("\"timestep_dtype\": \"{}\"", name_of(r.timestep_dtype)));
   return f;
@@ -62,6 +61,27 @@ std::string recipe_flag(const TimestepRecipe& r) {
                      fmt::join(fields, ", "));
 }
 
+// Widths no model comes near (Flux's timestep embedding is 256 wide, a video head 128): beyond,
+// the oracle's frequencies and the diagnosis's declarations would cost out of proportion.
+constexpr int kMaxWidth = 1 << 16;
+
+// Every angle scale x w the oracle can evaluate: |scale x| up to 2^53 (the positions any part of
+// peverify takes), and a nonzero one at least 2^-1000 at the smallest frequency (below, cos is 1
+// and sin is the angle in every format, but no precision ladder can prove it).
+void check_angles(const SinusoidTable& t, const AxisPositions& p, const std::string& name) {
+  double smallest = 1;
+  for (const SinusoidFrequency& f : t.frequencies) smallest = std::min(smallest, f.value());
+  for (size_t a = 0; a < p.axes.size(); ++a)
+    for (uint64_t r = 0; r < p.axes[a].size(); ++r) {
+      const double y = std::fabs(t.scale * p.axes[a][r]);
+      if (!(y <= 0x1p53) || (y != 0 && y * smallest < 0x1p-1000))
+        fail(
+            fmt::format("{}: row {}'s position {} times scale {} makes an angle out of range "
+                        "(|scale x| up to 2^53, and a nonzero angle at least 2^-1000)",
+                        name, r, p.axes[a][r], t.scale));
+    }
+}
+
 SinusoidAlternative timestep_alternative(const TimestepRecipe& r, int width, const Numbers& t,
                                          uint64_t rows, std::string cause, std::string detail) {
   return {std::move(cause), std::move(detail), timestep_declaration(r, width, t, rows)};
@@ -75,10 +95,13 @@ SinusoidDeclaration timestep_declaration(const TimestepRecipe& r, int width, con
   if (shape.size() > 1 || t.values.size() != rows)
     fail(fmt::format("{}: {} timesteps of shape {} for a table of {} rows: one per row, shape [N]",
                      t.name, t.values.size(), shape_text(t.shape), rows));
+  if (width > kMaxWidth)
+    fail(fmt::format("a timestep embedding of {} columns: at most {}", width, kMaxWidth));
   SinusoidDeclaration d;
   d.table = timestep_table(r, width);
   d.positions.axes.assign(1, {});
   for (const double x : t.values) d.positions.axes[0].push_back(timestep_argument(r, x));
+  check_angles(d.table, d.positions, t.name);
   d.what = "timestep recipe " + describe(r);
   d.positions_text =
       fmt::format("{}: {} timesteps ({}), {}", t.name, rows, t.type, range_text(t.values));
@@ -132,11 +155,14 @@ std::vector<SinusoidAlternative> timestep_alternatives(const TimestepRecipe& r, 
 
 SinusoidDeclaration axes_declaration(const RopeAxes& a, Layout layout, const Numbers& ids,
                                      uint64_t rows, uint64_t width) {
+  int64_t columns = 0;
+  for (const int d : a.dims) columns += layout_width(layout, d);
+  if (static_cast<uint64_t>(columns) != width)
+    fail(fmt::format("--rope-axes {} makes {} columns in layout {}, the table has {}",
+                     fmt::join(a.dims, ","), columns, name_of(layout), width));
+  if (columns > kMaxWidth) fail(fmt::format("{} columns: at most {}", columns, kMaxWidth));
   SinusoidDeclaration d;
   d.table = rope_axes_table(a, layout);
-  if (static_cast<uint64_t>(d.table.width()) != width)
-    fail(fmt::format("--rope-axes {} makes {} columns in layout {}, the table has {}",
-                     fmt::join(a.dims, ","), d.table.width(), name_of(layout), width));
   const uint64_t n_axes = a.dims.size();
   const std::vector<uint64_t> shape = without_ones(ids.shape);
   const bool axes_first = shape.size() == 2 && shape[0] == n_axes && shape[1] == rows;
@@ -150,6 +176,7 @@ SinusoidDeclaration axes_declaration(const RopeAxes& a, Layout layout, const Num
   for (uint64_t r = 0; r < rows; ++r)
     for (uint64_t i = 0; i < n_axes; ++i)
       d.positions.axes[i][r] = ids.values[axes_first || one_axis ? i * rows + r : r * n_axes + i];
+  check_angles(d.table, d.positions, ids.name);
   d.what = describe(a) + ", blocks in layout " + std::string(name_of(layout));
   std::vector<std::string> ranges;
   for (const auto& axis : d.positions.axes) ranges.push_back(range_text(axis));
@@ -157,7 +184,7 @@ SinusoidDeclaration axes_declaration(const RopeAxes& a, Layout layout, const Num
                                  ids.type, fmt::join(ranges, "; "));
   d.flags = {fmt::format("--rope-axes {}",
                          a.preset.empty() ? fmt::format("{}", fmt::join(a.dims, ",")) : a.preset),
-             fmt::format("--base {:g}", a.base), fmt::format("--layout {}", name_of(layout))};
+             fmt::format("--base {}", a.base), fmt::format("--layout {}", name_of(layout))};
   return d;
 }
 
@@ -182,6 +209,14 @@ std::vector<SinusoidAlternative> axes_alternatives(const RopeAxes& a, Layout lay
                                      moved[0], moved[1])
                        : fmt::format("the ids' axes in the order {}", fmt::join(order, ", ")),
                    std::move(d)});
+  }
+  // Square ids ([N, N] with N axes) are read as [axes, N]; the data may be Flux's [N, axes].
+  if (declared.positions.rows() == n) {
+    SinusoidDeclaration d = declared;
+    for (size_t i = 0; i < n; ++i)
+      for (size_t r = 0; r < n; ++r) d.positions.axes[i][r] = declared.positions.axes[r][i];
+    d.flags = {"--positions transposed (saved as [N, axes])"};
+    out.push_back({"axes", "the ids read as [N, axes], not [axes, N]", std::move(d)});
   }
   // One axis's block built from another's ids (ncnn#6834 reused one block's values for another).
   for (size_t i = 0; i < n; ++i)
@@ -212,7 +247,7 @@ std::vector<SinusoidAlternative> axes_alternatives(const RopeAxes& a, Layout lay
       b.base = p.axes.base;
       SinusoidDeclaration d = declared;
       d.table = rope_axes_table(b, layout);
-      d.flags = {fmt::format("--base {:g}", b.base)};
+      d.flags = {fmt::format("--base {}", b.base)};
       if (std::none_of(out.begin(), out.end(),
                        [&](const auto& x) { return x.declaration.flags == d.flags; }))
         out.push_back({"base", fmt::format("theta {:g} ({})", b.base, p.name), std::move(d)});

@@ -1,10 +1,18 @@
 #include "peverify/reports/sinusoids/exact_values.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "peverify/support/parallel.h"
 
 namespace pev::reports::sinusoids {
+namespace {
+
+// Positions by value, -0 before +0: sin(-0 w) is -0, so the two zeros are distinct positions.
+bool before(double a, double b) { return a < b || (a == b && std::signbit(a) && !std::signbit(b)); }
+bool same(double a, double b) { return a == b && std::signbit(a) == std::signbit(b); }
+
+}  // namespace
 
 ExactValues::ExactValues(const SinusoidTable& table, const AxisPositions& positions, Dtype target,
                          int threads, const std::vector<uint64_t>& rows)
@@ -22,8 +30,8 @@ ExactValues::ExactValues(const SinusoidTable& table, const AxisPositions& positi
     } else {
       for (const uint64_t r : rows) axis.distinct.push_back(xs[r]);
     }
-    std::sort(axis.distinct.begin(), axis.distinct.end());
-    axis.distinct.erase(std::unique(axis.distinct.begin(), axis.distinct.end()),
+    std::sort(axis.distinct.begin(), axis.distinct.end(), before);
+    axis.distinct.erase(std::unique(axis.distinct.begin(), axis.distinct.end(), same),
                         axis.distinct.end());
     axis.local.assign(table.frequencies.size(), -1);
     for (const SinusoidColumn& c : table.columns)
@@ -34,9 +42,9 @@ ExactValues::ExactValues(const SinusoidTable& table, const AxisPositions& positi
       }
     if (rows.empty())
       for (const double x : xs)
-        axis.index.push_back(
-            static_cast<uint32_t>(std::lower_bound(axis.distinct.begin(), axis.distinct.end(), x) -
-                                  axis.distinct.begin()));
+        axis.index.push_back(static_cast<uint32_t>(
+            std::lower_bound(axis.distinct.begin(), axis.distinct.end(), x, before) -
+            axis.distinct.begin()));
     const size_t nf = axis.frequencies.size();
     axis.values.resize(axis.distinct.size() * nf);
     parallel_for(axis.distinct.size(), threads, [&](uint64_t i) {
@@ -51,11 +59,11 @@ ExactValues::Value ExactValues::at(uint64_t row, int column, Dtype format) const
   if (c.wave == Wave::kZero) return {0.0, 0.0, true};
   const Axis& axis = axes_[static_cast<size_t>(c.axis)];
   const double x = positions_.axes[static_cast<size_t>(c.axis)][row];
-  const size_t i =
-      axis.index.empty()
-          ? static_cast<size_t>(std::lower_bound(axis.distinct.begin(), axis.distinct.end(), x) -
-                                axis.distinct.begin())
-          : axis.index[row];
+  const size_t i = axis.index.empty()
+                       ? static_cast<size_t>(std::lower_bound(axis.distinct.begin(),
+                                                              axis.distinct.end(), x, before) -
+                                             axis.distinct.begin())
+                       : axis.index[row];
   const oracle::SinCos& v =
       axis.values[i * axis.frequencies.size() +
                   static_cast<size_t>(axis.local[static_cast<size_t>(c.frequency)])];

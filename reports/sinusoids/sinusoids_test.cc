@@ -89,12 +89,12 @@ TEST(SinusoidVerify, EachFaultFailsItsPropertyNamingTheElement) {
 TEST(AlibiVerify, ExactSlopesPassStrictAndGeometricOnesAreNamed) {
   SinusoidInput in{"slopes", "test", Dtype::kFloat32, 1, 12, {}};
   for (const AlibiSlope& s : alibi_slopes(12, 8, AlibiRule::kReference))
-    in.values.push_back(oracle::exact_alibi_slope(s, 8, Dtype::kFloat32).first);
+    in.values.push_back(oracle::exact_alibi_slope(s, 8, Dtype::kFloat32).rounded);
   EXPECT_TRUE(verify_alibi(in, 8, Claim::strict()).holds());
   SinusoidInput geometric = in;
   geometric.values.clear();
   for (const AlibiSlope& s : alibi_slopes(12, 8, AlibiRule::kGeometric))
-    geometric.values.push_back(oracle::exact_alibi_slope(s, 8, Dtype::kFloat32).first);
+    geometric.values.push_back(oracle::exact_alibi_slope(s, 8, Dtype::kFloat32).rounded);
   const SinusoidVerdict v = verify_alibi(geometric, 8, Claim::model(Dtype::kFloat32));
   ASSERT_FALSE(v.holds());
   ASSERT_TRUE(v.diagnosis);
