@@ -289,6 +289,9 @@ python3 -c "print('{\"max_period\": ' + '[' * 100000 + ']' * 100000 + '}')" > "$
 expect_message "must be a number" "a recipe nested 100000 deep" verify "$dir/emb.npy" --timesteps "$dir/steps.npy" --timestep-recipe "$dir/deep.json"
 ids_npy "$dir/tiny_step.npy" '<f8' '(4,)' 1e-40 0 0 0
 expect_message "out of range" "an angle below 2^-1000" verify "$dir/emb.npy" --timesteps "$dir/tiny_step.npy" --timestep-recipe '{"max_period": 1e300}'
+expect_message "needs --positions" "verify-rotary --rope-axes without ids" verify-rotary --input "$dir/emb.npy" --output "$dir/emb.npy" --rope-axes 2,2
+expect_message "does not take --rotary-dim" "verify-rotary --rope-axes with a rotary dim" verify-rotary --input "$dir/emb.npy" --output "$dir/emb.npy" --rope-axes 2,2 --rotary-dim 4 --positions "$dir/axes_ids.npy"
+expect_message "rotate 6 dims" "verify-rotary axes wider than the head" verify-rotary --input "$dir/emb.npy" --output "$dir/emb.npy" --rope-axes 2,4 --positions "$dir/axes_ids.npy"
 expect_exit 0 "list --encodings" list --encodings
 expect_message "two lists" "list --models --encodings" list --models --encodings
 expect_exit 1 "a table is no slope vector" verify "$dir/emb.npy" --alibi --json "$dir/alibi.json"

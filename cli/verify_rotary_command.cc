@@ -11,8 +11,10 @@
 #include "peverify/cli/enum_option.h"
 #include "peverify/cli/table_options.h"
 #include "peverify/encoding/request.h"
+#include "peverify/reports/sinusoids/rotary_axes.h"
 #include "peverify/reports/verify/verify_rotary.h"
 #include "peverify/tables/atomic_file.h"
+#include "peverify/tables/number_array.h"
 #include "peverify/tables/position_ids.h"
 #include "peverify/tables/table_stream.h"
 
@@ -32,6 +34,7 @@ struct VerifyRotaryCommandOptions {
   std::string compute = "float32";
   std::optional<int64_t> threads;
   std::string json;
+  std::string rope_axes;  // RoPE over several position axes at real ids (docs/design.md §16.2)
 };
 
 TableStream open_tensor(const std::string& path, const std::string& tensor,
@@ -63,13 +66,44 @@ int run_verify_rotary(const VerifyRotaryCommandOptions& o) {
   args.compute = o.compute;
   args.rotary = rotary_request(o.table);
   args.start = o.table.start;
-  if (!o.table.positions.empty()) {
+  std::optional<RopeAxes> rope_axes;
+  if (!o.rope_axes.empty()) {
+    const auto refuse = [](bool given, const char* flag) {
+      if (given) throw UsageError(fmt::format("--rope-axes does not take {}", flag));
+    };
+    refuse(o.table.d_model_option && o.table.d_model_option->count(), "--rotary-dim");
+    refuse(!o.table.rotary.model_config.empty(), "--model-config");
+    refuse(!o.table.rotary.rope_scaling.empty(), "--rope-scaling");
+    refuse(o.table.start != 0, "--start");
+    if (o.table.positions.empty())
+      throw UsageError("--rope-axes needs --positions: a .npy of each token's ids, [axes, N]");
+    rope_axes = parse_rope_axes(o.rope_axes, o.table.base_option && o.table.base_option->count()
+                                                 ? std::optional(o.table.base)
+                                                 : std::nullopt);
+    args.rotary = RotaryRequest{};  // the whole head; axes_rotation sets the rotated part
+  } else if (!o.table.positions.empty()) {
     args.positions = read_position_ids(o.table.positions);
     args.positions_name = o.table.positions;
   }
   args.claim = o.claim;
   args.threads = threads;
   const reports::VerifyRotaryOptions options = reports::resolve_rotary(std::move(args));
+  if (rope_axes) {
+    NumberArray ids = read_number_array(o.table.positions);
+    const reports::AxesRotation declared = reports::axes_rotation(
+        *rope_axes, options, {o.table.positions, ids.type, ids.shape, std::move(ids.values)});
+    const auto read = [](const TableStream& t) {
+      return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };
+    };
+    const reports::SinusoidVerdict v =
+        reports::verify_rotary_axes({o.input, x.description(), x.dtype(), read(x)},
+                                    {o.output, y.description(), y.dtype(), read(y)}, declared);
+    std::fputs(reports::to_text(v).c_str(), stdout);
+    if (!o.json.empty())
+      write_file_atomically(o.json,
+                            [&](std::ostream& os) { os << reports::to_json(v).dump(2) << "\n"; });
+    return v.holds() ? kExitOk : kExitCheckFailed;
+  }
 
   const auto reader = [](const TableStream& t) {
     return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };
@@ -115,6 +149,10 @@ void add_verify_rotary_command(CLI::App& root, std::vector<Command>& commands) {
   app->add_option("--compute", o->compute,
                   "how the kernel computes, for the model budget: float32 (default), "
                   "float32-fma, bfloat16 (Hugging Face with a bfloat16 model), float64");
+  app->add_option("--rope-axes", o->rope_axes,
+                  "RoPE over several position axes: a preset (flux, flux2, hunyuan-video, "
+                  "qwen-image) or each axis's dims (16,56,56); --positions gives each token's ids "
+                  "[axes, N], floats and negatives allowed");
   app->add_option("--threads", o->threads, "worker threads (default: all cores)");
   app->add_option("--json", o->json, "also write the results as JSON here");
   commands.push_back({app, [o] { return run_verify_rotary(*o); }});

@@ -11,6 +11,8 @@
 #include "peverify/python/arguments.h"
 #include "peverify/python/array_table.h"
 #include "peverify/python/results.h"
+#include "peverify/python/sinusoids.h"
+#include "peverify/reports/sinusoids/rotary_axes.h"
 #include "peverify/reports/verify/verify_rotary.h"
 
 namespace py = pybind11;
@@ -122,13 +124,22 @@ void bind_rotary(py::module_& m) {
       });
   m.def(
       "verify_rotary",
-      [](const py::object& x, const py::object& y, const py::kwargs& kwargs) {
+      [](const py::object& x, const py::object& y, const py::kwargs& kwargs) -> py::object {
         py::kwargs shared;
         std::string pairs = "halves", output_pairs, compute = "float32", axes;
         std::optional<int> rotary_dim;
+        std::optional<std::string> rope_axes;  // RoPE over several axes at real ids (§16.2)
+        py::object axis_ids;
+        const bool multi_axis = kwargs.contains("rope_axes");
         for (const auto& [k, v] : kwargs) {
           const std::string key = k.cast<std::string>();
-          if (key == "pairs")
+          if (key == "rope_axes")
+            rope_axes = text_of(v);
+          else if (multi_axis && key == "positions")
+            axis_ids = py::reinterpret_borrow<py::object>(v);
+          else if (multi_axis && key == "base")
+            continue;  // the axes' theta, read below
+          else if (key == "pairs")
             pairs = v.cast<std::string>();
           else if (key == "output_pairs")
             output_pairs = v.is_none() ? std::string() : v.cast<std::string>();
@@ -141,6 +152,13 @@ void bind_rotary(py::module_& m) {
           else
             shared[k] = v;
         }
+        if (multi_axis)
+          for (const char* k :
+               {"rotary_dim", "model_config", "layer_type", "rope_scaling", "start"})
+            if (kwargs.contains(k))
+              throw ConfigError(fmt::format("rope_axes= does not take {}=", k));
+        if (multi_axis && !axis_ids)
+          throw ConfigError("rope_axes= needs positions=: each token's ids, [axes, N]");
         const Arguments args = arguments(shared, kRotaryShared);
         const HostTensor hx = host_tensor(x, args.dtype, "x"), hy = host_tensor(y, args.dtype, "y");
         if (hx.shape != hy.shape) throw ConfigError("x and y must have the same shape");
@@ -159,6 +177,13 @@ void bind_rotary(py::module_& m) {
         ra.threads = args.threads;
         ra.flag = "";
         const reports::VerifyRotaryOptions o = reports::resolve_rotary(std::move(ra));
+        std::optional<reports::AxesRotation> declared;
+        if (multi_axis) {
+          const std::optional<double> base =
+              kwargs.contains("base") ? std::optional(kwargs["base"].cast<double>()) : std::nullopt;
+          declared = reports::axes_rotation(parse_rope_axes(*rope_axes, base), o,
+                                            numbers_of(axis_ids, "positions"));
+        }
         const ArrayTable ax = array_table(hx.array, hx.dtype), ay = array_table(hy.array, hy.dtype);
         const auto reader = [](const TableStream& t) {
           return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };
@@ -173,7 +198,14 @@ void bind_rotary(py::module_& m) {
         const reports::RotaryTensor out{"y", as_given(*ay.stream, hy), ay.stream->dtype(),
                                         reader(*ay.stream)};
         py::gil_scoped_release release;
-        return reports::verify_rotary(in, out, o);
+        if (declared) {
+          reports::SinusoidVerdict v = reports::verify_rotary_axes(in, out, *declared);
+          py::gil_scoped_acquire acquire;
+          return py::cast(std::move(v));
+        }
+        reports::VerifyRotaryResult r = reports::verify_rotary(in, out, o);
+        py::gil_scoped_acquire acquire;
+        return py::cast(std::move(r));
       },
       py::arg("x"), py::arg("y"),
       fmt::format(
@@ -189,7 +221,10 @@ void bind_rotary(py::module_& m) {
           "bfloat16 "
           "or CUDA tensor is copied to host memory once. pairs: 'halves' (rotate-half) or "
           "'interleaved'; output_pairs: where each pair's outputs are written, when not there "
-          "(DeepSeek-V3: pairs='interleaved', output_pairs='halves'). compute: how the kernel "
+          "(DeepSeek-V3: pairs='interleaved', output_pairs='halves'). rope_axes: RoPE over several "
+          "position axes (a preset, flux, flux2, hunyuan-video, qwen-image, or [16, 56, 56]) "
+          "with positions= each token's real ids [axes, N]: a SinusoidVerdict. compute: how the "
+          "kernel "
           "computes, for the model budget: float32, "
           "float32-fma, bfloat16 (Hugging Face with a bfloat16 model), float64.",
           default_base())

@@ -382,3 +382,56 @@ def test_keywords_of_another_kind_of_table_are_refused():
     with pytest.raises(ValueError, match="out of range"):
         peverify.verify(np.ones((1, 4), np.float32), timesteps=np.array([2.0 ** -149], np.float32),
                         timestep_recipe={"max_period": 1e300})
+
+
+# ---- verify-rotary over several axes -----------------------------------------------------------
+
+def bfl_rope_matrices(ids, axes=(16, 56, 56), theta=10000):
+    """BFL flux src/flux/math.py rope and modules/layers.py EmbedND: [B, 1, L, D/2, 2, 2]."""
+    parts = []
+    for i, d in enumerate(axes):
+        scale = torch.arange(0, d, 2, dtype=torch.float64) / d
+        omega = 1.0 / (theta ** scale)
+        out = torch.einsum("...n,d->...nd", ids[..., i].double(), omega)
+        out = torch.stack([torch.cos(out), -torch.sin(out), torch.sin(out), torch.cos(out)], -1)
+        parts.append(out.reshape(*out.shape[:-1], 2, 2).float())
+    return torch.cat(parts, dim=-3).unsqueeze(1)
+
+
+def bfl_apply_rope(xq, freqs_cis):
+    """BFL flux src/flux/math.py apply_rope: each pair (2j, 2j+1) by its 2x2 rotation."""
+    xq_ = xq.float().reshape(*xq.shape[:-1], -1, 1, 2)
+    out = freqs_cis[..., 0] * xq_[..., 0] + freqs_cis[..., 1] * xq_[..., 1]
+    return out.reshape(*xq.shape).type_as(xq)
+
+
+ROT_IDS = flux_ids(16, 12, text=64)[None]  # [1, 256, 3]
+Q = torch.randn(1, 4, ROT_IDS.shape[1], 128, generator=torch.Generator().manual_seed(3))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_flux_apply_rope_passes_verify_rotary(dtype):
+    q = Q.to(dtype)
+    out = bfl_apply_rope(q, bfl_rope_matrices(ROT_IDS))
+    verdict = peverify.verify_rotary(q, out, rope_axes="flux", positions=ROT_IDS[0],
+                                     pairs="interleaved", axes="batch,heads,seq,dim")
+    assert verdict, str(verdict)
+    assert verdict.kind == "multi-axis rotation"
+
+
+def test_a_rotation_with_h_and_w_swapped_or_declared_rotate_half_is_named():
+    out = bfl_apply_rope(Q, bfl_rope_matrices(ROT_IDS[..., [0, 2, 1]]))
+    verdict = peverify.verify_rotary(Q, out, rope_axes="flux", positions=ROT_IDS[0],
+                                     pairs="interleaved", axes="batch,heads,seq,dim")
+    assert not verdict and verdict.diagnosis["cause"] == "axes"
+    worst = verdict.properties[0]["worst"][0]
+    assert {"row", "head", "column", "got", "exact", "allowed"} <= worst.keys()
+    honest = bfl_apply_rope(Q, bfl_rope_matrices(ROT_IDS))
+    halves = peverify.verify_rotary(Q, honest, rope_axes="flux", positions=ROT_IDS[0],
+                                    axes="batch,heads,seq,dim")
+    assert not halves and halves.diagnosis["cause"] == "pairing"
+    assert halves.diagnosis["matches"] == ["--pairs interleaved"]
+    with pytest.raises(ValueError, match="does not take rotary_dim="):
+        peverify.verify_rotary(Q, honest, rope_axes="flux", positions=ROT_IDS[0], rotary_dim=64)
+    with pytest.raises(ValueError, match="rotate 136 dims"):
+        peverify.verify_rotary(Q, honest, rope_axes=[16, 64, 56], positions=ROT_IDS[0])

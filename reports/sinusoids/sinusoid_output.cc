@@ -9,6 +9,9 @@ namespace {
 
 std::string where(const SinusoidFinding& f) {
   if (f.positions.empty()) return fmt::format("head {}", f.row);  // ALiBi's slopes
+  if (f.head >= 0)
+    return fmt::format("token {} head {} at ({:.9g}) dim {}", f.row, f.head,
+                       fmt::join(f.positions, ", "), f.column);
   return fmt::format("row {} at {} column {}", f.row,
                      f.positions.size() == 1
                          ? fmt::format("{:.9g}", f.positions[0])
@@ -20,9 +23,12 @@ nlohmann::json finding_json(const SinusoidFinding& f) {
   const auto number = [](double x) {
     return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
   };
-  return {{"row", f.row},         {"column", f.column},       {"positions", f.positions},
-          {"got", number(f.got)}, {"exact", number(f.exact)}, {"abs_error", number(f.error)},
-          {"allowed", f.allowed}, {"ulp", number(f.ulp)},     {"what", f.what}};
+  nlohmann::json j = {
+      {"row", f.row},         {"column", f.column},       {"positions", f.positions},
+      {"got", number(f.got)}, {"exact", number(f.exact)}, {"abs_error", number(f.error)},
+      {"allowed", f.allowed}, {"ulp", number(f.ulp)},     {"what", f.what}};
+  if (f.head >= 0) j["head"] = f.head;
+  return j;
 }
 
 }  // namespace

@@ -19,11 +19,12 @@ namespace pev::reports {
 // One element a property names: its row and column, the row's positions, its value, the exact
 // value and what was allowed.
 struct SinusoidFinding {
-  uint64_t row = 0;
-  int column = 0;
+  uint64_t row = 0;               // a table's row, or a rotation's token
+  int column = 0;                 // a table's column, or a rotation's dim
   std::vector<double> positions;  // the row's position on each axis (a timestep: tau)
   double got = 0, exact = 0, error = 0, allowed = 0, ulp = 0;
-  std::string what;  // "number", "nan", "inf", or what the property compared
+  std::string what;   // "number", "nan", "inf", or what the property compared
+  int64_t head = -1;  // a rotation's head; -1 for a table
 };
 
 struct SinusoidProperty {
