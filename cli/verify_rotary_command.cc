@@ -150,9 +150,10 @@ void add_verify_rotary_command(CLI::App& root, std::vector<Command>& commands) {
                   "how the kernel computes, for the model budget: float32 (default), "
                   "float32-fma, bfloat16 (Hugging Face with a bfloat16 model), float64");
   app->add_option("--rope-axes", o->rope_axes,
-                  "RoPE over several position axes: a preset (flux, flux2, hunyuan-video, "
-                  "qwen-image) or each axis's dims (16,56,56); --positions gives each token's ids "
-                  "[axes, N], floats and negatives allowed");
+                  fmt::format("RoPE over several position axes: a preset ({}) or each axis's "
+                              "dims (16,56,56); --positions gives each token's ids [axes, N], "
+                              "floats and negatives allowed",
+                              rope_axes_preset_names()));
   app->add_option("--threads", o->threads, "worker threads (default: all cores)");
   app->add_option("--json", o->json, "also write the results as JSON here");
   commands.push_back({app, [o] { return run_verify_rotary(*o); }});

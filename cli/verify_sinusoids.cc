@@ -6,6 +6,8 @@
 
 #include "peverify/cli/command.h"
 #include "peverify/encoding/model_config.h"
+#include "peverify/encoding/sinusoids/rope_axes.h"
+#include "peverify/encoding/sinusoids/timestep.h"
 #include "peverify/reports/sinusoids/alibi_verify.h"
 #include "peverify/reports/sinusoids/declarations.h"
 #include "peverify/tables/atomic_file.h"
@@ -64,12 +66,14 @@ void add_sinusoid_options(CLI::App& app, SinusoidOptions& o) {
                  "a diffusion timestep embedding: a .npy of the timestep each row embeds "
                  "(integers or floats)");
   app.add_option("--timestep-recipe", o.timestep_recipe,
-                 "with --timesteps: a preset (ddpm, diffusers, adm, flux, wan, qwen-image), a JSON "
-                 "object with diffusers' names, or a JSON file (default diffusers)");
+                 fmt::format("with --timesteps: a preset ({}), a JSON object with diffusers' "
+                             "names, or a JSON file (default diffusers)",
+                             timestep_preset_names()));
   app.add_option("--rope-axes", o.rope_axes,
-                 "multi-axis RoPE: a preset (flux, flux2, hunyuan-video, qwen-image) or the dims "
-                 "of each axis (16,56,56); --positions gives each row's ids, [axes, N], floats "
-                 "and negatives allowed");
+                 fmt::format("multi-axis RoPE: a preset ({}) or the dims of each axis (16,56,56); "
+                             "--positions gives each row's ids, [axes, N], floats and negatives "
+                             "allowed",
+                             rope_axes_preset_names()));
   app.add_flag("--alibi", o.alibi, "the table is ALiBi's slopes, one per head");
   o.max_bias_option =
       app.add_option("--alibi-max-bias", o.alibi_max_bias, "with --alibi: max_bias (default 8)");

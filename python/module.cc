@@ -17,6 +17,8 @@
 #include "peverify/core/registry_json.h"
 #include "peverify/encoding/format.h"
 #include "peverify/encoding/request.h"
+#include "peverify/encoding/sinusoids/rope_axes.h"
+#include "peverify/encoding/sinusoids/timestep.h"
 #include "peverify/encoding/vocabulary.h"
 #include "peverify/oracle/engine.h"
 #include "peverify/oracle/positioned.h"
@@ -205,7 +207,7 @@ PYBIND11_MODULE(peverify, m) {
       },
       py::arg("table"),
       fmt::format(
-          "verify(table, *, d_model=None, base={:g}, layout='interleaved', start=0, "
+          "verify(table, *, d_model=None, base={0:g}, layout='interleaved', start=0, "
           "positions=None, schedule='paper', compute='float32', budget='model', model_c=None, "
           "model_config=None, layer_type=None, rope_scaling=None, dtype=None, threads=0) -> "
           "Verdict\n\nEvery property of `peverify "
@@ -215,12 +217,11 @@ PYBIND11_MODULE(peverify, m) {
           "config.json or a preset's name; rope_scaling: a dict or JSON text. positions: the rows' "
           "integer position ids ([N]; [3, N] for M-RoPE), for rows that are not start, start + 1, "
           "...: packed sequences, padding, a gathered batch.\n\nThe other sinusoidal tables (a "
-          "SinusoidVerdict): timesteps=T with timestep_recipe= (a preset: ddpm, diffusers, adm, "
-          "flux, wan, qwen-image; or a dict of diffusers' names) for a diffusion timestep "
-          "embedding; rope_axes= (a preset: flux, flux2, hunyuan-video, qwen-image; or [16, 56, "
-          "56]) with positions= ([axes, N] ids, floats and negatives allowed) and layout= for "
-          "multi-axis RoPE; alibi=True (alibi_max_bias=8) for ALiBi's slopes.",
-          default_base())
+          "SinusoidVerdict): timesteps=T with timestep_recipe= (a preset: {1}; or a dict of "
+          "diffusers' names) for a diffusion timestep embedding; rope_axes= (a preset: {2}; or "
+          "[16, 56, 56]) with positions= ([axes, N] ids, floats and negatives allowed) and "
+          "layout= for multi-axis RoPE; alibi=True (alibi_max_bias=8) for ALiBi's slopes.",
+          default_base(), timestep_preset_names(), rope_axes_preset_names())
           .c_str());
   m.def(
       "assert_table",

@@ -222,7 +222,7 @@ void bind_rotary(py::module_& m) {
           "or CUDA tensor is copied to host memory once. pairs: 'halves' (rotate-half) or "
           "'interleaved'; output_pairs: where each pair's outputs are written, when not there "
           "(DeepSeek-V3: pairs='interleaved', output_pairs='halves'). rope_axes: RoPE over several "
-          "position axes (a preset, flux, flux2, hunyuan-video, qwen-image, or [16, 56, 56]) "
+          "position axes (a preset of `peverify list --encodings`, or [16, 56, 56]) "
           "with positions= each token's real ids [axes, N]: a SinusoidVerdict. compute: how the "
           "kernel "
           "computes, for the model budget: float32, "

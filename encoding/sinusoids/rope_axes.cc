@@ -13,13 +13,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string& message) { throw ConfigError(message); }
 
-std::string preset_names() {
-  std::string names;
-  for (const RopeAxesPreset& p : rope_axes_presets())
-    names += (names.empty() ? "" : ", ") + std::string(p.name);
-  return names;
-}
-
 // "16,56,56": each a positive even count of dims.
 std::vector<int> parse_dims(const std::string& text) {
   std::vector<int> dims;
@@ -30,7 +23,7 @@ std::vector<int> parse_dims(const std::string& text) {
     const auto [ptr, ec] = std::from_chars(text.data() + at, text.data() + end, d);
     if (ec != std::errc{} || ptr != text.data() + end || end == at)
       fail(fmt::format("--rope-axes: '{}' is no preset ({}) and no list of dims like 16,56,56",
-                       text.substr(0, 40), preset_names()));
+                       text.substr(0, 40), rope_axes_preset_names()));
     if (d < 2 || d % 2 || d > 1 << 20)
       fail(fmt::format("--rope-axes: each axis needs an even number of dims >= 2, got {}", d));
     dims.push_back(d);
@@ -41,6 +34,13 @@ std::vector<int> parse_dims(const std::string& text) {
 }
 
 }  // namespace
+
+std::string rope_axes_preset_names() {
+  std::string names;
+  for (const RopeAxesPreset& p : rope_axes_presets())
+    names += (names.empty() ? "" : ", ") + std::string(p.name);
+  return names;
+}
 
 const std::vector<RopeAxesPreset>& rope_axes_presets() {
   static const std::vector<RopeAxesPreset> presets = {

@@ -27,6 +27,8 @@ struct RopeAxesPreset {
   RopeAxes axes;
 };
 const std::vector<RopeAxesPreset>& rope_axes_presets();
+// Their names, comma-separated: what help texts and messages list.
+std::string rope_axes_preset_names();
 
 // A preset's name or "d0,d1,...". `base`: --base where given (a preset's must agree with it).
 // Throws ConfigError with one line.

@@ -56,13 +56,6 @@ const TimestepPreset* find_preset(std::string_view name) {
   return nullptr;
 }
 
-std::string preset_names() {
-  std::string names;
-  for (const TimestepPreset& p : timestep_presets())
-    names += (names.empty() ? "" : ", ") + std::string(p.name);
-  return names;
-}
-
 TimestepRecipe read_object(const json& j) {
   static const std::vector<std::string> kKeys = {
       "preset", "max_period",  "downscale_freq_shift", "flip_sin_to_cos",
@@ -78,7 +71,7 @@ TimestepRecipe read_object(const json& j) {
     const TimestepPreset* preset = find_preset(p->get<std::string>());
     if (!preset)
       fail(fmt::format("timestep recipe: unknown preset {} (known: {})", config_json::shown(*p),
-                       preset_names()));
+                       timestep_preset_names()));
     r = preset->recipe;
     r.preset = preset->name;
   }
@@ -114,6 +107,13 @@ TimestepRecipe read_object(const json& j) {
 
 }  // namespace
 
+std::string timestep_preset_names() {
+  std::string names;
+  for (const TimestepPreset& p : timestep_presets())
+    names += (names.empty() ? "" : ", ") + std::string(p.name);
+  return names;
+}
+
 const std::vector<TimestepPreset>& timestep_presets() {
   static const std::vector<TimestepPreset> presets = {
       {"ddpm", "DDPM; diffusers' get_timestep_embedding defaults",
@@ -145,7 +145,7 @@ TimestepRecipe parse_timestep_recipe(const std::string& text) {
   const bool inline_json = first != std::string::npos && text[first] == '{';
   if (!inline_json && text.find_first_of("/.") == std::string::npos)
     fail(fmt::format("--timestep-recipe: unknown preset '{}' (known: {}; or a JSON object or file)",
-                     text.substr(0, 40), preset_names()));
+                     text.substr(0, 40), timestep_preset_names()));
   const json j = config_json::parse(inline_json ? text : read_file(text), "the timestep recipe");
   if (!j.is_object()) fail("the timestep recipe must be a JSON object");
   return read_object(j);

@@ -33,6 +33,8 @@ struct TimestepPreset {
   TimestepRecipe recipe;
 };
 const std::vector<TimestepPreset>& timestep_presets();
+// Their names, comma-separated: what help texts and messages list.
+std::string timestep_preset_names();
 
 // A preset's name, a JSON object (diffusers' names, "preset" plus overrides) or a path to a JSON
 // file holding one. Throws ConfigError with one line naming the field for anything else.
