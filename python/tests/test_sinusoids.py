@@ -435,3 +435,18 @@ def test_a_rotation_with_h_and_w_swapped_or_declared_rotate_half_is_named():
         peverify.verify_rotary(Q, honest, rope_axes="flux", positions=ROT_IDS[0], rotary_dim=64)
     with pytest.raises(ValueError, match="rotate 136 dims"):
         peverify.verify_rotary(Q, honest, rope_axes=[16, 64, 56], positions=ROT_IDS[0])
+
+
+def test_mae_dit_sd3_2d_sincos_table_is_two_axes_in_halves():
+    """MAE util/pos_embed.py get_2d_sincos_pos_embed (DiT, SD3): [emb_h | emb_w], each [sin|cos]
+    of 10000^(-k/(D/4)) in float64: two axes of D/2 dims in the halves layout."""
+    def one_axis(dim, pos):
+        omega = np.arange(dim // 2, dtype=np.float64) / (dim / 2.0)
+        out = np.einsum("m,d->md", pos.reshape(-1), 1.0 / 10000 ** omega)
+        return np.concatenate([np.sin(out), np.cos(out)], axis=1)
+    size, dim = 14, 768
+    grid = np.stack(np.meshgrid(np.arange(size, dtype=np.float32),
+                                np.arange(size, dtype=np.float32)), 0).reshape(2, -1)
+    table = np.concatenate([one_axis(dim // 2, grid[0]), one_axis(dim // 2, grid[1])], axis=1)
+    assert peverify.verify(table.astype(np.float32), rope_axes=[dim // 2, dim // 2],
+                           positions=grid, layout="halves", budget="faithful")
