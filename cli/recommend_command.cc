@@ -15,6 +15,7 @@
 #include "peverify/cli/enum_option.h"
 #include "peverify/cli/progress.h"
 #include "peverify/cli/table_options.h"
+#include "peverify/encoding/targets.h"
 #include "peverify/encoding/vocabulary.h"
 #include "peverify/properties/checks.h"
 #include "peverify/reports/render/render.h"
@@ -93,8 +94,9 @@ int run_recommend(const RecommendOptions& o) {
     throw UsageError("--positions must be in [1, 2^40]");
   const uint64_t positions = static_cast<uint64_t>(o.positions);
   if (o.run && !o.from.empty()) throw UsageError("--run and --from exclude each other");
-  std::vector<std::string> targets = o.targets;
-  if (targets.empty()) targets = vocabulary().targets.recommend_default;
+  // Asked targets are answered whatever they are; without any, the defaults the type can hold.
+  const bool asked = !o.targets.empty();
+  const std::vector<std::string> targets = asked ? o.targets : default_targets(o.dtype);
   const std::string dir = o.from.empty() ? kDefaultReport : o.from;
   const std::string path = dir + "/report.json";
   json report;
@@ -118,7 +120,7 @@ int run_recommend(const RecommendOptions& o) {
   const auto candidates = reports::candidates_from_report(report, source);
   const std::optional<uint64_t> studied = studied_up_to(report);
   const auto recs =
-      reports::recommend(candidates, {std::string(name_of(o.dtype))}, {positions}, targets);
+      reports::recommend(candidates, {std::string(name_of(o.dtype))}, {positions}, targets, true);
   fmt::print("answered from {} ({})\n", source, describe(report));
   bool all = true;
   for (const reports::Recommendation& r : recs) {
@@ -131,7 +133,8 @@ int run_recommend(const RecommendOptions& o) {
                r.entry.empty() ? "none" : r.entry, why);
     all = all && !r.entry.empty();
   }
-  return all ? kExitOk : kExitCheckFailed;
+  // It answered: exit 1 only when a target the user asked has no implementation.
+  return all || !asked ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace
@@ -150,7 +153,8 @@ void add_recommend_command(CLI::App& root, std::vector<Command>& commands) {
   std::vector<std::string> targets;
   for (const properties::Target& t : properties::horizon_targets()) targets.push_back(t.name);
   app->add_option("--target", o->targets,
-                  fmt::format("an absolute error or faithful; repeatable (default {})",
+                  fmt::format("an absolute error or faithful; repeatable (default {}, or for a "
+                              "type that cannot hold 1e-4 the smallest target it can)",
                               in_words(vocabulary().targets.recommend_default, "and")))
       ->check(CLI::IsMember(targets));
   app->add_option("--from", o->from,

@@ -75,6 +75,15 @@ recommend --from "$dir/small" --dtype float16 --positions 1 --target 1e-2
 recommend --from "$dir/small" --dtype float32 --positions 33554432 --target 1e-2
 [ "$code" -eq 1 ] && [[ "$out" == *"--run studies up to 33554432"* ]] || fail "beyond: $out"
 
+# Without --target, the targets the type can hold: float16 is asked 1e-2 and faithful, not 1e-4,
+# and recommend exits 0 because it answered (here: none, its one entry is ruled out); asked 1e-4,
+# it says why none can, and exits 1.
+recommend --from "$dir/small" --dtype float16 --positions 4096
+[ "$code" -eq 0 ] && [[ "$out" == *"target 1e-2: none"* ]] && [[ "$out" == *"target faithful"* ]] &&
+  [[ "$out" != *"target 1e-4"* ]] || fail "float16 defaults: $code $out"
+recommend --from "$dir/small" --dtype float16 --positions 4096 --target 1e-4
+[ "$code" -eq 1 ] && [[ "$out" == *"below what float16 can hold"* ]] || fail "float16 1e-4: $code $out"
+
 # A report written before the spread and the date were kept: the median alone, undated.
 mkdir -p "$dir/older"
 /usr/bin/python3 - "$dir/small/report.json" "$dir/older/report.json" <<'PY'

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "peverify/encoding/format.h"
+#include "peverify/encoding/targets.h"
 #include "peverify/reports/render/report_text.h"
 
 namespace pev::reports {
@@ -77,15 +79,17 @@ Matrix recommendation_matrix(const json& r) {
   for (const std::string& dtype : dtypes)
     for (const std::string& target : targets) {
       std::vector<MatrixCell> cells;
+      bool asked = false;  // the study asks no type a target it cannot hold: no row for it
       for (uint64_t context : contexts) {
         const json* rec = nullptr;
         for (const json& x : r["recommendations"])
           if (x["model"].is_null() && x["dtype"] == dtype && x["target"] == target &&
               x["context"] == context)
             rec = &x;
+        asked = asked || rec;
         cells.push_back(cell_of(r, rec));
       }
-      add_row(m, {dtype, target}, cells);
+      if (asked) add_row(m, {dtype, target}, cells);
     }
   return m;
 }
@@ -111,7 +115,12 @@ Matrix model_matrix(const json& r) {
         const json* rec = nullptr;
         for (const json& x : r["recommendations"])
           if (x["model"] == model["name"] && x["dtype"] == dtype && x["target"] == target) rec = &x;
-        cells.push_back(cell_of(r, rec));
+        const std::optional<Dtype> t = parse_dtype(dtype);
+        if (!rec && t && beyond_output_format(*t, target))  // not asked of this type
+          cells.push_back({"", fmt::format("not asked: {}'s own rounding errs by up to {:.2g}",
+                                           dtype, output_rounding_error(*t))});
+        else
+          cells.push_back(cell_of(r, rec));
       }
       // Rows of one model never merge with another model's.
       add_row(m, {model["name"].get<std::string>(), dtype}, cells);

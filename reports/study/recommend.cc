@@ -51,6 +51,13 @@ std::optional<std::string> excluded_by(const Candidate& c, uint64_t context) {
 
 namespace {
 
+// Whether no table of `dtype` (a report's type name) can meet `target`: the report does not ask
+// it of that type (a question only a user's explicit --target asks, answered by pick's reason).
+bool beyond(const std::string& dtype, const std::string& target) {
+  const std::optional<Dtype> t = parse_dtype(dtype);
+  return t && beyond_output_format(*t, target);
+}
+
 // Why nothing meets `target` ("1e-4", "faithful") in `dtype` outputs, in words: the output
 // rounding when that alone exceeds the target, else that no entry available here meets it.
 std::string unmet_reason(const std::string& dtype, const std::string& target) {
@@ -136,12 +143,13 @@ Recommendation pick(const std::vector<Candidate>& candidates, const std::string&
 std::vector<Recommendation> recommend(const std::vector<Candidate>& candidates,
                                       const std::vector<std::string>& dtypes,
                                       const std::vector<uint64_t>& contexts,
-                                      const std::vector<std::string>& targets) {
+                                      const std::vector<std::string>& targets, bool unholdable) {
   std::vector<Recommendation> out;
   for (const std::string& dtype : dtypes)
     for (const uint64_t context : contexts)
       for (const std::string& target : targets)
-        out.push_back(pick(candidates, "", dtype, context, target));
+        if (unholdable || !beyond(dtype, target))
+          out.push_back(pick(candidates, "", dtype, context, target));
   return out;
 }
 
@@ -153,7 +161,7 @@ std::vector<Recommendation> recommend_for_model(const std::vector<Candidate>& ca
   std::vector<Recommendation> out;
   for (const std::string& dtype : dtypes)
     for (const std::string& target : targets)
-      out.push_back(pick(candidates, model, dtype, positions, target));
+      if (!beyond(dtype, target)) out.push_back(pick(candidates, model, dtype, positions, target));
   return out;
 }
 

@@ -53,12 +53,16 @@ std::vector<Candidate> candidates_from_report(const nlohmann::json& report,
 std::optional<std::string> excluded_by(const Candidate& c, uint64_t context);
 
 // For each output dtype, context length and target: among the candidates of that output whose
-// horizon reaches the context and that no property rules out, the one the rule picks.
+// horizon reaches the context and that no property rules out, the one the rule picks. A target an
+// output type cannot hold (bfloat16 and 1e-4) is left out unless `unholdable` (a user asked it:
+// the answer says why none meets it).
 std::vector<Recommendation> recommend(const std::vector<Candidate>& candidates,
                                       const std::vector<std::string>& dtypes,
                                       const std::vector<uint64_t>& contexts,
-                                      const std::vector<std::string>& targets);
-// The same for one rotary model's cache of `positions` positions (its model horizons and errors).
+                                      const std::vector<std::string>& targets,
+                                      bool unholdable = false);
+// The same for one rotary model's cache of `positions` positions (its model horizons and errors),
+// targets the type cannot hold left out.
 std::vector<Recommendation> recommend_for_model(const std::vector<Candidate>& candidates,
                                                 const std::string& model,
                                                 const std::vector<std::string>& dtypes,

@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "peverify/encoding/targets.h"
 #include "peverify/reports/render/matrix.h"
 #include "peverify/reports/render/render.h"
 #include "peverify/reports/study/report_json.h"
@@ -204,6 +205,25 @@ TEST(recommend_rule, AnyPropertyCountsByNameAndPosition) {
   EXPECT_EQ(first_position(v), 100u);
   EXPECT_EQ(recommend(c, {"float32"}, {100}, {"1e-2"})[0].entry, recurrence.name);
   EXPECT_EQ(excluded_by(c[4], 101), "consistent");
+}
+
+TEST(recommend_rule, NoTypeIsAskedATargetItCannotHold) {
+  const std::vector<Candidate> c = candidates_of(study_entries());
+  // The report's questions: bfloat16 and float16 are not asked 1e-4, float32 is.
+  for (const Recommendation& r : recommend(c, kDtypes, kContexts, kTargets))
+    EXPECT_FALSE(r.dtype != "float32" && r.target == "1e-4") << r.dtype << " " << r.target;
+  for (const Recommendation& r :
+       recommend_for_model(c, "llama-3.1-8b", {"float32", "bfloat16"}, 131072, kTargets))
+    EXPECT_FALSE(r.dtype == "bfloat16" && r.target == "1e-4");
+  // A user who asks it anyway is told why none can.
+  const std::vector<Recommendation> asked = recommend(c, {"bfloat16"}, {4096}, {"1e-4"}, true);
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_TRUE(asked[0].entry.empty());
+  EXPECT_NE(asked[0].evidence.find("below what bfloat16 can hold"), std::string::npos);
+  // recommend's defaults swap 1e-4 for the smallest target each type holds.
+  EXPECT_EQ(default_targets(Dtype::kFloat32), (std::vector<std::string>{"1e-4", "faithful"}));
+  EXPECT_EQ(default_targets(Dtype::kBFloat16), (std::vector<std::string>{"1e-2", "faithful"}));
+  EXPECT_EQ(default_targets(Dtype::kFloat16), (std::vector<std::string>{"1e-2", "faithful"}));
 }
 
 TEST(recommend_report, ReportJsonGivesTheStudysRecommendations) {
