@@ -23,9 +23,23 @@ namespace {
 const std::vector<std::string> kOwnKeywords = {"timesteps", "timestep_recipe", "rope_axes", "alibi",
                                                "alibi_max_bias"};
 
-// Numbers from an array-like: a PyTorch tensor (any device, any float type) or anything NumPy
-// reads, each converted exactly to float64 (integers beyond 2^53 refused).
-reports::Numbers read_numbers(const py::handle& v, const std::string& name) {
+// The table (or ALiBi's vector, as one row) read in place as verify reads an array.
+reports::SinusoidInput input_of(const py::object& table, const std::optional<std::string>& dtype,
+                                bool vector) {
+  auto [host, host_dtype] = host_array(table, dtype);
+  if (vector) host = py::module_::import("numpy").attr("asarray")(host).attr("reshape")(1, -1);
+  ArrayTable a = array_table(host, host_dtype);
+  reports::SinusoidInput in{"array",          a.stream->description(), a.stream->dtype(),
+                            a.stream->rows(), a.stream->width(),       {}};
+  in.values.resize(in.rows * in.width);
+  a.stream->read_rows(0, in.rows, in.values.data());
+  return in;
+}
+
+}  // namespace
+
+// A tensor (any device, any float type) goes through float64, which holds every value exactly.
+reports::Numbers numbers_of(const py::handle& v, const std::string& name) {
   py::object np = py::module_::import("numpy");
   py::object a = py::reinterpret_borrow<py::object>(v);
   std::string type;
@@ -59,19 +73,7 @@ reports::Numbers read_numbers(const py::handle& v, const std::string& name) {
   return n;
 }
 
-reports::SinusoidInput input_of(const py::object& table, const std::optional<std::string>& dtype,
-                                bool vector) {
-  auto [host, host_dtype] = host_array(table, dtype);
-  if (vector) host = py::module_::import("numpy").attr("asarray")(host).attr("reshape")(1, -1);
-  ArrayTable a = array_table(host, host_dtype);
-  reports::SinusoidInput in{"array",          a.stream->description(), a.stream->dtype(),
-                            a.stream->rows(), a.stream->width(),       {}};
-  in.values.resize(in.rows * in.width);
-  a.stream->read_rows(0, in.rows, in.values.data());
-  return in;
-}
-
-std::string text_from(const py::handle& v) {
+std::string text_of(const py::handle& v) {
   if (py::isinstance<py::str>(v)) return v.cast<std::string>();
   if (py::isinstance<py::dict>(v))
     return py::module_::import("json").attr("dumps")(v).cast<std::string>();
@@ -83,13 +85,6 @@ std::string text_from(const py::handle& v) {
   throw ConfigError("expected a name, a dict or a list, got " +
                     py::str(v.get_type()).cast<std::string>());
 }
-
-}  // namespace
-
-reports::Numbers numbers_of(const py::handle& v, const std::string& name) {
-  return read_numbers(v, name);
-}
-std::string text_of(const py::handle& v) { return text_from(v); }
 
 bool asks_for_sinusoid(const py::kwargs& kwargs) {
   return kwargs.contains("timesteps") || kwargs.contains("rope_axes") ||
@@ -135,9 +130,9 @@ py::object verify_sinusoid_array(const py::object& table, const py::kwargs& kwar
     v = reports::verify_alibi(in, max_bias, claim);
   } else if (kwargs.contains("timesteps")) {
     const TimestepRecipe recipe = parse_timestep_recipe(
-        kwargs.contains("timestep_recipe") ? text_from(kwargs["timestep_recipe"]) : "diffusers");
+        kwargs.contains("timestep_recipe") ? text_of(kwargs["timestep_recipe"]) : "diffusers");
     const reports::SinusoidInput in = input_of(table, args.dtype, false);
-    const reports::Numbers ts = read_numbers(kwargs["timesteps"], "timesteps");
+    const reports::Numbers ts = numbers_of(kwargs["timesteps"], "timesteps");
     const int width = static_cast<int>(in.width);
     const reports::SinusoidDeclaration d =
         reports::timestep_declaration(recipe, width, ts, in.rows);
@@ -147,10 +142,10 @@ py::object verify_sinusoid_array(const py::object& table, const py::kwargs& kwar
   } else {
     if (!kwargs.contains("positions"))
       throw ConfigError("rope_axes= needs positions=: each row's ids, [axes, N]");
-    const RopeAxes axes = parse_rope_axes(text_from(kwargs["rope_axes"]), args.base);
+    const RopeAxes axes = parse_rope_axes(text_of(kwargs["rope_axes"]), args.base);
     const reports::SinusoidInput in = input_of(table, args.dtype, false);
     const reports::SinusoidDeclaration d = reports::axes_declaration(
-        axes, args.layout, read_numbers(kwargs["positions"], "positions"), in.rows, in.width);
+        axes, args.layout, numbers_of(kwargs["positions"], "positions"), in.rows, in.width);
     const auto alternatives = reports::axes_alternatives(axes, args.layout, d);
     py::gil_scoped_release release;
     v = reports::verify_sinusoid(in, d, alternatives, claim, args.threads);

@@ -122,15 +122,9 @@ SinusoidVerdict verify_alibi(const SinusoidInput& in, double max_bias, const Cla
       v.max_abs_error = std::max(v.max_abs_error, j.error);
       v.max_ulp = std::max(v.max_ulp, f.ulp);
     }
-    if (!j.ok) {
-      ++oracle.failed, oracle.holds = false;
-      if (oracle.worst.size() < 8) oracle.worst.push_back(f);
-    }
-    if (!(got >= 0 && got <= 1)) {  // 0: a slope below the format's range
-      ++bounded.failed, bounded.holds = false;
-      if (bounded.worst.size() < 8)
-        bounded.worst.push_back({f.row, 0, {}, got, 1, 0, 0, 0, "a slope is in [0, 1]"});
-    }
+    if (!j.ok) record_failure(oracle, f);
+    if (!(got >= 0 && got <= 1))  // 0: a slope below the format's range
+      record_failure(bounded, {f.row, 0, {}, got, 1, 0, 0, 0, "a slope is in [0, 1]"});
   }
   oracle.judged = bounded.judged = v.elements;
   oracle.note = fmt::format(

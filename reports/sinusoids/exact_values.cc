@@ -8,11 +8,24 @@
 namespace pev::reports::sinusoids {
 namespace {
 
-// Positions by value, -0 before +0: sin(-0 w) is -0, so the two zeros are distinct positions.
 bool before(double a, double b) { return a < b || (a == b && std::signbit(a) && !std::signbit(b)); }
 bool same(double a, double b) { return a == b && std::signbit(a) == std::signbit(b); }
 
 }  // namespace
+
+size_t DistinctPositions::index_of(double x) const {
+  return static_cast<size_t>(std::lower_bound(values.begin(), values.end(), x, before) -
+                             values.begin());
+}
+
+DistinctPositions distinct_positions(const std::vector<double>& xs) {
+  DistinctPositions d{xs, {}};
+  std::sort(d.values.begin(), d.values.end(), before);
+  d.values.erase(std::unique(d.values.begin(), d.values.end(), same), d.values.end());
+  d.index.reserve(xs.size());
+  for (const double x : xs) d.index.push_back(static_cast<uint32_t>(d.index_of(x)));
+  return d;
+}
 
 ExactValues::ExactValues(const SinusoidTable& table, const AxisPositions& positions, Dtype target,
                          int threads, const std::vector<uint64_t>& rows)
@@ -26,13 +39,13 @@ ExactValues::ExactValues(const SinusoidTable& table, const AxisPositions& positi
     Axis& axis = axes_[static_cast<size_t>(a)];
     const std::vector<double>& xs = positions.axes[static_cast<size_t>(a)];
     if (rows.empty()) {
-      axis.distinct = xs;
+      axis.positions = distinct_positions(xs);
+      axis.by_row = true;
     } else {
-      for (const uint64_t r : rows) axis.distinct.push_back(xs[r]);
+      std::vector<double> given;
+      for (const uint64_t r : rows) given.push_back(xs[r]);
+      axis.positions = distinct_positions(given);
     }
-    std::sort(axis.distinct.begin(), axis.distinct.end(), before);
-    axis.distinct.erase(std::unique(axis.distinct.begin(), axis.distinct.end(), same),
-                        axis.distinct.end());
     axis.local.assign(table.frequencies.size(), -1);
     for (const SinusoidColumn& c : table.columns)
       if (c.axis == a && c.wave != Wave::kZero &&
@@ -40,16 +53,12 @@ ExactValues::ExactValues(const SinusoidTable& table, const AxisPositions& positi
         axis.local[static_cast<size_t>(c.frequency)] = static_cast<int>(axis.frequencies.size());
         axis.frequencies.push_back(c.frequency);
       }
-    if (rows.empty())
-      for (const double x : xs)
-        axis.index.push_back(static_cast<uint32_t>(
-            std::lower_bound(axis.distinct.begin(), axis.distinct.end(), x, before) -
-            axis.distinct.begin()));
     const size_t nf = axis.frequencies.size();
-    axis.values.resize(axis.distinct.size() * nf);
-    parallel_for(axis.distinct.size(), threads, [&](uint64_t i) {
+    const std::vector<double>& distinct = axis.positions.values;
+    axis.values.resize(distinct.size() * nf);
+    parallel_for(distinct.size(), threads, [&](uint64_t i) {
       for (size_t f = 0; f < nf; ++f)
-        axis.values[i * nf + f] = oracle.evaluate(axis.distinct[i], axis.frequencies[f]);
+        axis.values[i * nf + f] = oracle.evaluate(distinct[i], axis.frequencies[f]);
     });
   }
 }
@@ -59,11 +68,7 @@ ExactValues::Value ExactValues::at(uint64_t row, int column, Dtype format) const
   if (c.wave == Wave::kZero) return {0.0, 0.0, true};
   const Axis& axis = axes_[static_cast<size_t>(c.axis)];
   const double x = positions_.axes[static_cast<size_t>(c.axis)][row];
-  const size_t i = axis.index.empty()
-                       ? static_cast<size_t>(std::lower_bound(axis.distinct.begin(),
-                                                              axis.distinct.end(), x, before) -
-                                             axis.distinct.begin())
-                       : axis.index[row];
+  const size_t i = axis.by_row ? axis.positions.index[row] : axis.positions.index_of(x);
   const oracle::SinCos& v =
       axis.values[i * axis.frequencies.size() +
                   static_cast<size_t>(axis.local[static_cast<size_t>(c.frequency)])];

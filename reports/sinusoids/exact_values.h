@@ -11,6 +11,16 @@
 
 namespace pev::reports::sinusoids {
 
+// An axis's positions, each once, in order (-0 before +0: sin(-0 w) is -0, so the two zeros are
+// two positions), and each given position's index among them: what the exact values and the exact
+// rotation are computed once for.
+struct DistinctPositions {
+  std::vector<double> values;
+  std::vector<uint32_t> index;  // index[i]: the i-th given position's place in `values`
+  size_t index_of(double x) const;
+};
+DistinctPositions distinct_positions(const std::vector<double>& xs);
+
 class ExactValues {
  public:
   // For rows `rows` of the positions (every row when empty), rounded to `target`.
@@ -29,11 +39,11 @@ class ExactValues {
 
  private:
   struct Axis {
-    std::vector<double> distinct;        // the axis's positions, sorted, each once
+    DistinctPositions positions;         // of the rows given (every row: index is by row)
+    bool by_row = false;                 // positions.index is every row's
     std::vector<int> frequencies;        // the table's frequencies its columns use
     std::vector<int> local;              // table frequency -> index into `frequencies`, or -1
     std::vector<oracle::SinCos> values;  // [distinct][local frequency]
-    std::vector<uint32_t> index;         // every row's index into `distinct` (all rows given)
   };
   const SinusoidTable& table_;
   Dtype target_;

@@ -18,6 +18,7 @@
 #include "peverify/encoding/sinusoids/timestep.h"
 #include "peverify/measure/error.h"
 #include "peverify/oracle/sinusoid_rotation.h"
+#include "peverify/reports/sinusoids/exact_values.h"
 #include "peverify/reports/verify/diagnosis.h"
 #include "peverify/support/parallel.h"
 
@@ -25,35 +26,22 @@ namespace pev::reports {
 namespace {
 
 using Angle = oracle::SinusoidRotation::Angle;
-constexpr size_t kWorst = 8;
 constexpr uint64_t kBlockRows = 2048;
-
-bool before(double a, double b) { return a < b || (a == b && std::signbit(a) && !std::signbit(b)); }
-bool same(double a, double b) { return a == b && std::signbit(a) == std::signbit(b); }
 
 struct Tally {
   SinusoidProperty rotation{"rotation"}, pass{"pass-through"};
   double max_abs = 0, max_ulp = 0;
   std::set<uint64_t> failing_tokens;
   void add(SinusoidProperty& p, SinusoidFinding f) {
-    ++p.failed;
-    p.holds = false;
     failing_tokens.insert(f.row);
-    const auto worse = [](const SinusoidFinding& a, const SinusoidFinding& b) {
-      const auto r = [](const SinusoidFinding& x) {
-        return std::isfinite(x.error) ? x.error / std::max(x.allowed, 1e-300) : INFINITY;
-      };
-      return r(a) > r(b);
-    };
-    p.worst.insert(std::upper_bound(p.worst.begin(), p.worst.end(), f, worse), std::move(f));
-    if (p.worst.size() > kWorst) p.worst.pop_back();
+    record_failure(p, std::move(f));
   }
   void merge(Tally& o) {
     for (auto [mine, theirs] : {std::pair{&rotation, &o.rotation}, std::pair{&pass, &o.pass}}) {
       mine->judged += theirs->judged;
-      for (SinusoidFinding& f : theirs->worst) add(*mine, std::move(f)), --mine->failed;
       mine->failed += theirs->failed;
       mine->holds = mine->failed == 0;
+      for (SinusoidFinding& f : theirs->worst) keep_worst(*mine, std::move(f));
     }
     max_abs = std::max(max_abs, o.max_abs);
     max_ulp = std::max(max_ulp, o.max_ulp);
@@ -81,20 +69,15 @@ class Pass {
       local_[static_cast<size_t>(k)] = static_cast<int>(a.pairs.size());
       a.pairs.push_back(k);
     }
+    for (const SinusoidFrequency& f : table_.frequencies) w_.push_back(f.value());
     for (size_t i = 0; i < axes_.size(); ++i) {
       Axis& a = axes_[i];
-      const std::vector<double>& xs = d.ids.axes[i];
-      a.distinct = xs;
-      std::sort(a.distinct.begin(), a.distinct.end(), before);
-      a.distinct.erase(std::unique(a.distinct.begin(), a.distinct.end(), same), a.distinct.end());
-      for (const double x : xs)
-        a.index.push_back(static_cast<uint32_t>(
-            std::lower_bound(a.distinct.begin(), a.distinct.end(), x, before) -
-            a.distinct.begin()));
-      a.angles.resize(a.distinct.size() * a.pairs.size());
-      parallel_for(a.distinct.size(), threads, [&](uint64_t j) {
+      a.ids = sinusoids::distinct_positions(d.ids.axes[i]);
+      const std::vector<double>& distinct = a.ids.values;
+      a.angles.resize(distinct.size() * a.pairs.size());
+      parallel_for(distinct.size(), threads, [&](uint64_t j) {
         for (size_t k = 0; k < a.pairs.size(); ++k)
-          a.angles[j * a.pairs.size() + k] = rotation_.angle(a.distinct[j], a.pairs[k]);
+          a.angles[j * a.pairs.size() + k] = rotation_.angle(distinct[j], a.pairs[k]);
       });
     }
   }
@@ -119,7 +102,7 @@ class Pass {
     for (int k = 0; k < pairs_; ++k) {
       const int axis = table_.columns[static_cast<size_t>(k)].axis;
       const Axis& a = axes_[static_cast<size_t>(axis)];
-      const Angle& angle = a.angles[a.index[id] * a.pairs.size() +
+      const Angle& angle = a.angles[a.ids.index[id] * a.pairs.size() +
                                     static_cast<size_t>(local_[static_cast<size_t>(k)])];
       const auto [ia, ib] = rotated_dims(spec, k);
       const auto [oa, ob] = output_dims(spec, k);
@@ -173,10 +156,9 @@ class Pass {
 
  private:
   struct Axis {
-    std::vector<double> distinct;
-    std::vector<uint32_t> index;  // each id's index into `distinct`
-    std::vector<int> pairs;       // the global pairs of this axis
-    std::vector<Angle> angles;    // [distinct][pair of the axis]
+    sinusoids::DistinctPositions ids;  // the axis's ids, each once, and each id's place
+    std::vector<int> pairs;            // the global pairs of this axis
+    std::vector<Angle> angles;         // [distinct id][pair of the axis]
   };
   const AxesRotation& d_;
   SinusoidTable table_;
@@ -187,6 +169,7 @@ class Pass {
   Dtype output_;
   int pairs_;
   std::vector<int> local_;
+  std::vector<double> w_;  // each pair's frequency in double: the angle a model budget grows with
   std::vector<Axis> axes_;
 };
 

@@ -51,8 +51,10 @@ Diagnosis diagnose(const SinusoidInput& in, const SinusoidDeclaration& declared,
     std::vector<std::string> places;
     for (const SinusoidProperty& p : failed.properties)
       for (const SinusoidFinding& f : p.worst)
-        if (!p.holds && places.size() < 3)
-          places.push_back(fmt::format("row {} column {}", f.row, f.column));
+        if (const std::string at = fmt::format("row {} column {}", f.row, f.column);
+            !p.holds && places.size() < 3 &&
+            std::find(places.begin(), places.end(), at) == places.end())
+          places.push_back(at);
     d.detail = fmt::format("{}; failing elements at {}", why, fmt::join(places, ", "));
     return d;
   };

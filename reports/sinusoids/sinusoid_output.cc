@@ -7,6 +7,12 @@
 namespace pev::reports {
 namespace {
 
+// What a finding's `exact` holds, by the property that made it: the other copy (copies), the
+// limit a value is held to (bounded), else the exact value.
+const char* expected_label(const std::string& property) {
+  return property == "copies" ? "copy" : property == "bounded" ? "limit" : "exact";
+}
+
 std::string where(const SinusoidFinding& f) {
   if (f.positions.empty()) return fmt::format("head {}", f.row);  // ALiBi's slopes
   if (f.head >= 0)
@@ -80,10 +86,10 @@ std::string to_text(const SinusoidVerdict& v) {
                  ? fmt::format(
                        "  {}: got {:.9g} ({:a}), {} {:.9g}, abs error {:.3g} ({:.3g} ulp); "
                        "{} allows {:.3g} ({})\n",
-                       where(f), f.got, f.got, p.property == "copies" ? "copy" : "exact", f.exact,
-                       f.error, f.ulp, p.property, f.allowed, f.what)
-                 : fmt::format("  {}: got {}, exact {:.9g}; {} ({})\n", where(f), f.got, f.exact,
-                               p.property, f.what);
+                       where(f), f.got, f.got, expected_label(p.property), f.exact, f.error, f.ulp,
+                       p.property, f.allowed, f.what)
+                 : fmt::format("  {}: got {}, {} {:.9g}; {} ({})\n", where(f), f.got,
+                               expected_label(p.property), f.exact, p.property, f.what);
     }
   }
   if (v.diagnosis) out += to_text(*v.diagnosis) + "\n";

@@ -21,24 +21,6 @@ namespace {
 
 using sinusoids::ExactValues;
 
-constexpr size_t kWorst = 8;
-
-// Keeps the worst findings of a property, by error over allowed.
-void keep_worst(SinusoidProperty& p, SinusoidFinding f) {
-  const auto badness = [](const SinusoidFinding& x) {
-    return std::isfinite(x.error) ? (x.allowed > 0 ? x.error / x.allowed : x.error * 1e300)
-                                  : INFINITY;
-  };
-  ++p.failed;
-  p.holds = false;
-  if (p.worst.size() == kWorst && badness(f) <= badness(p.worst.back())) return;
-  if (p.worst.size() == kWorst) p.worst.pop_back();
-  const auto at =
-      std::upper_bound(p.worst.begin(), p.worst.end(), f,
-                       [&](const auto& a, const auto& b) { return badness(a) > badness(b); });
-  p.worst.insert(at, std::move(f));
-}
-
 std::vector<double> row_positions(const AxisPositions& p, uint64_t row) {
   std::vector<double> out;
   for (const auto& axis : p.axes) out.push_back(axis[row]);
@@ -99,7 +81,7 @@ SinusoidProperty consistency(const SinusoidInput& in, const SinusoidDeclaration&
       const int column = cols[static_cast<size_t>(x.column)];
       const double g = in.values[row * in.width + static_cast<uint64_t>(column)];
       const double e = exact.at(row, column).exact;
-      if (p.worst.size() < kWorst)
+      if (p.worst.size() < kWorstFindings)
         p.worst.push_back({row, column, row_positions(d.positions, row), g, e, x.error, x.allowed,
                            measure::floored_ulps(x.error, e, in.dtype),
                            "stands out from its column"});
@@ -123,6 +105,25 @@ SinusoidProperty consistency(const SinusoidInput& in, const SinusoidDeclaration&
 }
 
 }  // namespace
+
+void keep_worst(SinusoidProperty& p, SinusoidFinding f) {
+  const auto badness = [](const SinusoidFinding& x) {
+    return std::isfinite(x.error) ? (x.allowed > 0 ? x.error / x.allowed : x.error * 1e300)
+                                  : INFINITY;
+  };
+  if (p.worst.size() == kWorstFindings && badness(f) <= badness(p.worst.back())) return;
+  if (p.worst.size() == kWorstFindings) p.worst.pop_back();
+  const auto at =
+      std::upper_bound(p.worst.begin(), p.worst.end(), f,
+                       [&](const auto& a, const auto& b) { return badness(a) > badness(b); });
+  p.worst.insert(at, std::move(f));
+}
+
+void record_failure(SinusoidProperty& p, SinusoidFinding f) {
+  ++p.failed;
+  p.holds = false;
+  keep_worst(p, std::move(f));
+}
 
 bool SinusoidVerdict::holds() const {
   return std::all_of(properties.begin(), properties.end(), [](const auto& p) { return p.holds; });
@@ -160,17 +161,17 @@ SinusoidVerdict verify_sinusoid(const SinusoidInput& in, const SinusoidDeclarati
         v.max_abs_error = std::max(v.max_abs_error, j.error);
         v.max_ulp = std::max(v.max_ulp, measure::floored_ulps(j.error, e.exact, in.dtype));
       }
-      if (!j.ok) keep_worst(oracle, finding(e.exact, j.error, j.allowed, j.what));
+      if (!j.ok) record_failure(oracle, finding(e.exact, j.error, j.allowed, j.what));
       const double limit = col.wave == Wave::kZero ? 0.0 : 1.0;
       if (!(std::fabs(got) <= limit))
-        keep_worst(bounded, finding(limit, std::fabs(got) - limit, 0,
-                                    col.wave == Wave::kZero ? "the pad column is not 0"
-                                                            : "outside [-1, 1]"));
+        record_failure(bounded, finding(limit, std::fabs(got) - limit, 0,
+                                        col.wave == Wave::kZero ? "the pad column is not 0"
+                                                                : "outside [-1, 1]"));
       if (const int first = copy[static_cast<size_t>(c)]; first >= 0) {
         const double other = in.values[r * in.width + static_cast<uint64_t>(first)];
         if (!measure::same_encoding(got, other))
-          keep_worst(copies, finding(other, std::fabs(got - other), 0,
-                                     fmt::format("differs from its copy in column {}", first)));
+          record_failure(copies, finding(other, std::fabs(got - other), 0,
+                                         fmt::format("differs from its copy in column {}", first)));
       }
     }
   }

@@ -36,6 +36,12 @@ struct SinusoidProperty {
   std::vector<SinusoidFinding> worst;  // the worst failing elements, worst first
 };
 
+// A property's failing element: counted, and kept among its worst (by error over allowed; NaN and
+// Inf first), at most kWorstFindings of them. keep_worst keeps without counting (merging tallies).
+inline constexpr size_t kWorstFindings = 8;
+void record_failure(SinusoidProperty& p, SinusoidFinding f);
+void keep_worst(SinusoidProperty& p, SinusoidFinding f);
+
 // What the caller declared: the table's description and the rows' positions.
 struct SinusoidDeclaration {
   SinusoidTable table;
