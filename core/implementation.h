@@ -22,6 +22,9 @@ enum class Backend {
   kHighway,       // Highway's contrib/math, dispatched at run time
   kCudaAccurate,  // sinf, cosf, powf, expf on the device
   kCudaFast,      // __sinf, __cosf, __powf, __expf (what -use_fast_math yields)
+  kTorch,         // PyTorch's CPU kernels, as a framework's code calls them (core/frameworks)
+  kTorchTf32,     // ... with the angles' matmul in TF32, as a GPU with TF32 on computes it
+  kTorchPolar,    // ... with torch.polar's scalar cosf/sinf (Meta's freqs_cis)
 };
 // How the output type is reached from the compute type.
 enum class Conversion { kNearestEven, kTruncate };

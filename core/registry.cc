@@ -38,6 +38,12 @@ std::string_view name_of(Backend b) {
       return "accurate";
     case Backend::kCudaFast:
       return "fast";
+    case Backend::kTorch:
+      return "torch";
+    case Backend::kTorchTf32:
+      return "torch-tf32";
+    case Backend::kTorchPolar:
+      return "torch-polar";
   }
   return "?";
 }
@@ -70,6 +76,7 @@ const std::vector<Implementation>& registry() {
     add_sleef_entries(v);
     add_highway_entries(v);
     add_precise_entries(v);
+    add_framework_entries(v);
     add_cuda_entries(v);
     for (Implementation& e : v) e.name = entry_name(e);
     return v;
