@@ -143,7 +143,8 @@ std::vector<ReportFinding> property_findings(const json& r) {
   return out;
 }
 
-// Each rotary model: the framework-style float32 and bfloat16 caches' verdicts, and the pick.
+// Each rotary model: Hugging Face's float32 and bfloat16 caches' verdicts (the framework entries,
+// core/frameworks), and the pick.
 std::vector<ReportFinding> model_findings(const json& r) {
   std::vector<ReportFinding> out;
   if (!r.contains("models")) return out;
@@ -165,8 +166,12 @@ std::vector<ReportFinding> model_findings(const json& r) {
         continue;
       }
       const uint64_t over = (*built)["over_claim"].get<uint64_t>();
-      parts.push_back(fmt::format("framework-style {} ({}): max abs error {}, {}", dtype,
-                                  code(entry), figure_text((*built)["max_abs"]),
+      const bool every_row = built->value("every_row", false);
+      parts.push_back(fmt::format("Hugging Face's {} code ({}, {}): max abs error {}, {}", dtype,
+                                  code(entry),
+                                  every_row ? fmt::format("every one of {} positions", positions)
+                                            : std::string("sampled positions"),
+                                  figure_text((*built)["max_abs"]),
                                   over ? fmt::format("{} of {} elements outside its claim", over,
                                                      (*built)["elements"].get<uint64_t>())
                                        : std::string("every element within its claim")));

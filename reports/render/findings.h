@@ -1,7 +1,7 @@
 // The report's answer first (internal to reports/): a few findings generated from report.json,
 // never written by hand: per output type the best implementation and why, where the usual
 // float32 strategies lose 1e-4 and 1e-2, which entries break a property and from which position,
-// and each rotary model's framework-style caches.
+// and each rotary model's cache as Hugging Face's code builds it (core/frameworks).
 #pragma once
 
 #include <nlohmann/json.hpp>

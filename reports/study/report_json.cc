@@ -90,7 +90,8 @@ nlohmann::json to_json(const StudyResult& s) {
                              {"max_ulp_floored", finite_or_null(m.max_ulp_floored)},
                              {"nan_inf", m.figures.not_numbers()},
                              {"over_claim", m.figures.over_claim},
-                             {"horizons", m.horizons}});
+                             {"horizons", m.horizons},
+                             {"every_row", m.every_row}});
     // The median is the figure shown; min and max are the spread the recommendation allows for.
     x["values_per_s"] = e.values_per_s ? nlohmann::json(e.values_per_s->median) : nullptr;
     x["values_per_s_min"] = e.values_per_s ? nlohmann::json(e.values_per_s->min) : nullptr;

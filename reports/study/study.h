@@ -39,9 +39,10 @@ struct StudyConfig {
   std::vector<std::string> rotary_models = {"llama-3.1-8b", "qwen2.5-7b-yarn", "deepseek-v3"};
   uint64_t rotary_positions = 131072;
   // The entries that build a rotary cache the way Hugging Face's float32 code does, per output
-  // type: the findings give their verdict on every model.
-  std::map<std::string, std::string> framework_entries = {
-      {"float32", "cpu/pow/f32>f32/sleef-u10"}, {"bfloat16", "cpu/pow/f32>bf16/sleef-u10"}};
+  // type (core/frameworks, bit-identical to it): they build every model's cache at every
+  // position, and the findings give their verdict on every model.
+  std::map<std::string, std::string> framework_entries = {{"float32", "cpu/pow/f32>f32/torch"},
+                                                          {"bfloat16", "cpu/pow/f32>bf16/torch"}};
 };
 
 // Reads a study config (JSON with any of the fields above); throws FileError when malformed.
@@ -63,6 +64,7 @@ struct ModelResult {
   measure::Figures figures;  // every measured element, against the entry's claim
   double max_ulp_floored = 0;
   std::map<std::string, uint64_t> horizons;  // target -> largest position meeting it
+  bool every_row = false;  // every position measured (the framework entries), else a sample
 };
 
 struct EntryResult {

@@ -46,6 +46,9 @@ std::vector<Grid> make_grids(const StudyConfig& c) {
     const uint64_t head =
         std::min<uint64_t>(c.exhaustive_positions, c.exhaustive_values / spec.d_model);
     grids.push_back(grid_of(name, spec, head, c.rotary_positions - 1, c.sampled_blocks));
+    if (c.framework_entries.empty()) continue;
+    grids.push_back(grid_of(name, spec, c.rotary_positions, c.rotary_positions - 1, 0));
+    grids.back().every_row = true;
   }
   return grids;
 }

@@ -28,9 +28,13 @@ struct Grid {
   TableSpec spec;             // start 0; a rotary grid's spec carries its recipe
   uint64_t last_position;     // the largest position measured
   std::vector<Block> blocks;  // the exhaustive head, then the sampled blocks
+  // A rotary model's cache at every position, measured for the framework entries alone (their
+  // figures are the report's findings: what a user's own cache has, not a sample of it).
+  bool every_row = false;
 };
 
-// The plain grids (d_models x bases, in that order), then one grid per rotary model.
+// The plain grids (d_models x bases, in that order), then per rotary model its sampled grid and,
+// when the config names framework entries, its every-row grid.
 std::vector<Grid> make_grids(const StudyConfig& config);
 
 // Rows [row_begin, row_end) of one block of a grid: the rows one accuracy shard measures of it.

@@ -209,6 +209,14 @@ bool builds_caches(const core::Implementation& impl) {
   return impl.output == Dtype::kFloat32 || impl.output == Dtype::kBFloat16;
 }
 
+// Whether the findings name this entry (config.framework_entries): it builds every model's cache
+// at every position, the other entries a sample of positions.
+bool is_framework_entry(const StudyConfig& c, const core::Implementation& impl) {
+  for (const auto& [dtype, name] : c.framework_entries)
+    if (name == impl.name) return true;
+  return false;
+}
+
 bool evaluated(const core::Implementation& impl) {
   return impl.device == core::Device::kCpu && (!impl.available || impl.available());
 }
@@ -252,7 +260,9 @@ StudyPlan::StudyPlan(const StudyConfig& config) : config_(config), impl_(new Imp
     if (!evaluated(*impls_[i])) continue;
     for (size_t g = 0; g < impl_->grids.size(); ++g) {
       if (impl_->grids[g].spec.base > impls_[i]->max_base) continue;
-      if (!impl_->grids[g].model.empty() && !builds_caches(*impls_[i])) continue;
+      const Grid& grid = impl_->grids[g];
+      if (!grid.model.empty() && !builds_caches(*impls_[i])) continue;
+      if (!grid.model.empty() && grid.every_row != is_framework_entry(config, *impls_[i])) continue;
       for (size_t p = 0; p < impl_->parts[g].size(); ++p)
         shards_.push_back({i, static_cast<int>(g), static_cast<int>(p)});
     }
@@ -298,11 +308,13 @@ std::vector<EntryResult> StudyPlan::merge(const std::vector<ShardResult>& result
   const std::vector<Grid>& grids = impl_->grids;
   std::vector<const Grid*> plain;
   std::vector<size_t> model_of_grid(grids.size(), SIZE_MAX);  // index into config().rotary_models
-  for (size_t g = 0, m = 0; g < grids.size(); ++g)
+  for (size_t g = 0; g < grids.size(); ++g)
     if (grids[g].model.empty())
       plain.push_back(&grids[g]);
-    else
-      model_of_grid[g] = m++;
+    else  // a model's sampled and every-row grids are one model: an entry measures one of them
+      model_of_grid[g] = static_cast<size_t>(
+          std::find(config_.rotary_models.begin(), config_.rotary_models.end(), grids[g].model) -
+          config_.rotary_models.begin());
   const size_t models = config_.rotary_models.size();
 
   std::vector<EntryResult> entries;
@@ -337,8 +349,9 @@ std::vector<EntryResult> StudyPlan::merge(const std::vector<ShardResult>& result
     for (size_t g = 0; g < grids.size(); ++g) {
       const size_t m = model_of_grid[g];
       if (m == SIZE_MAX || model_figures[i][m].elements == 0) continue;
+      if (grids[g].every_row != is_framework_entry(config_, *impls_[i])) continue;
       entries[i].models.push_back({grids[g].model, model_figures[i][m], model_ulp[i][m],
-                                   model_acc[i][m].horizons({&grids[g]})});
+                                   model_acc[i][m].horizons({&grids[g]}), grids[g].every_row});
     }
   }
   return entries;
