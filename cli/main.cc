@@ -1,5 +1,6 @@
 // peverify: one main; each subcommand parses its options and calls the libraries.
 #include <fmt/format.h>
+#include <malloc.h>
 
 #include <cstdio>
 #include <exception>
@@ -26,6 +27,11 @@ int fail(int code, const std::string& message) {
 int main(int argc, char** argv) {
   using namespace pev::cli;
   pev::remove_temporaries_on_signal();  // Ctrl-C leaves no hidden temporary behind
+  // Tables of megabytes are allocated and freed thousands of times by a study: glibc maps each
+  // from the kernel and unmaps it on free, so every one was zeroed page by page again (a tenth
+  // of the default report's time). Keep freed memory for reuse instead; the peak is unchanged.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   CLI::App app{"peverify: accuracy and speed of sinusoidal positional-encoding tables, with proof"};
   app.require_subcommand(1);
   std::vector<Command> commands;

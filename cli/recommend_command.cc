@@ -37,6 +37,7 @@ struct RecommendOptions {
   std::string from;  // a report or sweep directory; empty: peverify report's default
   bool run = false;
   bool quiet = false;
+  std::string json_path;  // --json FILE: the answer as data
 };
 
 constexpr const char* kDefaultReport = "peverify-report";
@@ -122,6 +123,13 @@ int run_recommend(const RecommendOptions& o) {
   const auto recs =
       reports::recommend(candidates, {std::string(name_of(o.dtype))}, {positions}, targets, true);
   fmt::print("answered from {} ({})\n", source, describe(report));
+  if (!o.json_path.empty()) {
+    json out = {
+        {"source", source}, {"study", describe(report)}, {"recommendations", json::array()}};
+    for (const reports::Recommendation& r : recs)
+      out["recommendations"].push_back(reports::to_json(r));
+    write_file_atomically(o.json_path, [&](std::ostream& s) { s << out.dump(2) << "\n"; });
+  }
   bool all = true;
   for (const reports::Recommendation& r : recs) {
     std::string why = r.evidence;
@@ -131,6 +139,21 @@ int run_recommend(const RecommendOptions& o) {
           *studied, positions);
     fmt::print("{}, {} positions, target {}: {}\n  {}\n", r.dtype, r.context, r.target,
                r.entry.empty() ? "none" : r.entry, why);
+    if (r.pytorch) {
+      if (r.pytorch->entry == r.entry)
+        fmt::print("  in PyTorch (the same entry's arithmetic):\n");
+      else
+        fmt::print("  in PyTorch ({}: {}):\n", r.pytorch->entry, r.pytorch->evidence);
+      std::string code = r.pytorch->code;
+      for (size_t at = 0, next; at < code.size(); at = next + 1) {
+        next = code.find('\n', at);
+        if (next == std::string::npos) next = code.size();
+        const std::string line = code.substr(at, next - at);
+        fmt::print("{}{}\n", line.empty() ? "" : "    ", line);
+      }
+      fmt::print("  in a CUDA kernel: {}\n", r.pytorch->cuda);
+      if (!r.pytorch->replaces.empty()) fmt::print("  replaces {}\n", r.pytorch->replaces);
+    }
     all = all && !r.entry.empty();
   }
   // It answered: exit 1 only when a target the user asked has no implementation.
@@ -161,6 +184,8 @@ void add_recommend_command(CLI::App& root, std::vector<Command>& commands) {
                   "a report or sweep directory holding report.json (default peverify-report)");
   app->add_flag("--run", o->run, "run a study of the entries storing --dtype instead");
   app->add_flag("--quiet", o->quiet, "no progress on stderr");
+  app->add_option("--json", o->json_path,
+                  "also write the answer as JSON (each cell's PyTorch code under \"pytorch\")");
   commands.push_back({app, [o] { return run_recommend(*o); }});
 }
 

@@ -178,11 +178,16 @@ RowFigures fast_row(const Claim& claim_in, double pos, double steps_term, int wi
     const double g = got[c], x = exact[c];
     const double angle = pos * angle_rate[c];
     const double d = std::fabs(g - x);
+    const double inverse_ulp = inverse_ulp_of(x, kOutput);
     bool fast = std::signbit(g) == std::signbit(x);
     double low = 0, t = 0;
     if constexpr (kKind == Claim::Kind::kModel) {
       t = cu * (angle + steps_term);
-      low = cu * std::fabs(x) + t;
+      // The whole budget, the output's ulp (a power of two: 1 / inverse_ulp is exact) included,
+      // lowered by 2^-50 of itself so that it stays below Claim::allowed whatever order that
+      // sums the terms in: a 16-bit output's rounding no longer sends its elements to the slow
+      // path (it did for most of them, the output term being missing from the bound).
+      low = (claim.output_ulps / inverse_ulp + cu * std::fabs(x) + t) * (1 - 0x1p-50);
       fast = fast && d <= low;
     } else if constexpr (kByEncoding) {
       fast = fast && same_encoding(g, rounded[c]);
@@ -195,7 +200,6 @@ RowFigures fast_row(const Claim& claim_in, double pos, double steps_term, int wi
     }
     max_abs = std::max(max_abs, d);
     sum_abs += d;
-    const double inverse_ulp = inverse_ulp_of(x, kOutput);
     max_ulp = std::max(max_ulp, d * inverse_ulp);
     max_floored =
         std::max(max_floored, d * (std::fabs(x) < kUlpFloor ? floor_inverse_ulp : inverse_ulp));

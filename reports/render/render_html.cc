@@ -3,6 +3,7 @@
 // implementation and the accuracy per position band. Laid out to fit the page's width.
 #include <sstream>
 
+#include "peverify/reports/render/code_advice.h"
 #include "peverify/reports/render/findings.h"
 #include "peverify/reports/render/matrix.h"
 #include "peverify/reports/render/render.h"
@@ -123,7 +124,8 @@ std::string to_html(const json& r, const std::vector<Plot>& plots, const std::st
 
   h << "<section id=\"recommendation\"><h2>Recommendation: the fastest implementation meeting "
        "each target at every position up to the context</h2>\n"
-    << matrix_html(recommendation_matrix(r)) << "</section>\n";
+    << matrix_html(recommendation_matrix(r)) << "</section>\n"
+    << code_advice_html(r);
 
   const Matrix models = model_matrix(r);
   if (!models.rows.empty()) {

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "peverify/reports/render/code_advice.h"
 #include "peverify/reports/render/findings.h"
 #include "peverify/reports/render/matrix.h"
 #include "peverify/reports/render/render.h"
@@ -57,7 +58,7 @@ std::string to_markdown(const json& r) {
         "error, or faithful: under one ulp of the output type) at every position up to the "
         "context length; \"same\" repeats the cell to its left. The long form is in "
         "recommendations.csv and report.json.\n\n"
-     << matrix_markdown(recommendation_matrix(r));
+     << matrix_markdown(recommendation_matrix(r)) << code_advice_markdown(r);
 
   const Matrix models = model_matrix(r);
   if (!models.rows.empty()) {

@@ -9,6 +9,7 @@
 
 #include "peverify/encoding/format.h"
 #include "peverify/encoding/targets.h"
+#include "peverify/reports/study/snippets.h"
 
 namespace pev::reports {
 
@@ -92,7 +93,7 @@ std::string later_failures(const Candidate& c) {
 
 Recommendation pick(const std::vector<Candidate>& candidates, const std::string& model,
                     const std::string& dtype, uint64_t context, const std::string& target) {
-  Recommendation r{model, dtype, context, target, "", ""};
+  Recommendation r{model, dtype, context, target, "", "", std::nullopt};
   std::vector<Qualified> qualified;
   for (const Candidate& c : candidates) {
     if (c.output != dtype || !c.available || !c.values_per_s) continue;
@@ -138,6 +139,43 @@ Recommendation pick(const std::vector<Candidate>& candidates, const std::string&
   return r;
 }
 
+// What the PyTorch pick replaces: Hugging Face's float32 code storing the type, on this target.
+std::string replaces(const std::vector<Candidate>& candidates, const std::string& dtype,
+                     const std::string& target, const std::string& pick) {
+  const std::string hf = framework_entry_for(dtype);
+  if (hf == pick) return "";
+  for (const Candidate& c : candidates) {
+    if (c.name != hf) continue;
+    const auto h = c.plain.horizons.find(target);
+    const std::string reach =
+        h == c.plain.horizons.end() ? fmt::format("misses {} from position 0", target)
+        : h->second == 0            ? fmt::format("meets {} at position 0 only", target)
+                         : fmt::format("meets {} only up to position {}", target, h->second);
+    return fmt::format("Hugging Face's float32 code stored as {} (`{}`), which {}", dtype, hf,
+                       reach);
+  }
+  return "";
+}
+
+// The cell's answer in PyTorch: the same rule among the entries float64 PyTorch code reproduces,
+// and only where none meets the target among those whose code calls peverify's generator.
+std::optional<PyTorchAdvice> pytorch_advice(const std::vector<Candidate>& candidates,
+                                            const std::string& dtype, uint64_t context,
+                                            const std::string& target) {
+  Recommendation r;
+  for (const SnippetKind kind : {SnippetKind::kFloat64, SnippetKind::kPeverify}) {
+    std::vector<Candidate> with_code;
+    for (const Candidate& c : candidates)
+      if (const auto s = snippet_of(c.name); s && s->kind == kind) with_code.push_back(c);
+    r = pick(with_code, "", dtype, context, target);
+    if (!r.entry.empty()) break;
+  }
+  if (r.entry.empty()) return std::nullopt;
+  const Snippet s = *snippet_of(r.entry);
+  return PyTorchAdvice{r.entry, s.pytorch, s.cuda, r.evidence,
+                       replaces(candidates, dtype, target, r.entry)};
+}
+
 }  // namespace
 
 std::vector<Recommendation> recommend(const std::vector<Candidate>& candidates,
@@ -148,8 +186,10 @@ std::vector<Recommendation> recommend(const std::vector<Candidate>& candidates,
   for (const std::string& dtype : dtypes)
     for (const uint64_t context : contexts)
       for (const std::string& target : targets)
-        if (unholdable || !beyond(dtype, target))
+        if (unholdable || !beyond(dtype, target)) {
           out.push_back(pick(candidates, "", dtype, context, target));
+          out.back().pytorch = pytorch_advice(candidates, dtype, context, target);
+        }
   return out;
 }
 

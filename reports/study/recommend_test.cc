@@ -277,5 +277,43 @@ TEST(recommend_report, MalformedOrForeignReportIsOneLineNamingTheField) {
   for (const nlohmann::json& x : {good, j}) EXPECT_EQ(message(x).find('\n'), std::string::npos);
 }
 
+// Each plain cell's code (docs/design.md §14.1): float64 PyTorch where it meets the target,
+// peverify's generator only where nothing in PyTorch does, Hugging Face's float32 code never,
+// however fast, and named as what the answer replaces.
+TEST(recommend_rule, PyTorchCodeIsFloat64ThenPeverifyNeverTheFloat32Angle) {
+  const std::map<std::string, uint64_t> all = {
+      {"1e-4", kStudied}, {"1e-2", kStudied}, {"faithful", kStudied}};
+  const std::vector<EntryResult> entries = {
+      entry("cpu/precise/f64>f32/hwy", "float32", 5.5e9, 0.05, 6e-8, all),
+      entry("cpu/pow/f64>f32/torch", "float32", 2e8, 0.05, 6e-8,
+            {{"1e-4", kStudied}, {"1e-2", kStudied}, {"faithful", 1000}}),
+      entry("cpu/pow/f32>f32/torch", "float32", 9e9, 0.05, 8e-3,
+            {{"1e-4", 1039}, {"1e-2", kStudied}}),
+  };
+  const std::vector<Recommendation> recs =
+      recommend(candidates_of(entries), {"float32"}, {131072}, kTargets);
+  ASSERT_EQ(recs.size(), 3u);
+  for (const Recommendation& r : recs) {
+    ASSERT_TRUE(r.pytorch) << r.target;
+    EXPECT_EQ(r.entry, r.target == "1e-2" ? "cpu/pow/f32>f32/torch" : "cpu/precise/f64>f32/hwy");
+    EXPECT_EQ(r.pytorch->entry,
+              r.target == "faithful" ? "cpu/precise/f64>f32/hwy" : "cpu/pow/f64>f32/torch");
+    EXPECT_NE(r.pytorch->code.find("def sinusoidal_table(n, d, base=10000.0)"), std::string::npos);
+    EXPECT_NE(r.pytorch->code.find(r.target == "faithful" ? "peverify.generate" : "torch.float64"),
+              std::string::npos);
+    EXPECT_NE(
+        r.pytorch->replaces.find(
+            r.target == "faithful"
+                ? "`cpu/pow/f32>f32/torch`), which misses faithful from position 0"
+                : "`cpu/pow/f32>f32/torch`), which meets " + r.target + " only up to position"),
+        std::string::npos)
+        << r.pytorch->replaces;
+    const nlohmann::json j = to_json(r);
+    EXPECT_EQ(j["pytorch"]["implementation"], r.pytorch->entry);
+  }
+  // Float16 has no snippet-carrying entry here: no code, rather than a guess.
+  EXPECT_FALSE(recommend(candidates_of(entries), {"float16"}, {131072}, {"1e-2"}, true)[0].pytorch);
+}
+
 }  // namespace
 }  // namespace pev::reports

@@ -9,6 +9,23 @@
 #include "peverify/support/json_number.h"
 
 namespace pev::reports {
+nlohmann::json to_json(const Recommendation& r) {
+  nlohmann::json j = {
+      {"model", r.model.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.model)},
+      {"dtype", r.dtype},
+      {"context", r.context},
+      {"target", r.target},
+      {"implementation", r.entry.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.entry)},
+      {"evidence", r.evidence}};
+  if (r.pytorch)
+    j["pytorch"] = {{"implementation", r.pytorch->entry},
+                    {"code", r.pytorch->code},
+                    {"cuda", r.pytorch->cuda},
+                    {"evidence", r.pytorch->evidence},
+                    {"replaces", r.pytorch->replaces}};
+  return j;
+}
+
 nlohmann::json to_json(const StudyResult& s) {
   nlohmann::json j;
   j["schema_version"] = kReportSchemaVersion;
@@ -100,14 +117,7 @@ nlohmann::json to_json(const StudyResult& s) {
     j["implementations"].push_back(x);
   }
   j["recommendations"] = nlohmann::json::array();
-  for (const Recommendation& r : s.recommendations)
-    j["recommendations"].push_back(
-        {{"model", r.model.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.model)},
-         {"dtype", r.dtype},
-         {"context", r.context},
-         {"target", r.target},
-         {"implementation", r.entry.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.entry)},
-         {"evidence", r.evidence}});
+  for (const Recommendation& r : s.recommendations) j["recommendations"].push_back(to_json(r));
   if (s.rotations) j["rotations"] = to_json(*s.rotations);
   if (s.sinusoids) j["sinusoids"] = to_json(*s.sinusoids);
   return j;

@@ -12,5 +12,8 @@ namespace pev::reports {
 inline constexpr int kReportSchemaVersion = 1;
 
 nlohmann::json to_json(const StudyResult& study);
+// One recommendation as report.json and `recommend --json` hold it; a plain cell's PyTorch code
+// under "pytorch" (reports/study/snippets.h).
+nlohmann::json to_json(const Recommendation& r);
 
 }  // namespace pev::reports

@@ -87,6 +87,14 @@ struct EntryResult {
   std::optional<double> roofline_ratio;
 };
 
+// A plain cell's answer in the user's own code (reports/study/snippets.h): the fastest entry
+// that PyTorch code reproduces, by the same rule, and the code.
+struct PyTorchAdvice {
+  std::string entry, code, cuda;
+  std::string evidence;  // the rule's evidence for `entry`
+  std::string replaces;  // Hugging Face's float32 code storing the type, and how far it meets it
+};
+
 struct Recommendation {
   std::string model;  // the rotary model preset; empty for the plain encoding
   std::string dtype;  // float32, float16, bfloat16
@@ -94,6 +102,7 @@ struct Recommendation {
   std::string target;
   std::string entry;  // empty: nothing meets it
   std::string evidence;
+  std::optional<PyTorchAdvice> pytorch;  // plain cells whose target some snippet meets
 };
 
 // A rotary model as the study built it.

@@ -56,16 +56,6 @@ EntryResult describe_entry(const core::Implementation& e, uint64_t max_position)
   return r;
 }
 
-// The largest error of a row in ulps of max(|exact|, kUlpFloor) (infinite for NaN or Inf).
-double max_ulp_floored(const double* got, const double* exact, int width, Dtype output) {
-  double worst = 0;
-  for (int c = 0; c < width; ++c) {
-    const double e = measure::floored_ulps(std::fabs(got[c] - exact[c]), exact[c], output);
-    worst = std::isnan(e) ? INFINITY : std::max(worst, e);
-  }
-  return worst;
-}
-
 // The accuracy figures of one entry over some row ranges of one grid: per report band (plain grids)
 // or in one total (a rotary model's cache), and the first measured row missing each target.
 void measure_block_rows(const core::Implementation& impl, const properties::UnderTest& ut,
@@ -95,11 +85,10 @@ void measure_block_rows(const core::Implementation& impl, const properties::Unde
           judge.add_row(pos, static_cast<double>(impl.steps_since_direct(pos)),
                         got.data() + (row - first) * width, b.exact.data() + row * width, figures,
                         nullptr, /*rounded=*/nullptr, &row_ulp);
+      // The judge keeps the floored ulps of every number; a NaN or Inf makes them infinite.
       double& floored = g.model.empty() ? out.bands[band_of(out.bands, pos)].max_ulp_floored
                                         : out.rotary_ulp_floored;
-      floored =
-          std::max(floored, max_ulp_floored(got.data() + (row - first) * width,
-                                            b.exact.data() + row * width, width, impl.output));
+      floored = std::max(floored, figures.not_numbers() ? INFINITY : figures.max_ulp_floored);
       out.last_measured = std::max(out.last_measured.value_or(0), pos);
       for (const properties::Target& t : targets)
         if (!(t.abs > 0 ? row_max <= t.abs : row_ulp < 1)) {

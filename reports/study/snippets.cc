@@ -1,0 +1,94 @@
+#include "peverify/reports/study/snippets.h"
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+namespace pev::reports {
+namespace {
+
+struct Output {
+  std::string_view short_name, dtype, torch, cuda_round;
+};
+
+constexpr Output kOutputs[] = {
+    {"f32", "float32", "torch.float32", "__double2float_rn"},
+    {"f16", "float16", "torch.float16", "__double2half_rn"},
+    {"bf16", "bfloat16", "torch.bfloat16", "__double2bfloat16"},
+};
+
+// The angles in `angle_dtype` as the framework entries compute them (core/frameworks/
+// torch_entries.cc): inv_freq = 1.0 / base ** (arange(0, d, 2) / d), angle = pos * inv_freq.
+std::string torch_code(std::string_view angle_dtype, const Output& o, std::string_view what) {
+  return fmt::format(
+      "import torch\n"
+      "\n"
+      "def sinusoidal_table(n, d, base=10000.0):\n"
+      "    \"\"\"Rows 0..n-1 of [sin p w_0, cos p w_0, sin p w_1, ...], w_k = base^(-2k/d):\n"
+      "    {}.\"\"\"\n"
+      "    inv_freq = 1.0 / (base ** (torch.arange(0, d, 2, dtype={}) / d))\n"
+      "    angles = torch.arange(n, dtype={})[:, None] * inv_freq[None, :]\n"
+      "    table = torch.empty(n, d, dtype={})\n"
+      "    table[:, 0::2] = angles.sin()\n"
+      "    table[:, 1::2] = angles.cos()\n"
+      "    return table.to({})\n",
+      what, angle_dtype, angle_dtype, angle_dtype, o.torch);
+}
+
+std::string peverify_code(const Output& o) {
+  const std::string entry = fmt::format("cpu/precise/f64>{}/hwy", o.short_name);
+  const std::string to_tensor =
+      o.short_name == "f32"
+          ? "torch.from_numpy(table)"
+          : fmt::format("torch.from_numpy(table.view(np.int16)).view({})", o.torch);
+  return fmt::format(
+      "import numpy as np\n"
+      "import peverify\n"
+      "import torch\n"
+      "\n"
+      "def sinusoidal_table(n, d, base=10000.0):\n"
+      "    \"\"\"Rows 0..n-1 of [sin p w_0, cos p w_0, sin p w_1, ...], w_k = base^(-2k/d):\n"
+      "    faithful {} from peverify's double-double strategy.\"\"\"\n"
+      "    table = peverify.generate(\"{}\", n, d_model=d, base=base)\n"
+      "    return {}\n",
+      o.dtype, entry, to_tensor);
+}
+
+}  // namespace
+
+std::string framework_entry_for(const std::string& dtype) {
+  for (const Output& o : kOutputs)
+    if (o.dtype == dtype) return fmt::format("cpu/pow/f32>{}/torch", o.short_name);
+  return "";
+}
+
+std::optional<Snippet> snippet_of(const std::string& entry) {
+  for (const Output& o : kOutputs) {
+    if (entry == fmt::format("cpu/pow/f64>{}/torch", o.short_name))
+      return Snippet{entry,
+                     torch_code("torch.float64", o,
+                                fmt::format("float64 throughout, rounded once to {}", o.dtype)),
+                     fmt::format("sincos(double(pos) * inv_freq[k], &s, &c) with inv_freq in "
+                                 "double, then {}(s), {}(c): one rounding",
+                                 o.cuda_round, o.cuda_round)};
+    if (entry == fmt::format("cpu/pow/f32>{}/torch", o.short_name))
+      return Snippet{
+          entry,
+          torch_code(
+              "torch.float32", o,
+              fmt::format("float32 angles, as Hugging Face computes them, stored as {}", o.dtype)),
+          "sincosf(float(pos) * inv_freq[k], &s, &c) with inv_freq in float32: the float32 "
+          "angle's rounding grows with the position",
+          SnippetKind::kFramework};
+    if (entry == fmt::format("cpu/precise/f64>{}/hwy", o.short_name))
+      return Snippet{entry, peverify_code(o),
+                     fmt::format("read a cache built once (this table, or peverify's "
+                                 "cuda/precise/f64>{}/accurate kernel on the device): no "
+                                 "per-element sincos in the kernel is faithful",
+                                 o.short_name),
+                     SnippetKind::kPeverify};
+  }
+  return std::nullopt;
+}
+
+}  // namespace pev::reports
