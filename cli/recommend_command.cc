@@ -22,6 +22,7 @@
 #include "peverify/reports/render/report_text.h"
 #include "peverify/reports/study/recommend.h"
 #include "peverify/reports/study/report_json.h"
+#include "peverify/reports/study/snippets.h"
 #include "peverify/reports/study/study.h"
 #include "peverify/tables/atomic_file.h"
 
@@ -37,7 +38,8 @@ struct RecommendOptions {
   std::string from;  // a report or sweep directory; empty: peverify report's default
   bool run = false;
   bool quiet = false;
-  std::string json_path;  // --json FILE: the answer as data
+  std::string json_path;         // --json FILE: the answer as data
+  std::string framework = "hf";  // whose code the answer replaces
 };
 
 constexpr const char* kDefaultReport = "peverify-report";
@@ -120,8 +122,8 @@ int run_recommend(const RecommendOptions& o) {
   }
   const auto candidates = reports::candidates_from_report(report, source);
   const std::optional<uint64_t> studied = studied_up_to(report);
-  const auto recs =
-      reports::recommend(candidates, {std::string(name_of(o.dtype))}, {positions}, targets, true);
+  const auto recs = reports::recommend(candidates, {std::string(name_of(o.dtype))}, {positions},
+                                       targets, true, o.framework);
   fmt::print("answered from {} ({})\n", source, describe(report));
   if (!o.json_path.empty()) {
     json out = {
@@ -141,7 +143,7 @@ int run_recommend(const RecommendOptions& o) {
                r.entry.empty() ? "none" : r.entry, why);
     if (r.pytorch) {
       if (r.pytorch->entry == r.entry)
-        fmt::print("  in PyTorch (the same entry's arithmetic):\n");
+        fmt::print("  in PyTorch (the same entry):\n");
       else
         fmt::print("  in PyTorch ({}: {}):\n", r.pytorch->entry, r.pytorch->evidence);
       std::string code = r.pytorch->code;
@@ -184,6 +186,11 @@ void add_recommend_command(CLI::App& root, std::vector<Command>& commands) {
                   "a report or sweep directory holding report.json (default peverify-report)");
   app->add_flag("--run", o->run, "run a study of the entries storing --dtype instead");
   app->add_flag("--quiet", o->quiet, "no progress on stderr");
+  std::vector<std::string> frameworks;
+  for (const reports::Framework& f : reports::frameworks()) frameworks.push_back(f.name);
+  app->add_option("--framework", o->framework,
+                  "whose code the answer replaces: " + in_words(frameworks, "or") + " (default hf)")
+      ->check(CLI::IsMember(frameworks));
   app->add_option("--json", o->json_path,
                   "also write the answer as JSON (each cell's PyTorch code under \"pytorch\")");
   commands.push_back({app, [o] { return run_recommend(*o); }});

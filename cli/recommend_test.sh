@@ -104,6 +104,42 @@ code=$?
 [ "$code" -eq 0 ] && grep -q "^answered from peverify-report/report.json (2026-01-02" "$dir/out" ||
   fail "default report: exit $code: $(cat "$dir/out" "$dir/err")"
 
+# Each cell in code (docs/design.md §14.1): float64 PyTorch where it meets the target, whatever
+# is fastest; peverify's generator only where nothing in PyTorch does; what it replaces named.
+mkdir -p "$dir/code"
+/usr/bin/python3 - "$dir/small/report.json" "$dir/code/report.json" <<'PY'
+import copy, json, sys
+r = json.load(open(sys.argv[1]))
+precise = r["implementations"][1]
+far = (1 << 24) - 1
+def like(name, speed, max_abs, horizons):
+    e = copy.deepcopy(precise)
+    e.update(name=name, values_per_s=speed, values_per_s_min=speed * 0.95,
+             values_per_s_max=speed * 1.05, horizons=horizons)
+    e["accuracy"]["max_abs"] = max_abs
+    return e
+r["implementations"] = [precise,
+    like("cpu/pow/f64>f32/torch", 2e8, 6e-8, {"1e-4": far, "1e-2": far, "faithful": 1000}),
+    like("cpu/pow/f32>f32/torch", 9e9, 8e-3, {"1e-4": 926, "1e-2": 97630})]
+json.dump(r, open(sys.argv[2], "w"))
+PY
+recommend --from "$dir/code" --dtype float32 --positions 131072 --json "$dir/code/answer.json"
+[ "$code" -eq 0 ] && [[ "$out" == *"in PyTorch (cpu/pow/f64>f32/torch"* ]] &&
+  [[ "$out" == *"    def sinusoidal_table(n, d, base=10000.0):"* ]] &&
+  [[ "$out" == *"replaces Hugging Face's float32 code stored as float32 (\`cpu/pow/f32>f32/torch\`), which meets 1e-4 only up to position 926"* ]] ||
+  fail "code: $code $out"
+/usr/bin/python3 - "$dir/code/answer.json" <<'PY' || fail "recommend --json: $(cat "$dir/code/answer.json")"
+import json, sys
+cells = json.load(open(sys.argv[1]))["recommendations"]
+assert [c["target"] for c in cells] == ["1e-4", "faithful"], cells
+assert cells[0]["pytorch"]["implementation"] == "cpu/pow/f64>f32/torch"
+assert "torch.float64" in cells[0]["pytorch"]["code"]
+assert cells[1]["pytorch"]["implementation"] == "cpu/precise/f64>f32/hwy"
+assert "peverify.generate" in cells[1]["pytorch"]["code"]
+PY
+recommend --from "$dir/code" --dtype float32 --positions 131072 --framework tutorial
+[ "$code" -eq 0 ] && [[ "$out" != *"replaces"* ]] || fail "tutorial: no entry, no replaces: $out"
+
 # Bad input: exit 2, one line.
 expect_bad() {  # expect_bad TEXT ARGS...
   local text=$1
@@ -123,4 +159,8 @@ sed 's/"horizons"/"horizon"/' "$dir/small/report.json" >"$dir/bad/report.json"
 expect_bad "implementations[0].horizons is missing" --from "$dir/bad" --dtype float32 --positions 4096
 expect_bad "holds no report.json" --from "$dir/nonexistent" --dtype float32 --positions 4096
 expect_bad "exclude each other" --from "$dir/small" --run --dtype float32 --positions 4096
+expect_bad "not in {hf,vllm,meta,tutorial}" --from "$dir/small" --dtype float32 --positions 4096 \
+  --framework pytorch
+expect_bad "$dir/nonexistent" --from "$dir/small" --dtype float32 --positions 4096 \
+  --json "$dir/nonexistent/answer.json"
 echo "PASS"

@@ -139,11 +139,13 @@ Recommendation pick(const std::vector<Candidate>& candidates, const std::string&
   return r;
 }
 
-// What the PyTorch pick replaces: Hugging Face's float32 code storing the type, on this target.
+// What the PyTorch pick replaces: the framework's code storing the type, on this target.
 std::string replaces(const std::vector<Candidate>& candidates, const std::string& dtype,
-                     const std::string& target, const std::string& pick) {
-  const std::string hf = framework_entry_for(dtype);
-  if (hf == pick) return "";
+                     const std::string& target, const std::string& pick,
+                     const std::string& framework) {
+  const std::string hf = framework_entry_for(dtype, framework);
+  const Framework* f = find_framework(framework);
+  if (hf.empty() || hf == pick || !f) return "";
   for (const Candidate& c : candidates) {
     if (c.name != hf) continue;
     const auto h = c.plain.horizons.find(target);
@@ -151,8 +153,7 @@ std::string replaces(const std::vector<Candidate>& candidates, const std::string
         h == c.plain.horizons.end() ? fmt::format("misses {} from position 0", target)
         : h->second == 0            ? fmt::format("meets {} at position 0 only", target)
                          : fmt::format("meets {} only up to position {}", target, h->second);
-    return fmt::format("Hugging Face's float32 code stored as {} (`{}`), which {}", dtype, hf,
-                       reach);
+    return fmt::format("{} stored as {} (`{}`), which {}", f->words, dtype, hf, reach);
   }
   return "";
 }
@@ -161,7 +162,8 @@ std::string replaces(const std::vector<Candidate>& candidates, const std::string
 // and only where none meets the target among those whose code calls peverify's generator.
 std::optional<PyTorchAdvice> pytorch_advice(const std::vector<Candidate>& candidates,
                                             const std::string& dtype, uint64_t context,
-                                            const std::string& target) {
+                                            const std::string& target,
+                                            const std::string& framework) {
   Recommendation r;
   for (const SnippetKind kind : {SnippetKind::kFloat64, SnippetKind::kPeverify}) {
     std::vector<Candidate> with_code;
@@ -173,7 +175,7 @@ std::optional<PyTorchAdvice> pytorch_advice(const std::vector<Candidate>& candid
   if (r.entry.empty()) return std::nullopt;
   const Snippet s = *snippet_of(r.entry);
   return PyTorchAdvice{r.entry, s.pytorch, s.cuda, r.evidence,
-                       replaces(candidates, dtype, target, r.entry)};
+                       replaces(candidates, dtype, target, r.entry, framework)};
 }
 
 }  // namespace
@@ -181,14 +183,15 @@ std::optional<PyTorchAdvice> pytorch_advice(const std::vector<Candidate>& candid
 std::vector<Recommendation> recommend(const std::vector<Candidate>& candidates,
                                       const std::vector<std::string>& dtypes,
                                       const std::vector<uint64_t>& contexts,
-                                      const std::vector<std::string>& targets, bool unholdable) {
+                                      const std::vector<std::string>& targets, bool unholdable,
+                                      const std::string& framework) {
   std::vector<Recommendation> out;
   for (const std::string& dtype : dtypes)
     for (const uint64_t context : contexts)
       for (const std::string& target : targets)
         if (unholdable || !beyond(dtype, target)) {
           out.push_back(pick(candidates, "", dtype, context, target));
-          out.back().pytorch = pytorch_advice(candidates, dtype, context, target);
+          out.back().pytorch = pytorch_advice(candidates, dtype, context, target, framework);
         }
   return out;
 }

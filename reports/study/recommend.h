@@ -55,12 +55,13 @@ std::optional<std::string> excluded_by(const Candidate& c, uint64_t context);
 // For each output dtype, context length and target: among the candidates of that output whose
 // horizon reaches the context and that no property rules out, the one the rule picks. A target an
 // output type cannot hold (bfloat16 and 1e-4) is left out unless `unholdable` (a user asked it:
-// the answer says why none meets it).
+// the answer says why none meets it). Each cell's PyTorch code names what it replaces: the
+// `framework`'s code (reports/study/snippets.h frameworks()).
 std::vector<Recommendation> recommend(const std::vector<Candidate>& candidates,
                                       const std::vector<std::string>& dtypes,
                                       const std::vector<uint64_t>& contexts,
                                       const std::vector<std::string>& targets,
-                                      bool unholdable = false);
+                                      bool unholdable = false, const std::string& framework = "hf");
 // The same for one rotary model's cache of `positions` positions (its model horizons and errors),
 // targets the type cannot hold left out.
 std::vector<Recommendation> recommend_for_model(const std::vector<Candidate>& candidates,

@@ -56,7 +56,25 @@ std::string peverify_code(const Output& o) {
 
 }  // namespace
 
-std::string framework_entry_for(const std::string& dtype) {
+const std::vector<Framework>& frameworks() {
+  static const std::vector<Framework> list = {
+      {"hf", "Hugging Face's float32 code"},
+      {"vllm", "vLLM's float32 cos_sin_cache (the same arithmetic as Hugging Face's)"},
+      {"meta", "Meta's precompute_freqs_cis"},
+      {"tutorial", "the PyTorch tutorial's PositionalEncoding"},
+  };
+  return list;
+}
+
+const Framework* find_framework(const std::string& name) {
+  for (const Framework& f : frameworks())
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::string framework_entry_for(const std::string& dtype, const std::string& framework) {
+  if (framework == "meta") return dtype == "float32" ? "cpu/pow/f32>f32/torch-polar" : "";
+  if (framework == "tutorial") return dtype == "float32" ? "cpu/logspace/f32>f32/torch" : "";
   for (const Output& o : kOutputs)
     if (o.dtype == dtype) return fmt::format("cpu/pow/f32>{}/torch", o.short_name);
   return "";

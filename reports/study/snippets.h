@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace pev::reports {
 
@@ -31,8 +32,17 @@ struct Snippet {
 // The snippet for `entry`, or nullopt when no PyTorch code reproduces it.
 std::optional<Snippet> snippet_of(const std::string& entry);
 
-// The entry that is Hugging Face's float32 code storing `dtype` (a report's type name): what a
-// recommendation replaces.
-std::string framework_entry_for(const std::string& dtype);
+// The frameworks whose own code a recommendation can replace (`peverify recommend --framework`),
+// each with the entries that reproduce it (core/frameworks, docs/design.md §10.1).
+struct Framework {
+  std::string name;   // hf, vllm, meta, tutorial
+  std::string words;  // "Hugging Face's float32 code"
+};
+const std::vector<Framework>& frameworks();
+const Framework* find_framework(const std::string& name);
+
+// The entry that is `framework`'s code storing `dtype` (a report's type name), or "" where that
+// code stores no such table (Meta's and the tutorial's are float32 only).
+std::string framework_entry_for(const std::string& dtype, const std::string& framework = "hf");
 
 }  // namespace pev::reports
