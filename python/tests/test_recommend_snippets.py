@@ -55,3 +55,27 @@ def test_each_cells_pytorch_code_meets_its_target(dtype, tmp_path):
         # What it replaces is measured, and worse wherever it is named.
         if advice["replaces"]:
             assert "cpu/pow/f32>" in advice["replaces"]
+
+
+def test_the_recommended_rotations_pytorch_code_passes_verify_rotary(tmp_path):
+    """The report's rotation section carries PyTorch code for the recommended rotations it can
+    write in PyTorch; run as printed on a float32 q of 131072 tokens with the section's model
+    (Llama 3.1) frequencies in float64, every element passes verify-rotary's float64 budget."""
+    from test_frameworks import config, inv_freq_and_attention
+    study = tmp_path / "study.json"
+    study.write_text(json.dumps({"filter": "^cpu/pow/f64>f32/torch$", "bench": False,
+                                 "d_models": [64], "bases": [10000], "rotary_models": []}))
+    subprocess.run([CLI, "report", "--quiet", "--config", str(study), "--out",
+                    str(tmp_path / "report")], check=True)
+    section = json.loads((tmp_path / "report" / "report.json").read_text())["rotations"]
+    assert [c["implementation"] for c in section["code"]] == ["cpu/rotate/fused-f64/f32/glibc"]
+    scope = {}
+    exec(section["code"][0]["pytorch"], scope)
+    inv_freq64, attention = inv_freq_and_attention(config(section["model"]), torch.float64)
+    tokens = 131072
+    q = torch.randn(tokens, 128, generator=torch.Generator().manual_seed(7))
+    positions = torch.arange(tokens)
+    out = scope["apply_rope"](q, positions, inv_freq64, attention)
+    assert out.dtype == torch.float32
+    verdict = peverify.verify_rotary(q, out, model_config=section["model"], compute="float64")
+    assert verdict, str(verdict)

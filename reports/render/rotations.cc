@@ -46,6 +46,10 @@ std::string rotation_scores_markdown(const json& report) {
   std::ostringstream md;
   md << "\n## Rotations: attention-score error by context length\n\n" << intro(s) << "\n\n";
   for (const json& r : s["recommendations"]) md << "- **Use** " << r.get<std::string>() << "\n";
+  for (const json& c : s.value("code", json::array()))
+    md << "\nIn PyTorch, `" << c["implementation"].get<std::string>() << "`:\n\n```python\n"
+       << c["pytorch"].get<std::string>()
+       << "```\n\nIn a CUDA kernel: " << c["cuda"].get<std::string>() << ".\n";
   md << "\n| rotation | compute |";
   for (const json& c : s["contexts"]) md << " " << c.get<uint64_t>() << " tokens |";
   md << " within budget |\n|---|---|";
@@ -74,7 +78,13 @@ std::string rotation_scores_html(const json& report) {
     << html_escape(intro(s)) << "</p>\n<ul>\n";
   for (const json& r : s["recommendations"])
     h << "<li><strong>Use</strong> " << html_escape(r.get<std::string>()) << "</li>\n";
-  h << "</ul>\n<table>\n<tr><th>rotation</th><th>compute</th>";
+  h << "</ul>\n";
+  for (const json& c : s.value("code", json::array()))
+    h << "<p>In PyTorch, <code>" << html_escape(c["implementation"].get<std::string>())
+      << "</code>:</p><pre><code>" << html_escape(c["pytorch"].get<std::string>())
+      << "</code></pre><p>In a CUDA kernel: " << html_escape(c["cuda"].get<std::string>())
+      << ".</p>\n";
+  h << "<table>\n<tr><th>rotation</th><th>compute</th>";
   for (const json& c : s["contexts"]) h << "<th>" << c.get<uint64_t>() << " tokens</th>";
   h << "<th>within budget</th></tr>\n";
   for (const json& e : s["entries"]) {

@@ -10,6 +10,7 @@
 #include "peverify/core/rotation/rotation_registry.h"
 #include "peverify/crosscheck/rotation_under_test.h"
 #include "peverify/encoding/model_presets.h"
+#include "peverify/reports/study/snippets.h"
 #include "peverify/support/json_number.h"
 
 namespace pev::reports {
@@ -95,6 +96,13 @@ RotationScores study_rotation_scores(const std::string& model,
     s.rows.push_back(std::move(row));
   }
   s.recommendations = recommend_rotations(s);
+  for (const RotationScoreRow& r : s.rows)
+    if (const auto snippet = rotation_snippet_of(r.name))
+      for (const std::string& use : s.recommendations)
+        if (use.find(r.name) != std::string::npos) {
+          s.code.push_back({r.name, snippet->pytorch, snippet->cuda});
+          break;
+        }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;
 }
@@ -105,8 +113,11 @@ json to_json(const RotationScores& s) {
             {"samples", s.samples},
             {"seconds", s.seconds},
             {"recommendations", s.recommendations},
+            {"code", json::array()},
             {"entries", json::array()},
             {"not_run", json::array()}};
+  for (const RotationScores::Code& c : s.code)
+    j["code"].push_back({{"implementation", c.entry}, {"pytorch", c.pytorch}, {"cuda", c.cuda}});
   for (const RotationScoreRow& r : s.rows) {
     json by = json::array();
     for (const properties::ScoreError& e : r.by_context)

@@ -27,6 +27,12 @@ struct RotationScores {
   // One per input type: among the entries within their budget at every context, those within 10%
   // of the smallest worst score error at the longest context, and how far the others are.
   std::vector<std::string> recommendations;
+  // The recommended entries whose PyTorch code exists (reports/study/snippets.h): (entry, code,
+  // the kernel's equivalent).
+  struct Code {
+    std::string entry, pytorch, cuda;
+  };
+  std::vector<Code> code;
   double seconds = 0;
 };
 

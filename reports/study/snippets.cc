@@ -56,6 +56,30 @@ std::string peverify_code(const Output& o) {
 
 }  // namespace
 
+std::optional<Snippet> rotation_snippet_of(const std::string& entry) {
+  if (entry != "cpu/rotate/fused-f64/f32/glibc") return std::nullopt;
+  return Snippet{
+      entry,
+      "import torch\n"
+      "\n"
+      "def apply_rope(x, positions, inv_freq64, attention=1.0):\n"
+      "    \"\"\"x [..., tokens, d] rotated at positions [tokens] (rotate_half's pairs (i, i + "
+      "d/2)):\n"
+      "    inv_freq64 is your model's inv_freq computed with dtype=torch.float64; angles, cos, "
+      "sin\n"
+      "    and products in float64, rounded once to x's dtype.\"\"\"\n"
+      "    angles = positions.to(torch.float64)[:, None] * inv_freq64[None, :]\n"
+      "    cos = torch.cat((angles.cos(), angles.cos()), dim=-1) * attention\n"
+      "    sin = torch.cat((angles.sin(), angles.sin()), dim=-1) * attention\n"
+      "    x64 = x.to(torch.float64)\n"
+      "    half = x.shape[-1] // 2\n"
+      "    rotated = torch.cat((-x64[..., half:], x64[..., :half]), dim=-1)\n"
+      "    return (x64 * cos + rotated * sin).to(x.dtype)\n",
+      "in the fused kernel, sincos(double(pos) * inv_freq64[k], &s, &c), both products and their "
+      "sum in double, one __double2float_rn per output",
+      SnippetKind::kFloat64};
+}
+
 const std::vector<Framework>& frameworks() {
   static const std::vector<Framework> list = {
       {"hf", "Hugging Face's float32 code"},

@@ -32,6 +32,10 @@ struct Snippet {
 // The snippet for `entry`, or nullopt when no PyTorch code reproduces it.
 std::optional<Snippet> snippet_of(const std::string& entry);
 
+// The rotation entry's PyTorch code: `def apply_rope(x, positions, inv_freq64, attention=1.0)`,
+// x [..., tokens, d] rotated by rotate_half's pairs; nullopt when no PyTorch code reproduces it.
+std::optional<Snippet> rotation_snippet_of(const std::string& entry);
+
 // The frameworks whose own code a recommendation can replace (`peverify recommend --framework`),
 // each with the entries that reproduce it (core/frameworks, docs/design.md §10.1).
 struct Framework {
