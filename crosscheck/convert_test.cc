@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "hwy/highway.h"
@@ -183,19 +184,49 @@ TEST_P(ConvertRow, NaNStaysAQuietNaNWithItsSign) {
 }
 
 // The boundaries, spelled out (the dense sample covers them too).
+// Float16's boundaries: the largest finite, the tie to Inf, signed zero, subnormals and their
+// ties, the carry to the smallest normal.
+const std::pair<float, uint16_t> kFloat16Boundaries[] = {
+    {65504.0f, 0x7bff},
+    {std::nextafter(65520.0f, 0.0f), 0x7bff},
+    {65520.0f, 0x7c00},  // the tie goes to the even "2^16": Inf
+    {-65520.0f, 0xfc00},
+    {std::numeric_limits<float>::infinity(), 0x7c00},
+    {-0.0f, 0x8000},
+    {0x1p-24f, 0x0001},    // smallest subnormal
+    {0x1p-25f, 0x0000},    // half of it: the tie goes to even zero
+    {0x1.8p-24f, 0x0002},  // 1.5 quanta: even 2
+    {std::nextafter(0x1p-25f, 1.0f), 0x0001},
+    {0x1.ffcp-15f, 0x0400},  // the largest subnormal's tie carries to 2^-14
+    {std::numeric_limits<float>::denorm_min(), 0x0000},
+};
+
+// The row conversion of every Highway target.
 TEST_P(ConvertRow, Float16Boundaries) {
-  EXPECT_EQ(f16_from_f32(65504.0f), 0x7bff);
-  EXPECT_EQ(f16_from_f32(std::nextafter(65520.0f, 0.0f)), 0x7bff);
-  EXPECT_EQ(f16_from_f32(65520.0f), 0x7c00);  // the tie goes to the even "2^16": Inf
-  EXPECT_EQ(f16_from_f32(-65520.0f), 0xfc00);
-  EXPECT_EQ(f16_from_f32(std::numeric_limits<float>::infinity()), 0x7c00);
-  EXPECT_EQ(f16_from_f32(-0.0f), 0x8000);
-  EXPECT_EQ(f16_from_f32(0x1p-24f), 0x0001);    // smallest subnormal
-  EXPECT_EQ(f16_from_f32(0x1p-25f), 0x0000);    // half of it: the tie goes to even zero
-  EXPECT_EQ(f16_from_f32(0x1.8p-24f), 0x0002);  // 1.5 quanta: even 2
-  EXPECT_EQ(f16_from_f32(std::nextafter(0x1p-25f, 1.0f)), 0x0001);
-  EXPECT_EQ(f16_from_f32(0x1.ffcp-15f), 0x0400);  // the largest subnormal's tie carries to 2^-14
-  EXPECT_EQ(f16_from_f32(std::numeric_limits<float>::denorm_min()), 0x0000);
+  for (const auto& [x, want] : kFloat16Boundaries) {
+    uint16_t got;
+    convert_row(&x, 1, Dtype::kFloat16, Conversion::kNearestEven, &got);
+    EXPECT_EQ(got, want) << x;
+  }
+}
+
+// The one-value functions: F16C's instruction where the CPU has it (core/convert.cc), else the
+// dispatched row; each way to and from float16.
+TEST(ConvertScalar, Float16BoundariesBothWays) {
+  for (const auto& [x, want] : kFloat16Boundaries) {
+    EXPECT_EQ(f16_from_f32(x), want) << x;
+    if (std::fabs(x) <= 65504.0f && x == static_cast<float>(std::bit_cast<_Float16>(want)))
+      EXPECT_EQ(std::bit_cast<uint32_t>(f32_from_f16(want)), std::bit_cast<uint32_t>(x)) << x;
+  }
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const float widened = f32_from_f16(static_cast<uint16_t>(h));
+    const float software = static_cast<float>(std::bit_cast<_Float16>(static_cast<uint16_t>(h)));
+    if (std::isnan(software))
+      EXPECT_TRUE(std::isnan(widened)) << h;
+    else
+      EXPECT_EQ(std::bit_cast<uint32_t>(widened), std::bit_cast<uint32_t>(software)) << h;
+    if (!std::isnan(widened)) EXPECT_EQ(f16_from_f32(widened), h) << h;
+  }
 }
 
 TEST_P(ConvertRow, BFloat16Boundaries) {
