@@ -124,7 +124,7 @@ int run_recommend(const RecommendOptions& o) {
   const std::optional<uint64_t> studied = studied_up_to(report);
   const auto recs = reports::recommend(candidates, {std::string(name_of(o.dtype))}, {positions},
                                        targets, true, o.framework);
-  fmt::print("answered from {} ({})\n", source, describe(report));
+  // The file first: an unwritable --json is an error before anything is printed.
   if (!o.json_path.empty()) {
     json out = {
         {"source", source}, {"study", describe(report)}, {"recommendations", json::array()}};
@@ -132,6 +132,7 @@ int run_recommend(const RecommendOptions& o) {
       out["recommendations"].push_back(reports::to_json(r));
     write_file_atomically(o.json_path, [&](std::ostream& s) { s << out.dump(2) << "\n"; });
   }
+  fmt::print("answered from {} ({})\n", source, describe(report));
   bool all = true;
   for (const reports::Recommendation& r : recs) {
     std::string why = r.evidence;

@@ -10,11 +10,11 @@
 #include "peverify/cli/command.h"
 #include "peverify/cli/enum_option.h"
 #include "peverify/cli/table_options.h"
+#include "peverify/cli/verify_sinusoids.h"
 #include "peverify/encoding/request.h"
 #include "peverify/reports/sinusoids/rotary_axes.h"
 #include "peverify/reports/verify/verify_rotary.h"
 #include "peverify/tables/atomic_file.h"
-#include "peverify/tables/number_array.h"
 #include "peverify/tables/position_ids.h"
 #include "peverify/tables/table_stream.h"
 
@@ -68,13 +68,7 @@ int run_verify_rotary(const VerifyRotaryCommandOptions& o) {
   args.start = o.table.start;
   std::optional<RopeAxes> rope_axes;
   if (!o.rope_axes.empty()) {
-    const auto refuse = [](bool given, const char* flag) {
-      if (given) throw UsageError(fmt::format("--rope-axes does not take {}", flag));
-    };
-    refuse(o.table.d_model_option && o.table.d_model_option->count(), "--rotary-dim");
-    refuse(!o.table.rotary.model_config.empty(), "--model-config");
-    refuse(!o.table.rotary.rope_scaling.empty(), "--rope-scaling");
-    refuse(o.table.start != 0, "--start");
+    refuse_table_flags(o.table, "--rope-axes", true, "--rotary-dim");
     if (o.table.positions.empty())
       throw UsageError("--rope-axes needs --positions: a .npy of each token's ids, [axes, N]");
     rope_axes = parse_rope_axes(o.rope_axes, o.table.base_option && o.table.base_option->count()
@@ -88,16 +82,15 @@ int run_verify_rotary(const VerifyRotaryCommandOptions& o) {
   args.claim = o.claim;
   args.threads = threads;
   const reports::VerifyRotaryOptions options = reports::resolve_rotary(std::move(args));
+  const auto reader = [](const TableStream& t) {
+    return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };
+  };
   if (rope_axes) {
-    NumberArray ids = read_number_array(o.table.positions);
-    const reports::AxesRotation declared = reports::axes_rotation(
-        *rope_axes, options, {o.table.positions, ids.type, ids.shape, std::move(ids.values)});
-    const auto read = [](const TableStream& t) {
-      return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };
-    };
+    const reports::AxesRotation declared =
+        reports::axes_rotation(*rope_axes, options, numbers_of(o.table.positions));
     const reports::SinusoidVerdict v =
-        reports::verify_rotary_axes({o.input, x.description(), x.dtype(), read(x)},
-                                    {o.output, y.description(), y.dtype(), read(y)}, declared);
+        reports::verify_rotary_axes({o.input, x.description(), x.dtype(), reader(x)},
+                                    {o.output, y.description(), y.dtype(), reader(y)}, declared);
     std::fputs(reports::to_text(v).c_str(), stdout);
     if (!o.json.empty())
       write_file_atomically(o.json,
@@ -105,9 +98,6 @@ int run_verify_rotary(const VerifyRotaryCommandOptions& o) {
     return v.holds() ? kExitOk : kExitCheckFailed;
   }
 
-  const auto reader = [](const TableStream& t) {
-    return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };
-  };
   const reports::RotaryTensor in{o.input, x.description(), x.dtype(), reader(x)};
   const reports::RotaryTensor out{o.output, y.description(), y.dtype(), reader(y)};
   const reports::VerifyRotaryResult r = reports::verify_rotary(in, out, options);

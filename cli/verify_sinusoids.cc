@@ -15,12 +15,29 @@
 #include "peverify/tables/table_file.h"
 
 namespace pev::cli {
-namespace {
 
 reports::Numbers numbers_of(const std::string& path) {
   NumberArray a = read_number_array(path);
   return {path, a.type, a.shape, std::move(a.values)};
 }
+
+void refuse_table_flags(const TableOptions& t, const std::string& mode, bool axes,
+                        const char* width_flag) {
+  const auto refuse = [&](bool given, const char* flag) {
+    if (given) throw UsageError(fmt::format("{} does not take {}", mode, flag));
+  };
+  refuse(t.d_model_option && t.d_model_option->count(), width_flag);
+  refuse(!t.rotary.model_config.empty(), "--model-config");
+  refuse(!t.rotary.rope_scaling.empty(), "--rope-scaling");
+  refuse(t.start != 0, "--start");
+  refuse(t.schedule != Schedule::kPaper, "--schedule");
+  if (!axes) {
+    refuse(t.base_option && t.base_option->count(), "--base (the recipe's max_period says it)");
+    refuse(!t.positions.empty(), "--positions");
+  }
+}
+
+namespace {
 
 reports::SinusoidInput input_of(const SinusoidRun& run, bool any_rank) {
   ReadOptions read;
@@ -33,22 +50,6 @@ reports::SinusoidInput input_of(const SinusoidRun& run, bool any_rank) {
   if (t.complex && (any_rank || run.table->layout != Layout::kPolar))
     throw UsageError(run.file + ": complex values need --rope-axes with --layout polar");
   return {run.file, t.description, t.dtype, t.rows, t.width, std::move(t.values)};
-}
-
-// Flags of the Transformer's tables that say nothing about these.
-void refuse_table_flags(const TableOptions& t, const std::string& mode, bool axes) {
-  const auto refuse = [&](bool given, const char* flag) {
-    if (given) throw UsageError(fmt::format("{} does not take {}", mode, flag));
-  };
-  refuse(t.d_model_option && t.d_model_option->count(), "--d-model");
-  refuse(!t.rotary.model_config.empty(), "--model-config");
-  refuse(!t.rotary.rope_scaling.empty(), "--rope-scaling");
-  refuse(t.start != 0, "--start");
-  refuse(t.schedule != Schedule::kPaper, "--schedule");
-  if (!axes) {
-    refuse(t.base_option && t.base_option->count(), "--base (the recipe's max_period says it)");
-    refuse(!t.positions.empty(), "--positions");
-  }
 }
 
 int finish(const reports::SinusoidVerdict& v, const SinusoidRun& run) {

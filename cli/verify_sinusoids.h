@@ -8,6 +8,7 @@
 
 #include "peverify/cli/table_options.h"
 #include "peverify/encoding/claim.h"
+#include "peverify/reports/sinusoids/declarations.h"
 
 namespace pev::cli {
 
@@ -35,6 +36,15 @@ struct SinusoidRun {
   Claim claim;
   int threads = 0;
 };
+
+// A .npy of numbers (tables/number_array.h) as the sinusoid checks take them.
+reports::Numbers numbers_of(const std::string& path);
+
+// Flags of the Transformer's tables that say nothing about these tables (`mode` names the one
+// given, `width_flag` the width's flag in that command): UsageError, one line. `axes`: multi-axis
+// RoPE, which takes --base and --positions.
+void refuse_table_flags(const TableOptions& t, const std::string& mode, bool axes,
+                        const char* width_flag = "--d-model");
 
 // Runs the check the options ask for and returns the exit code; UsageError or ConfigError for a
 // flag of the Transformer's tables given with one of these.

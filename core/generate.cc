@@ -21,6 +21,21 @@ double GeneratedTable::value(uint64_t i) const {
   }
 }
 
+std::vector<double> GeneratedTable::values() const {
+  std::vector<double> v(size());
+  switch (output) {
+    case Dtype::kFloat16:
+      for (size_t i = 0; i < v.size(); ++i) v[i] = f32_from_f16(halves[i]);
+      break;
+    case Dtype::kBFloat16:
+      for (size_t i = 0; i < v.size(); ++i) v[i] = f32_from_bf16(halves[i]);
+      break;
+    default:
+      for (size_t i = 0; i < v.size(); ++i) v[i] = floats[i];
+  }
+  return v;
+}
+
 uint64_t GeneratedTable::bits(uint64_t i) const {
   if (output == Dtype::kFloat16 || output == Dtype::kBFloat16) return halves[i];
   return std::bit_cast<uint32_t>(floats[i]);

@@ -17,8 +17,9 @@ struct GeneratedTable {
   std::vector<uint16_t> halves;  // float16 / bfloat16 bit patterns
   std::vector<float> floats;     // float32 values
 
-  double value(uint64_t i) const;   // element i (row-major), widened to double
-  uint64_t bits(uint64_t i) const;  // element i's bit pattern in `output`
+  double value(uint64_t i) const;      // element i (row-major), widened to double
+  std::vector<double> values() const;  // every element, widened to double (one loop per type)
+  uint64_t bits(uint64_t i) const;     // element i's bit pattern in `output`
   size_t size() const { return rows * static_cast<size_t>(width); }
 };
 

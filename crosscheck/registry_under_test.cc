@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "peverify/core/convert.h"
 #include "peverify/core/generate.h"
 #include "peverify/core/recipe.h"
 
@@ -20,20 +19,7 @@ class RegistryEntry final : public properties::UnderTest {
   Dtype output() const override { return impl_.output; }
   Claim claim() const override { return impl_.claim; }
   std::vector<double> rows(const TableSpec& spec, uint64_t count) const override {
-    const core::GeneratedTable t = core::generate(impl_, spec, count);
-    std::vector<double> v(t.size());
-    // One loop per output type: the study widens every table it measures through here.
-    switch (t.output) {
-      case Dtype::kFloat16:
-        for (size_t i = 0; i < v.size(); ++i) v[i] = core::f32_from_f16(t.halves[i]);
-        break;
-      case Dtype::kBFloat16:
-        for (size_t i = 0; i < v.size(); ++i) v[i] = core::f32_from_bf16(t.halves[i]);
-        break;
-      default:
-        for (size_t i = 0; i < v.size(); ++i) v[i] = t.floats[i];
-    }
-    return v;
+    return core::generate(impl_, spec, count).values();
   }
   // The recipes the entry computes (every one), in every layout.
   properties::Scope scope() const override {

@@ -282,8 +282,7 @@ TEST(RotationRegistry, EachBugFailsAndNamesAnElementAndItsCause) {
           swap_pairs(c.spec, apply(c.spec, positions_of(c), swap_pairs(c.spec, x))), "sign");
     fails("positions off by one", apply(c.spec, off_by_one(c), x), "positions");
     RotationSpec other = c.spec;
-    other.pairs = c.spec.pairs == PairConvention::kHalves ? PairConvention::kInterleaved
-                                                          : PairConvention::kHalves;
+    other.pairs = other_convention(c.spec.pairs);
     fails("the other pair convention", apply(other, positions_of(c), x), "pairing");
     fails("a bfloat16 cache under a float32 claim", bf16_cache_rotation(c, x), "compute");
     if (c.spec.head_dim > c.spec.table.d_model) {

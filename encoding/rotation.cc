@@ -21,6 +21,25 @@ PairConvention output_convention(const RotationSpec& spec) {
   return spec.output_pairs.value_or(spec.pairs);
 }
 
+PairConvention other_convention(PairConvention c) {
+  return c == PairConvention::kHalves ? PairConvention::kInterleaved : PairConvention::kHalves;
+}
+
+std::vector<Pairing> other_pairings(const RotationSpec& spec) {
+  const PairConvention in = spec.pairs, out = output_convention(spec);
+  std::vector<Pairing> all;
+  for (const auto& [pairs, output] : {std::pair{other_convention(in), other_convention(out)},
+                                      {in, other_convention(out)},
+                                      {other_convention(in), out}}) {
+    Pairing p{pairs, output, {}};
+    if (pairs != in) p.flags.push_back(fmt::format("--pairs {}", name_of(pairs)));
+    if (output != pairs || spec.output_pairs)
+      p.flags.push_back(fmt::format("--output-pairs {}", name_of(output)));
+    all.push_back(std::move(p));
+  }
+  return all;
+}
+
 std::pair<int, int> output_dims(const RotationSpec& spec, int pair) {
   return dims_of(output_convention(spec), spec.table.d_model, pair);
 }

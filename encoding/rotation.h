@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "peverify/encoding/spec.h"
 
@@ -39,6 +40,16 @@ PairConvention output_convention(const RotationSpec& spec);
 std::optional<std::string> validate(const RotationSpec& spec);
 
 std::string_view name_of(PairConvention c);
+PairConvention other_convention(PairConvention c);
+
+// The other pair convention of the input, of the output, or of both, each with the flags that
+// declare it: --pairs where it changes, --output-pairs where it differs from --pairs or was
+// given (so that applying the flags to the declaration gives exactly this candidate).
+struct Pairing {
+  PairConvention pairs, output;
+  std::vector<std::string> flags;
+};
+std::vector<Pairing> other_pairings(const RotationSpec& spec);
 // "halves" (also "rotate-half", "neox") and "interleaved" (also "gptj").
 std::optional<PairConvention> parse_pair_convention(std::string_view name);
 

@@ -80,7 +80,9 @@ SinusoidRotation::Angle SinusoidRotation::angle(double x, int frequency) const {
 SinusoidRotation::Rotated SinusoidRotation::combine(const Angle& a, double u, double v,
                                                     int sign) const {
   if (u == 0 && v == 0) return {0.0, 0.0};
-  if (a.zero) return {u, round_to(u, 0, target_)};  // C = 1, S = 0: the input itself
+  // C = 1, S = 0: the input itself, a zero as +0 (the exact value has no sign; the other engines
+  // write +0 for it).
+  if (a.zero) return u == 0 ? Rotated{0.0, 0.0} : Rotated{u, round_to(u, 0, target_)};
   const double au = std::fabs(u), av = std::fabs(v);
   const bool in_range =
       (au == 0 || (au > 0x1p-900 && au < 0x1p900)) && (av == 0 || (av > 0x1p-900 && av < 0x1p900));
@@ -107,9 +109,11 @@ SinusoidRotation::Rotated SinusoidRotation::combine(const Angle& a, double u, do
 SinusoidRotation::Rotated SinusoidRotation::combine_mpfr(const Angle& a, double u, double v,
                                                          int sign) const {
   if (u == 0 && v == 0) return {0.0, 0.0};
-  if (a.zero) return {u, round_to(u, 0, target_)};
+  if (a.zero) return u == 0 ? Rotated{0.0, 0.0} : Rotated{u, round_to(u, 0, target_)};
   MpfrVar s, c, t1, t2, sum;
-  const double mag = std::fabs(u) + std::fabs(v);
+  // mag < 2^mag_exp: the bound below is kept as a power of two's exponent, in integers (in
+  // doubles it underflowed to 0 for tiny inputs or long precisions, and log2(0) is no exponent).
+  const mpfr_exp_t mag_exp = std::ilogb(std::fabs(u) + std::fabs(v)) + 1;
   for (mpfr_prec_t p = 128; p < 128 << kRungs; p *= 2) {
     const mpfr_exp_t e_a = oracle_.sin_cos_at(a.x, a.frequency, p, s, c);
     mpfr_set_prec(t1, p);
@@ -119,11 +123,11 @@ SinusoidRotation::Rotated SinusoidRotation::combine_mpfr(const Angle& a, double 
     mpfr_mul_d(t2, s, sign * v, MPFR_RNDN);
     mpfr_add(sum, t1, t2, MPFR_RNDN);
     if (mpfr_zero_p(sum)) continue;
-    const double bound =
-        mag * (std::ldexp(1.0, static_cast<int>(std::max<mpfr_exp_t>(e_a + 2, 1) + 1 - p)) +
-               std::ldexp(1.0, static_cast<int>(1 - p))) +
-        std::ldexp(1.0, static_cast<int>(mpfr_get_exp(sum) - p));
-    const mpfr_exp_t err = mpfr_get_exp(sum) - static_cast<mpfr_exp_t>(std::ceil(std::log2(bound)));
+    // |sum - exact| < mag (2^(max(e_a + 2, 1) + 1 - p) + 2^(1 - p)) + 2^(EXP(sum) - p)
+    //                < 2^(products + 1) + 2^rounding <= 2^(max(products + 1, rounding) + 1).
+    const mpfr_exp_t products = mag_exp + std::max<mpfr_exp_t>(e_a + 2, 1) + 1 - p;
+    const mpfr_exp_t rounding = mpfr_get_exp(sum) - p;
+    const mpfr_exp_t err = mpfr_get_exp(sum) - (std::max(products + 1, rounding) + 1);
     const auto d = round_if_decided(sum, err, Dtype::kFloat64);
     const auto r = round_if_decided(sum, err, target_);
     if (d && r) return {*d, *r};

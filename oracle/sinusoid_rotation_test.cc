@@ -50,6 +50,26 @@ TEST(SinusoidRotation, ExactCases) {
   const auto z = rotation.combine(a, 0.0, 0.0, 1);
   EXPECT_EQ(z.exact, 0.0);
   EXPECT_FALSE(std::signbit(z.exact));
+  // At angle 0 an input of -0 (with a nonzero partner) rotates to an exact 0, written +0 as the
+  // other engines write it, on the fast path and MPFR's alike.
+  for (const auto& got :
+       {rotation.combine(zero, -0.0, 0.7, -1), rotation.combine_mpfr(zero, -0.0, 0.7, -1)}) {
+    EXPECT_EQ(got.exact, 0.0);
+    EXPECT_FALSE(std::signbit(got.exact) || std::signbit(got.rounded));
+  }
+}
+
+// Inputs far below the fast path's range go to MPFR, whose error bound is an exponent kept in
+// integers: tiny products still decide, and agree with cos and sin scaled exactly.
+TEST(SinusoidRotation, TinyInputsAreDecidedByMpfr) {
+  const SinusoidTable t = rope_axes_table(parse_rope_axes("2", 10000.0), Layout::kRopeCos);
+  const SinusoidRotation rotation(t, Dtype::kFloat32);
+  const auto a = rotation.angle(5.5, 0);
+  for (const double u : {0x1p-1000, 0x1p-1070, 0x1p-1074}) {
+    const auto r = rotation.combine(a, u, 0.0, -1);
+    EXPECT_EQ(r.exact, std::ldexp(std::cos(5.5), -1000) * std::ldexp(u, 1000)) << u;
+    EXPECT_EQ(r.rounded, 0.0) << u;  // far below float32's smallest subnormal
+  }
 }
 
 }  // namespace

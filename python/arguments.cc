@@ -34,13 +34,6 @@ int64_t integer_of(const py::handle& v, const char* key) {
   }
 }
 
-double number_of(const py::handle& v, const char* key) {
-  if (py::isinstance<py::bool_>(v) ||
-      !(py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)))
-    fail(fmt::format("{} must be a number, not {}", key, type_name(v)));
-  return v.cast<double>();
-}
-
 template <class Enum, class Parse>
 Enum enum_of(const py::handle& v, const char* key, Parse parse, const std::string& choices) {
   const std::string name = text_of(v, key);
@@ -97,6 +90,13 @@ std::string names(const std::vector<std::string>& v) {
 }
 
 }  // namespace
+
+double number_of(const py::handle& v, const char* key) {
+  if (py::isinstance<py::bool_>(v) ||
+      !(py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)))
+    fail(fmt::format("{} must be a number, not {}", key, type_name(v)));
+  return v.cast<double>();
+}
 
 const std::vector<std::string> kVerifyKeywords = {
     "d_model", "base",    "layout", "start",        "positions",  "schedule",     "compute",

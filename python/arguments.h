@@ -14,6 +14,9 @@
 
 namespace pev::python {
 
+// A keyword's value as a number (int or float, not bool): ConfigError naming `key` otherwise.
+double number_of(const pybind11::handle& v, const char* key);
+
 struct Arguments {
   std::optional<int> d_model;
   std::optional<double> base;

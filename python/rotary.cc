@@ -179,8 +179,9 @@ void bind_rotary(py::module_& m) {
         const reports::VerifyRotaryOptions o = reports::resolve_rotary(std::move(ra));
         std::optional<reports::AxesRotation> declared;
         if (multi_axis) {
-          const std::optional<double> base =
-              kwargs.contains("base") ? std::optional(kwargs["base"].cast<double>()) : std::nullopt;
+          const std::optional<double> base = kwargs.contains("base") && !kwargs["base"].is_none()
+                                                 ? std::optional(number_of(kwargs["base"], "base"))
+                                                 : std::nullopt;
           declared = reports::axes_rotation(parse_rope_axes(*rope_axes, base), o,
                                             numbers_of(axis_ids, "positions"));
         }

@@ -17,10 +17,12 @@
 //   `* attention_scaling` in the compute type, and `.to(dtype)`: one rounding to the output.
 // - the tutorial's PositionalEncoding: div = exp(arange(0, d, 2) * (-ln(b) / d)), the Python
 //   float rounded to float32 where it meets the tensor; angle fl(float(pos) * div).
-// The float64 entries are the same code with dtype=torch.float64 throughout, cast once: what
-// peverify recommends in PyTorch (reports/study/snippets.h).
+// The float64 entries are the same code with dtype=torch.float64 throughout, then `.to(dtype)`,
+// which reaches float16 and bfloat16 through float: what peverify recommends in PyTorch
+// (reports/study/snippets.h).
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -122,17 +124,16 @@ std::vector<T> torch_frequencies(const TorchKernels& k, Strategy strategy, const
                       A::from_double(static_cast<double>(e.denominator)));
     }
     Torch<T>::pow(k, A::from_double(base), arg.data(), f.data(), f.size());
-  } else {
+  } else if constexpr (std::is_same_v<T, float>) {  // the tutorial's table is float32 only
     // arange(0, d, 2) * (-math.log(b) / d): the Python float rounded to the tensor's type.
     const FrequencyExponent e1 = frequency_exponent(spec, 1);
     const T c = A::from_double(-std::log(base) / static_cast<double>(e1.denominator));
     for (int j = 0; j < half; ++j)
       arg[j] =
           A::mul(A::from_double(static_cast<double>(-frequency_exponent(spec, j).numerator)), c);
-    if constexpr (std::is_same_v<T, float>)
-      k.exp_f32(arg.data(), f.data(), f.size());
-    else
-      for (int j = 0; j < half; ++j) f[j] = std::exp(arg[j]);
+    k.exp_f32(arg.data(), f.data(), f.size());
+  } else {
+    throw std::logic_error("no float64 logspace framework entry");
   }
   const bool is_pow = strategy == Strategy::kPow;
   for (int j = 0; j < half; ++j) {
@@ -160,7 +161,7 @@ void fill_torch(const Implementation& self, const TableSpec& spec, uint64_t coun
   std::vector<T> angle(half), s(half), c(half);
   // `.to(dtype)` from float64 goes through float (c10::Half and c10::BFloat16 are built from a
   // float): a float64 table reaches a 16-bit type rounded twice, and PyTorch's table is that.
-  std::vector<float> s32(half), c32(half);
+  std::vector<float> s32(std::is_same_v<T, float> ? 0 : half), c32(s32.size());
   RowWriter<float> writer(spec, self.output, self.conversion);
   for (uint64_t r = 0; r < count; ++r) {
     T pos = A::from_position(spec.start + r);  // position_ids.float()
@@ -179,11 +180,15 @@ void fill_torch(const Implementation& self, const TableSpec& spec, uint64_t coun
     }
     scale_values(A(), recipe, s.data(), half);
     scale_values(A(), recipe, c.data(), half);
-    for (size_t j = 0; j < half; ++j) {
-      s32[j] = static_cast<float>(s[j]);
-      c32[j] = static_cast<float>(c[j]);
+    if constexpr (std::is_same_v<T, float>) {
+      writer.write(s.data(), c.data(), out, r);
+    } else {
+      for (size_t j = 0; j < half; ++j) {
+        s32[j] = static_cast<float>(s[j]);
+        c32[j] = static_cast<float>(c[j]);
+      }
+      writer.write(s32.data(), c32.data(), out, r);
     }
-    writer.write(s32.data(), c32.data(), out, r);
   }
 }
 

@@ -439,6 +439,8 @@ def test_a_rotation_with_h_and_w_swapped_or_declared_rotate_half_is_named():
         peverify.verify_rotary(Q, honest, rope_axes="flux", positions=ROT_IDS[0], rotary_dim=64)
     with pytest.raises(ValueError, match="rotate 136 dims"):
         peverify.verify_rotary(Q, honest, rope_axes=[16, 64, 56], positions=ROT_IDS[0])
+    with pytest.raises(ValueError, match="base must be a number, not str"):
+        peverify.verify_rotary(Q, honest, rope_axes="flux", positions=ROT_IDS[0], base="1e4")
 
 
 def test_mae_dit_sd3_2d_sincos_table_is_two_axes_in_halves():

@@ -135,9 +135,7 @@ void visit_band(const OpenSubject& s, const BandRows& band, RegistryExactValues&
     for (const auto& [first, n] : band_blocks(band.clipped)) {
       TableSpec part = s.spec;
       part.start = first;
-      const core::GeneratedTable t = core::generate(*s.impl, part, n);
-      std::vector<double> got(n * static_cast<uint64_t>(table_width(part)));
-      for (size_t i = 0; i < got.size(); ++i) got[i] = t.value(i);
+      const std::vector<double> got = core::generate(*s.impl, part, n).values();
       visit(first, n, got.data(), exact.of(part, n).data());
     }
     return;

@@ -143,17 +143,17 @@ Recommendation pick(const std::vector<Candidate>& candidates, const std::string&
 std::string replaces(const std::vector<Candidate>& candidates, const std::string& dtype,
                      const std::string& target, const std::string& pick,
                      const std::string& framework) {
-  const std::string hf = framework_entry_for(dtype, framework);
+  const std::string theirs = framework_entry_for(dtype, framework);
   const Framework* f = find_framework(framework);
-  if (hf.empty() || hf == pick || !f) return "";
+  if (theirs.empty() || theirs == pick || !f) return "";
   for (const Candidate& c : candidates) {
-    if (c.name != hf) continue;
+    if (c.name != theirs) continue;
     const auto h = c.plain.horizons.find(target);
     const std::string reach =
         h == c.plain.horizons.end() ? fmt::format("misses {} from position 0", target)
         : h->second == 0            ? fmt::format("meets {} at position 0 only", target)
                          : fmt::format("meets {} only up to position {}", target, h->second);
-    return fmt::format("{} stored as {} (`{}`), which {}", f->words, dtype, hf, reach);
+    return fmt::format("{} stored as {} (`{}`), which {}", f->words, dtype, theirs, reach);
   }
   return "";
 }

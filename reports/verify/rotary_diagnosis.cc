@@ -165,25 +165,16 @@ std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const Rota
   };
   // The other convention of the input, the output or both (DeepSeek reads interleaved pairs and
   // writes them in halves).
-  const auto flip = [](PairConvention c) {
-    return c == PairConvention::kHalves ? PairConvention::kInterleaved : PairConvention::kHalves;
-  };
   const PairConvention in = s.pairs, outs = output_convention(s);
-  for (const auto& [pairs, output] :
-       {std::pair{flip(in), flip(outs)}, {in, flip(outs)}, {flip(in), outs}}) {
-    // The flags that change: --output-pairs where it differs from --pairs or was given.
-    std::vector<std::string> flags;
-    if (pairs != in) flags.push_back(fmt::format("--pairs {}", name_of(pairs)));
-    if (output != pairs || s.output_pairs)
-      flags.push_back(fmt::format("--output-pairs {}", name_of(output)));
+  for (Pairing& p : other_pairings(s)) {
     RotaryCandidate c =
         with("pairing",
              fmt::format("the kernel's pairs are {} in and {} out, not {} "
                          "in and {} out",
-                         name_of(pairs), name_of(output), name_of(in), name_of(outs)),
-             std::move(flags));
-    c.options.spec.pairs = pairs;
-    c.options.spec.output_pairs = output;
+                         name_of(p.pairs), name_of(p.output), name_of(in), name_of(outs)),
+             std::move(p.flags));
+    c.options.spec.pairs = p.pairs;
+    c.options.spec.output_pairs = p.output;
     out.push_back(std::move(c));
   }
   {
