@@ -1,6 +1,6 @@
 """A user's pytest file: PyTorch builds the tables, peverify proves them.
 
-Run: PYTHONPATH=build/python python3 -m pytest examples/pytest
+Run: .venv/bin/python -m pytest examples/pytest (after `pip install .`, README "From Python")
 """
 import math
 import re

@@ -2,8 +2,10 @@
 verdicts; bad input is a ValueError; arrays are read in place; the GIL is released."""
 import json
 import os
+import pathlib
 import resource
 import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -203,6 +205,16 @@ CASES = [
      ["--layout", "rope-sin-pairs", "--start", "100", "--dtype", "bfloat16", "--budget",
       "strict"]),
 ]
+
+
+@pytest.mark.skipif("PEV_INSTALLED_IN" not in os.environ,
+                    reason="run from a build tree (PYTHONPATH), not from an installed module")
+def test_the_module_is_the_one_pip_installed():
+    """The suite runs against `pip install .`'s module (python/install_venv.sh), not a build tree's."""
+    venv = pathlib.Path(os.environ["PEV_INSTALLED_IN"]).resolve()
+    module = pathlib.Path(peverify.__file__).resolve()
+    assert venv in module.parents, f"imported {module}, not the module installed in {venv}"
+    assert pathlib.Path(sys.prefix).resolve() == venv
 
 
 @pytest.mark.parametrize("name,make,keywords,flags", CASES, ids=[c[0] for c in CASES])
