@@ -55,9 +55,9 @@ class RotationOracle {
 
  private:
   struct Engines;
-  // The elements of one (position, pair) for every head; returns how many went to MPFR.
-  uint64_t rotate_pair(uint64_t pos, int pair, const double* x, int heads, uint64_t stride,
-                       double* exact, double* rounded) const;
+  struct Scratch;
+  void cos_sin(Scratch& t) const;
+  uint64_t rotate_head(const double* row, Scratch& t, double* exact, double* rounded) const;
 
   RotationSpec spec_;
   Dtype target_;

@@ -3,6 +3,7 @@
 // bounds each relies on are derived in rotation_mpfr.cc and rotation_fast.cc (docs/design.md §6.1).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -38,16 +39,26 @@ class MpfrRotation {
   Dtype target_;
 };
 
-// A double-double hi + lo within `bound` of a real, |lo| <= 2^-52 |hi|.
-struct BoundedDD {
-  double hi = 0, lo = 0, bound = 0;
+// Double-doubles hi[i] + lo[i], each within bound[i] of a real, |lo| <= 2^-52 |hi| (else the
+// element is not decided by the fast engine).
+struct BoundedDDs {
+  const double *hi = nullptr, *lo = nullptr, *bound = nullptr;
 };
 
-// The fast engine on n elements of one (position, pair), every head's: x c - y s in double-double
-// from C, S within their bounds; decided[i] says whether out[i] holds element i (else its bound
-// does not decide both roundings and the caller hands it to MpfrRotation). One call per pair, so
-// the element's code is inlined in a loop.
-void fast_rotate_all(const double* x, const double* y, size_t n, const BoundedDD& c,
-                     const BoundedDD& s, Dtype target, RotatedElement* out, unsigned char* decided);
+// The fast engine's elements x[i] C_i - y[i] S_i, C_i and S_i given by c and s at index i.
+struct RotationLanes {
+  const double *x = nullptr, *y = nullptr;
+  BoundedDDs c, s;
+};
+
+// Where they go: the exact value rounded to float64 and to the target; decided[i] is 1 where
+// element i is decided, 0 where the bound does not decide both roundings (the caller hands it to
+// MpfrRotation) or an input is out of the engine's range.
+struct RotationOut {
+  double *exact = nullptr, *rounded = nullptr, *decided = nullptr;
+};
+
+// n elements, vectorised (Highway's dynamic dispatch; every target gives the same bits).
+void fast_rotate_lanes(const RotationLanes& in, size_t n, Dtype target, const RotationOut& out);
 
 }  // namespace pev::oracle

@@ -1,6 +1,8 @@
 // The fast engine's rotation: x C - y S in double-double from the fast engine's double-double C
 // and S (fast::evaluate_detail, with their bounds), and the rounding test of fast_engine.md (T1,
-// T2). Scalar: the sin and cos of a (position, pair) serve every head, so the products are cheap.
+// T2). Vectorised with Highway (one element per lane, each with its own C and S), compiled once
+// per SIMD target; every step is a correctly rounded IEEE operation or an exact product error
+// (FMA, or Dekker's product where the target has none), so every target gives the same bits.
 //
 // Error bound (u = 2^-53, RN to nearest even, -ffp-contract=off; c = c_h + c_l with |c - C| <=
 // beta_c and |c_l| <= 2u |c_h|, s likewise; x, y doubles, exact). With Sigma = |x c_h| + |y s_h|:
@@ -20,40 +22,145 @@
 // which covers the rounding of v_l -+ E' in T1. Decided in float64 when v_h + (v_l -+ E') both
 // round to v_h; in the target when v_h is also not one of its midpoints (T2). v_h = 0 never
 // passes (E' > 0): the exact zeros are x = y = 0, and x = 0 at position 0 (S = 0).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "peverify/oracle/rotation_fast.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Re-included once per target, after foreach_target.h.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <utility>
 
+#include "hwy/highway.h"
 #include "peverify/encoding/format.h"
+#include "peverify/oracle/fast_engine_dd-inl.h"
 #include "peverify/oracle/rotation_engines.h"
 
-namespace pev::oracle {
-namespace {
+HWY_BEFORE_NAMESPACE();
+namespace pev::oracle::rotation_fast::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using fast::HWY_NAMESPACE::TwoProd;
+using fast::HWY_NAMESPACE::TwoSum;
 
-std::pair<double, double> two_prod(double a, double b) {
-  const double p = a * b;
-  return {p, std::fma(a, b, -p)};
-}
+// What the rounding to the target needs, as constants (round_double_to's, scalar, below).
+struct Target {
+  bool float64;
+  double min_normal;  // 2^min_exponent
+  double ulp_scale;   // 2^(1 - precision): the quantum at 2^e is 2^e times it
+  double overflow;    // 2^(emax + 1): from here on, infinity
+  double largest;     // the largest finite value
+};
 
-std::pair<double, double> two_sum(double a, double b) {
-  const double s = a + b;
-  const double bb = s - a;
-  return {s, (a - (s - bb)) + (b - bb)};
+Target target_of(Dtype dtype) {
+  const FormatTraits f = traits_of(dtype);
+  const int emax = 1 - f.min_exponent;
+  return {dtype == Dtype::kFloat64, std::ldexp(1.0, f.min_exponent),
+          std::ldexp(1.0, 1 - f.precision), std::ldexp(1.0, emax + 1),
+          (2.0 - std::ldexp(1.0, 1 - f.precision)) * std::ldexp(1.0, emax)};
 }
 
 // 0, or a magnitude whose products and their errors stay in double's normal range.
-bool in_range(double v) {
-  const double a = std::fabs(v);
-  return a == 0 || (a >= 0x1p-300 && a <= 0x1p300);
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE hn::Mask<D> InRange(D d, V v) {
+  const V a = hn::Abs(v);
+  return hn::Or(hn::Eq(a, hn::Zero(d)),
+                hn::And(hn::Ge(a, hn::Set(d, 0x1p-300)), hn::Le(a, hn::Set(d, 0x1p300))));
 }
 
-bool usable(const BoundedDD& v) {
-  return in_range(v.hi) && std::fabs(v.lo) <= 0x1p-52 * std::fabs(v.hi) && v.bound >= 0 &&
-         v.bound <= 0x1p300;
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE hn::Mask<D> Usable(D d, V hi, V lo, V bound) {
+  return hn::And(
+      hn::And(InRange(d, hi), hn::Le(hn::Abs(lo), hn::Mul(hn::Set(d, 0x1p-52), hn::Abs(hi)))),
+      hn::And(hn::Ge(bound, hn::Zero(d)), hn::Le(bound, hn::Set(d, 0x1p300))));
 }
 
-}  // namespace
+// v rounded to the target, nearest even: the format's quantum q at |v| is added and removed with
+// a shifter of 1.5 * 2^52 quanta (q and the shifter's quantum are equal and even). 2^e is v's
+// exponent bits alone (0 for a subnormal double, whose quantum is the format's smallest, as for
+// any v below the format's normal range). *midpoint: |v| lies halfway between two neighbours.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V RoundTo(D d, V v, const Target& t, hn::Mask<D>& midpoint) {
+  const hn::RebindToUnsigned<D> du;
+  const V a = hn::Abs(v);
+  const V power = hn::BitCast(d, hn::And(hn::BitCast(du, a), hn::Set(du, 0x7ff0000000000000ull)));
+  const V q = hn::Mul(hn::Max(power, hn::Set(d, t.min_normal)), hn::Set(d, t.ulp_scale));
+  const V shifter = hn::Mul(q, hn::Set(d, 0x1.8p52));
+  const V o = hn::Sub(hn::Add(a, shifter), shifter);
+  midpoint = hn::Eq(hn::Abs(hn::Sub(a, o)), hn::Mul(q, hn::Set(d, 0.5)));
+  const auto infinite = hn::Or(hn::Ge(a, hn::Set(d, t.overflow)), hn::Gt(o, hn::Set(d, t.largest)));
+  const V r = hn::IfThenElse(infinite, hn::Inf(d), o);
+  // v = 0 keeps its sign; the rounding of a nonzero v never gives 0 with the wrong sign.
+  return hn::IfThenElse(hn::Eq(v, hn::Zero(d)), v, hn::CopySign(r, v));
+}
+
+// Elements [i, i + N) (the bound at the top of the file); a lane is decided unless the bound
+// leaves the rounding open, an input is out of range, or C or S is unusable.
+template <class D>
+HWY_INLINE void RotateVector(D d, const RotationLanes& in, size_t i, const Target& t,
+                             const RotationOut& out) {
+  using V = hn::Vec<D>;
+  const V x = hn::LoadU(d, in.x + i), y = hn::LoadU(d, in.y + i);
+  const V c_hi = hn::LoadU(d, in.c.hi + i), c_lo = hn::LoadU(d, in.c.lo + i);
+  const V c_bound = hn::LoadU(d, in.c.bound + i);
+  const V s_hi = hn::LoadU(d, in.s.hi + i), s_lo = hn::LoadU(d, in.s.lo + i);
+  const V s_bound = hn::LoadU(d, in.s.bound + i);
+  const V zero = hn::Zero(d);
+  // The exact zeros, as +0: x = y = 0, or x = 0 where S is exactly 0 (angle 0).
+  const auto s_zero =
+      hn::And(hn::And(hn::Eq(s_hi, zero), hn::Eq(s_lo, zero)), hn::Eq(s_bound, zero));
+  const auto exact_zero = hn::And(hn::Eq(x, zero), hn::Or(hn::Eq(y, zero), s_zero));
+  const auto usable =
+      hn::And(hn::And(InRange(d, x), InRange(d, y)),
+              hn::And(Usable(d, c_hi, c_lo, c_bound), Usable(d, s_hi, s_lo, s_bound)));
+
+  const auto [p, e] = TwoProd(d, x, c_hi);
+  const auto [p2, e2] = TwoProd(d, y, s_hi);
+  const V q = hn::Mul(x, c_lo), q2 = hn::Mul(y, s_lo);
+  const auto [h, l] = TwoSum(p, hn::Neg(p2));
+  const auto [vh, vl] = TwoSum(h, hn::Add(l, hn::Add(hn::Sub(e, e2), hn::Sub(q, q2))));
+
+  const V bound =
+      hn::Add(hn::Add(hn::Add(hn::Mul(hn::Abs(x), c_bound), hn::Mul(hn::Abs(y), s_bound)),
+                      hn::Mul(hn::Set(d, 0x1p-100), hn::Add(hn::Abs(p), hn::Abs(p2)))),
+              hn::Set(d, 0x1p-1000));
+  const V wide =
+      hn::Add(hn::Mul(bound, hn::Set(d, 1 + 0x1p-40)), hn::Mul(hn::Set(d, 0x1p-52), hn::Abs(vl)));
+  auto decided = hn::And(hn::Eq(hn::Add(vh, hn::Sub(vl, wide)), vh),  // T1
+                         hn::Eq(hn::Add(vh, hn::Add(vl, wide)), vh));
+  V rounded = vh;
+  if (!t.float64) {
+    hn::Mask<D> midpoint;
+    rounded = RoundTo(d, vh, t, midpoint);
+    decided = hn::AndNot(midpoint, decided);  // T2
+  }
+  decided = hn::Or(hn::And(usable, decided), exact_zero);
+  hn::StoreU(hn::IfThenZeroElse(exact_zero, vh), d, out.exact + i);
+  hn::StoreU(hn::IfThenZeroElse(exact_zero, rounded), d, out.rounded + i);
+  hn::StoreU(hn::IfThenElseZero(decided, hn::Set(d, 1.0)), d, out.decided + i);
+}
+
+void RotateLanesImpl(const RotationLanes& in, size_t n, Dtype dtype, const RotationOut& out) {
+  const hn::ScalableTag<double> d;
+  const size_t lanes = hn::Lanes(d);
+  const Target t = target_of(dtype);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) RotateVector(d, in, i, t, out);
+  for (; i < n; ++i) RotateVector(hn::CappedTag<double, 1>(), in, i, t, out);
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace pev::oracle::rotation_fast::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace pev::oracle {
+namespace rotation_fast {
+HWY_EXPORT(RotateLanesImpl);
+}  // namespace rotation_fast
+
+void fast_rotate_lanes(const RotationLanes& in, size_t n, Dtype target, const RotationOut& out) {
+  HWY_DYNAMIC_DISPATCH(rotation_fast::RotateLanesImpl)(in, n, target, out);
+}
 
 namespace {
 
@@ -71,8 +178,7 @@ int exponent_of(double a) {
 
 }  // namespace
 
-// round_double_to's body, inlined where every element is rounded.
-inline __attribute__((always_inline)) double round_to(double v, Dtype target, bool* midpoint) {
+double round_double_to(double v, Dtype target, bool* midpoint) {
   if (midpoint) *midpoint = false;
   if (target == Dtype::kFloat64 || v == 0 || !std::isfinite(v)) return v;
   const FormatTraits f = traits_of(target);
@@ -90,47 +196,5 @@ inline __attribute__((always_inline)) double round_to(double v, Dtype target, bo
   return std::copysign(o > largest ? INFINITY : o, v);
 }
 
-double round_double_to(double v, Dtype target, bool* midpoint) {
-  return round_to(v, target, midpoint);
-}
-
-namespace {
-
-// One element (the bound above); inlined in each clone of the callers below.
-inline __attribute__((always_inline)) std::optional<RotatedElement> rotate_element(
-    double x, double y, const BoundedDD& c, const BoundedDD& s, Dtype target) {
-  // The exact zeros, as +0: x = y = 0, or x = 0 where S is exactly 0 (position 0).
-  const bool s_zero = s.hi == 0 && s.lo == 0 && s.bound == 0;
-  if (x == 0 && (y == 0 || s_zero)) return RotatedElement{0.0, 0.0};
-  if (!in_range(x) || !in_range(y) || !usable(c) || !usable(s)) return std::nullopt;
-  const auto [p, e] = two_prod(x, c.hi);
-  const auto [p2, e2] = two_prod(y, s.hi);
-  const double q = x * c.lo, q2 = y * s.lo;
-  const auto [h, l] = two_sum(p, -p2);
-  const auto [vh, vl] = two_sum(h, l + ((e - e2) + (q - q2)));
-
-  const double bound = std::fabs(x) * c.bound + std::fabs(y) * s.bound +
-                       0x1p-100 * (std::fabs(p) + std::fabs(p2)) + 0x1p-1000;
-  const double wide = bound * (1 + 0x1p-40) + 0x1p-52 * std::fabs(vl);
-  if (vh + (vl - wide) != vh || vh + (vl + wide) != vh) return std::nullopt;  // T1
-  bool midpoint = false;
-  const double rounded = round_to(vh, target, &midpoint);  // T2
-  if (midpoint) return std::nullopt;
-  return RotatedElement{vh, rounded};
-}
-
-}  // namespace
-
-// Cloned for x86-64-v3: std::fma is then one instruction, not a library call per product (the
-// bound holds for any correct fma; -ffp-contract=off still forbids contracting anything else).
-__attribute__((target_clones("arch=x86-64-v3", "default"))) void fast_rotate_all(
-    const double* x, const double* y, size_t n, const BoundedDD& c, const BoundedDD& s,
-    Dtype target, RotatedElement* out, unsigned char* decided) {
-  for (size_t i = 0; i < n; ++i) {
-    const std::optional<RotatedElement> v = rotate_element(x[i], y[i], c, s, target);
-    decided[i] = v.has_value();
-    if (v) out[i] = *v;
-  }
-}
-
 }  // namespace pev::oracle
+#endif  // HWY_ONCE

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "hwy/targets.h"
 #include "peverify/encoding/format.h"
 #include "peverify/oracle/arb_recipe.h"
 #include "peverify/oracle/arb_reference.h"
@@ -130,7 +131,8 @@ std::vector<RotationSpec> hard_specs() {
 constexpr uint64_t kPositions[] = {
     1, 3, 1000, 123457, uint64_t{1} << 40, (uint64_t{1} << 40) - 17, uint64_t{1} << 53};
 
-TEST(RotationHardCases, NearlyCancellingProductsGiveArbsBitsInBothEngines) {
+// Returns how many elements the fast engine handed to MPFR.
+uint64_t cancelling_products_agree() {
   uint64_t handed = 0, elements = 0;
   for (const RotationSpec& spec : hard_specs())
     for (const Dtype target : {Dtype::kFloat32, Dtype::kBFloat16, Dtype::kFloat64}) {
@@ -144,13 +146,12 @@ TEST(RotationHardCases, NearlyCancellingProductsGiveArbsBitsInBothEngines) {
       handed += expect_agreement(spec, target, cases);
       elements += 2 * cases.size();
     }
-  // The 53-bit convergents cancel past the fast engine's 2^-89: these must reach MPFR.
-  EXPECT_GT(handed, 0u);
   std::printf("rotation hard cases: %llu of %llu elements handed off\n",
               static_cast<unsigned long long>(handed), static_cast<unsigned long long>(elements));
+  return handed;
 }
 
-TEST(RotationHardCases, OutputsNearMidpointsOfTheTargetGiveArbsBits) {
+void outputs_near_midpoints_agree() {
   for (const RotationSpec& spec : hard_specs())
     for (const Dtype target : {Dtype::kFloat32, Dtype::kBFloat16, Dtype::kFloat16}) {
       const double q = std::ldexp(1.0, 1 - traits_of(target).precision);  // ulp of [1, 2)
@@ -168,7 +169,7 @@ TEST(RotationHardCases, OutputsNearMidpointsOfTheTargetGiveArbsBits) {
     }
 }
 
-TEST(RotationHardCases, PositionZeroIsExactTiesRoundToEvenAndZerosArePositive) {
+void position_zero_and_zeros_agree() {
   // A = 1.5 exactly: at position 0, 1.5 * 1.0078125 = 1.51171875 = 193.5 * 2^-7 is a bfloat16
   // tie, which goes to the even 194 * 2^-7.
   TableSpec yarn = recipes::qwen25_yarn();
@@ -196,6 +197,33 @@ TEST(RotationHardCases, PositionZeroIsExactTiesRoundToEvenAndZerosArePositive) {
   EXPECT_EQ(out.rounded[3], 1.515625);
   EXPECT_EQ(out.exact[3], 1.51171875);
   EXPECT_TRUE(same_bits(out.exact[0], 0.0));  // an exact zero is +0
+}
+
+TEST(RotationHardCases, NearlyCancellingProductsGiveArbsBitsInBothEngines) {
+  // The 53-bit convergents cancel past the fast engine's 2^-89: these must reach MPFR.
+  EXPECT_GT(cancelling_products_agree(), 0u);
+}
+
+TEST(RotationHardCases, OutputsNearMidpointsOfTheTargetGiveArbsBits) {
+  outputs_near_midpoints_agree();
+}
+
+TEST(RotationHardCases, PositionZeroIsExactTiesRoundToEvenAndZerosArePositive) {
+  position_zero_and_zeros_agree();
+}
+
+// The fast engine's kernel is compiled once per SIMD target (FMA or Dekker's product, 1 to 8
+// lanes, the last lanes of a head one at a time): every target gives the same bits on the hard
+// cases.
+TEST(RotationHardCases, EveryCompiledSimdTargetGivesTheSameBits) {
+  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    cancelling_products_agree();
+    outputs_near_midpoints_agree();
+    position_zero_and_zeros_agree();
+  }
+  hwy::SetSupportedTargetsForTest(0);
 }
 
 TEST(RotationHardCases, RoundDoubleToMatchesMpfrOnEdgesOfEveryFormat) {

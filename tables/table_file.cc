@@ -74,11 +74,13 @@ void FileSource::read(uint64_t offset, uint64_t n, unsigned char* out) const {
 
 namespace {
 
-template <typename Bits>
-Bits load_bits(const unsigned char* p, bool big_endian) {
+// kSwap: the file's byte order is not this machine's. A template parameter, so that each loop
+// below has no branch and vectorises.
+template <typename Bits, bool kSwap>
+Bits load_bits(const unsigned char* p) {
   Bits b;
   std::memcpy(&b, p, sizeof b);
-  if (big_endian == (std::endian::native == std::endian::big)) return b;
+  if constexpr (!kSwap) return b;
   if constexpr (sizeof(Bits) == 8) return __builtin_bswap64(b);
   if constexpr (sizeof(Bits) == 4) return __builtin_bswap32(b);
   return __builtin_bswap16(b);
@@ -94,31 +96,37 @@ const double* float16_values() {
   return table.data();
 }
 
+template <bool kSwap>
+void widen(const unsigned char* bytes, uint64_t n, Dtype dtype, double* out) {
+  switch (dtype) {
+    case Dtype::kFloat64:
+      for (uint64_t i = 0; i < n; ++i)
+        out[i] = std::bit_cast<double>(load_bits<uint64_t, kSwap>(bytes + 8 * i));
+      return;
+    case Dtype::kFloat32:
+      for (uint64_t i = 0; i < n; ++i)
+        out[i] = std::bit_cast<float>(load_bits<uint32_t, kSwap>(bytes + 4 * i));
+      return;
+    case Dtype::kBFloat16:  // the high half of a float32
+      for (uint64_t i = 0; i < n; ++i)
+        out[i] = std::bit_cast<float>(uint32_t{load_bits<uint16_t, kSwap>(bytes + 2 * i)} << 16);
+      return;
+    case Dtype::kFloat16: {
+      const double* values = float16_values();
+      for (uint64_t i = 0; i < n; ++i) out[i] = values[load_bits<uint16_t, kSwap>(bytes + 2 * i)];
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 void widen_elements(const unsigned char* bytes, uint64_t n, Dtype dtype, bool big_endian,
                     double* out) {
-  switch (dtype) {
-    case Dtype::kFloat64:
-      for (uint64_t i = 0; i < n; ++i)
-        out[i] = std::bit_cast<double>(load_bits<uint64_t>(bytes + 8 * i, big_endian));
-      return;
-    case Dtype::kFloat32:
-      for (uint64_t i = 0; i < n; ++i)
-        out[i] = std::bit_cast<float>(load_bits<uint32_t>(bytes + 4 * i, big_endian));
-      return;
-    case Dtype::kBFloat16:  // the high half of a float32
-      for (uint64_t i = 0; i < n; ++i)
-        out[i] =
-            std::bit_cast<float>(uint32_t{load_bits<uint16_t>(bytes + 2 * i, big_endian)} << 16);
-      return;
-    case Dtype::kFloat16: {
-      const double* values = float16_values();
-      for (uint64_t i = 0; i < n; ++i)
-        out[i] = values[load_bits<uint16_t>(bytes + 2 * i, big_endian)];
-      return;
-    }
-  }
+  if (big_endian == (std::endian::native == std::endian::big))
+    widen<false>(bytes, n, dtype, out);
+  else
+    widen<true>(bytes, n, dtype, out);
 }
 
 uint64_t little_endian(const unsigned char* bytes, int n) {

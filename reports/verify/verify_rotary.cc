@@ -11,6 +11,7 @@
 #include "peverify/encoding/request.h"
 #include "peverify/encoding/rope.h"
 #include "peverify/measure/error.h"
+#include "peverify/measure/rounded_scan.h"
 #include "peverify/oracle/engine.h"
 #include "peverify/oracle/positioned.h"
 #include "peverify/oracle/rotation.h"
@@ -82,7 +83,8 @@ class RotaryPass {
     Part p;
     for (uint64_t i = 0; i < b.tokens; ++i) {
       const uint64_t before = p.over + p.touched;
-      for (int j = 0; j < spec_.table.d_model / 2; ++j) judge_pair(b, i, j, p);
+      if (!all_rounded(b, i, p))
+        for (int j = 0; j < spec_.table.d_model / 2; ++j) judge_pair(b, i, j, p);
       judge_passthrough(b, i, p);
       p.tokens_over += p.over + p.touched > before;
     }
@@ -131,6 +133,24 @@ class RotaryPass {
       oracle::evaluate_rows(*cache_, spec_.table, tokens_, b.token.data(), b.tokens, b.cos_sin);
     b.have_cos_sin = true;
     return b.cos_sin;
+  }
+
+  // Under a strict or faithful claim, token i's rotated elements when every one is the correctly
+  // rounded output (and finite): counted, their max abs error kept, and nothing else to judge
+  // (judge_pair would skip each of them). False, with p untouched, when any is not.
+  bool all_rounded(const Block& b, uint64_t i, Part& p) const {
+    if (o_.claim == Claim::Kind::kModel) return false;
+    const auto d = static_cast<size_t>(spec_.table.d_model);
+    const auto row_len = static_cast<size_t>(spec_.head_dim);
+    measure::RoundedScan scan;
+    for (uint64_t h = 0; h < g_.heads && scan.all_rounded; ++h) {
+      const size_t at = (i * g_.heads + h) * row_len;
+      measure::scan_rounded(&b.y[at], &b.rotated.rounded[at], &b.rotated.exact[at], d, scan);
+    }
+    if (!scan.all_rounded || !std::isfinite(scan.max_abs)) return false;
+    p.rotated += g_.heads * d;
+    p.max_abs = std::max(p.max_abs, scan.max_abs);
+    return true;
   }
 
   // Token i's pair j, in every head: both rotated elements against the exact rotation, by the
