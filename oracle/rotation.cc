@@ -163,15 +163,17 @@ uint64_t RotationOracle::rotate_head(const double* row, Scratch& t, double* exac
     for (size_t e = 0; e < count; ++e) t.x[e] = row[g.own[e]];
     x = t.x.data();
   }
+  size_t undecided = count;
   if (kind_ == EngineKind::kFast) {
-    fast_rotate_lanes({x,
-                       t.y.data(),
-                       {t.c_hi.data(), t.c_lo.data(), t.c_bound.data()},
-                       {t.s_hi.data(), t.s_lo.data(), t.s_bound.data()}},
-                      count, target_, {exact, rounded, t.decided.data()});
+    undecided = fast_rotate_lanes({x,
+                                   t.y.data(),
+                                   {t.c_hi.data(), t.c_lo.data(), t.c_bound.data()},
+                                   {t.s_hi.data(), t.s_lo.data(), t.s_bound.data()}},
+                                  count, target_, {exact, rounded, t.decided.data()});
   } else {
     std::fill(t.decided.begin(), t.decided.end(), 0.0);
   }
+  if (undecided == 0) return 0;
   uint64_t handed = 0;
   for (size_t e = 0; e < count; ++e) {
     if (t.decided[e] != 0) continue;

@@ -58,7 +58,8 @@ struct RotationOut {
   double *exact = nullptr, *rounded = nullptr, *decided = nullptr;
 };
 
-// n elements, vectorised (Highway's dynamic dispatch; every target gives the same bits).
-void fast_rotate_lanes(const RotationLanes& in, size_t n, Dtype target, const RotationOut& out);
+// n elements, vectorised (Highway's dynamic dispatch; every target gives the same bits). Returns
+// how many are not decided.
+size_t fast_rotate_lanes(const RotationLanes& in, size_t n, Dtype target, const RotationOut& out);
 
 }  // namespace pev::oracle

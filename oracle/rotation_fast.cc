@@ -96,8 +96,8 @@ HWY_INLINE V RoundTo(D d, V v, const Target& t, hn::Mask<D>& midpoint) {
 // Elements [i, i + N) (the bound at the top of the file); a lane is decided unless the bound
 // leaves the rounding open, an input is out of range, or C or S is unusable.
 template <class D>
-HWY_INLINE void RotateVector(D d, const RotationLanes& in, size_t i, const Target& t,
-                             const RotationOut& out) {
+HWY_INLINE size_t RotateVector(D d, const RotationLanes& in, size_t i, const Target& t,
+                               const RotationOut& out) {
   using V = hn::Vec<D>;
   const V x = hn::LoadU(d, in.x + i), y = hn::LoadU(d, in.y + i);
   const V c_hi = hn::LoadU(d, in.c.hi + i), c_lo = hn::LoadU(d, in.c.lo + i);
@@ -137,15 +137,17 @@ HWY_INLINE void RotateVector(D d, const RotationLanes& in, size_t i, const Targe
   hn::StoreU(hn::IfThenZeroElse(exact_zero, vh), d, out.exact + i);
   hn::StoreU(hn::IfThenZeroElse(exact_zero, rounded), d, out.rounded + i);
   hn::StoreU(hn::IfThenElseZero(decided, hn::Set(d, 1.0)), d, out.decided + i);
+  return hn::CountTrue(d, hn::Not(decided));
 }
 
-void RotateLanesImpl(const RotationLanes& in, size_t n, Dtype dtype, const RotationOut& out) {
+size_t RotateLanesImpl(const RotationLanes& in, size_t n, Dtype dtype, const RotationOut& out) {
   const hn::ScalableTag<double> d;
   const size_t lanes = hn::Lanes(d);
   const Target t = target_of(dtype);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) RotateVector(d, in, i, t, out);
-  for (; i < n; ++i) RotateVector(hn::CappedTag<double, 1>(), in, i, t, out);
+  size_t i = 0, undecided = 0;
+  for (; i + lanes <= n; i += lanes) undecided += RotateVector(d, in, i, t, out);
+  for (; i < n; ++i) undecided += RotateVector(hn::CappedTag<double, 1>(), in, i, t, out);
+  return undecided;
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
@@ -158,8 +160,8 @@ namespace rotation_fast {
 HWY_EXPORT(RotateLanesImpl);
 }  // namespace rotation_fast
 
-void fast_rotate_lanes(const RotationLanes& in, size_t n, Dtype target, const RotationOut& out) {
-  HWY_DYNAMIC_DISPATCH(rotation_fast::RotateLanesImpl)(in, n, target, out);
+size_t fast_rotate_lanes(const RotationLanes& in, size_t n, Dtype target, const RotationOut& out) {
+  return HWY_DYNAMIC_DISPATCH(rotation_fast::RotateLanesImpl)(in, n, target, out);
 }
 
 namespace {
