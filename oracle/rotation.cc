@@ -4,7 +4,6 @@
 #include <array>
 #include <bit>
 #include <cmath>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -113,6 +112,8 @@ void RotationOracle::rotate(const RowPositions& positions, const uint64_t* token
       }
     }
   }
+  // Counted once per call (threads share these counters: one add per pair would bounce their
+  // cache line between cores).
   stats_.rotated.fetch_add(n * static_cast<uint64_t>(heads) * static_cast<uint64_t>(d),
                            std::memory_order_relaxed);
   stats_.handed_off.fetch_add(handed, std::memory_order_relaxed);

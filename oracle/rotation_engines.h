@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 
 #include "peverify/encoding/spec.h"
 #include "peverify/oracle/attention.h"
@@ -19,9 +18,10 @@ struct RotatedElement {
 };
 
 // v (a double, taken as exact) rounded to nearest even in `target`, with subnormals, signed zeros
-// and overflow to an infinity; non-finite v unchanged. *midpoint: whether v lies halfway between
-// two neighbours of the format (then a value within one float64 rounding of v may round either
-// way). Scalar and exact: the format's quantum is added and removed with a shifter.
+// and overflow to an infinity; an infinity unchanged, a NaN a NaN. *midpoint: whether v lies
+// halfway between two neighbours of the format (then a value within one float64 rounding of v may
+// round either way). Exact: the format's quantum is added and removed with a shifter (the fast
+// rotation's own rounding, on one lane).
 double round_double_to(double v, Dtype target, bool* midpoint = nullptr);
 
 // The reference engine: Boost.Multiprecision's mpfr_float on a precision ladder (Ziv's strategy),

@@ -42,7 +42,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 using fast::HWY_NAMESPACE::TwoProd;
 using fast::HWY_NAMESPACE::TwoSum;
 
-// What the rounding to the target needs, as constants (round_double_to's, scalar, below).
+// What the rounding to the target needs, as constants.
 struct Target {
   bool float64;
   double min_normal;  // 2^min_exponent
@@ -150,6 +150,20 @@ size_t RotateLanesImpl(const RotationLanes& in, size_t n, Dtype dtype, const Rot
   return undecided;
 }
 
+// round_double_to: RoundTo on one lane, so that the rule is written once.
+double RoundOne(double v, Dtype dtype, bool* midpoint) {
+  const Target t = target_of(dtype);
+  bool half = false;
+  if (!t.float64) {
+    const hn::CappedTag<double, 1> d;
+    hn::Mask<decltype(d)> m;
+    v = hn::GetLane(RoundTo(d, hn::Set(d, v), t, m));
+    half = !hn::AllFalse(d, m);
+  }
+  if (midpoint) *midpoint = half;
+  return v;
+}
+
 // NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace pev::oracle::rotation_fast::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -158,44 +172,15 @@ HWY_AFTER_NAMESPACE();
 namespace pev::oracle {
 namespace rotation_fast {
 HWY_EXPORT(RotateLanesImpl);
+HWY_EXPORT(RoundOne);
 }  // namespace rotation_fast
 
 size_t fast_rotate_lanes(const RotationLanes& in, size_t n, Dtype target, const RotationOut& out) {
   return HWY_DYNAMIC_DISPATCH(rotation_fast::RotateLanesImpl)(in, n, target, out);
 }
 
-namespace {
-
-// 2^e for a normal exponent, from its bits (ldexp is a library call on every element).
-double power_of_two(int e) {
-  if (e < -1022 || e > 1023) return std::ldexp(1.0, e);
-  return std::bit_cast<double>(static_cast<uint64_t>(e + 1023) << 52);
-}
-
-// floor(log2 a) for a finite a > 0, from its bits (subnormal doubles through ilogb).
-int exponent_of(double a) {
-  const int biased = static_cast<int>((std::bit_cast<uint64_t>(a) >> 52) & 0x7ff);
-  return biased == 0 ? std::ilogb(a) : biased - 1023;
-}
-
-}  // namespace
-
 double round_double_to(double v, Dtype target, bool* midpoint) {
-  if (midpoint) *midpoint = false;
-  if (target == Dtype::kFloat64 || v == 0 || !std::isfinite(v)) return v;
-  const FormatTraits f = traits_of(target);
-  const int emax = 1 - f.min_exponent;
-  const double a = std::fabs(v);
-  const int e = exponent_of(a);
-  if (e > emax) return std::copysign(INFINITY, v);  // beyond 2^(emax+1): past the overflow tie
-  // The format's quantum at |v|; adding and removing 1.5 * 2^52 quanta rounds |v| < 2^P q to a
-  // multiple of q, ties to even (the shifter's quantum is q and it is even).
-  const double q = power_of_two(std::max(e, f.min_exponent) - f.precision + 1);
-  const double shifter = q * 0x1.8p52;
-  const double o = (a + shifter) - shifter;
-  if (midpoint) *midpoint = std::fabs(a - o) == 0.5 * q;  // both exact
-  const double largest = (2.0 - power_of_two(1 - f.precision)) * power_of_two(emax);
-  return std::copysign(o > largest ? INFINITY : o, v);
+  return HWY_DYNAMIC_DISPATCH(rotation_fast::RoundOne)(v, target, midpoint);
 }
 
 }  // namespace pev::oracle
