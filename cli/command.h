@@ -34,5 +34,6 @@ void add_check_command(CLI::App& root, std::vector<Command>& commands);
 void add_report_command(CLI::App& root, std::vector<Command>& commands);
 void add_recommend_command(CLI::App& root, std::vector<Command>& commands);
 void add_sweep_command(CLI::App& root, std::vector<Command>& commands);
+void add_measure_cuda_command(CLI::App& root, std::vector<Command>& commands);
 
 }  // namespace pev::cli

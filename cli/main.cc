@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   add_bench_command(app, commands);
   add_recommend_command(app, commands);
   add_sweep_command(app, commands);
+  add_measure_cuda_command(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

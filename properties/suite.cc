@@ -14,14 +14,28 @@ namespace pev::properties {
 namespace {
 
 // A property RapidCheck ran: its cases are no rows of a table, so the verdict says what RapidCheck
-// found (its counterexample is printed where it ran, with the seed to replay it).
-PropertyVerdict rapidcheck_verdict(const char* property, bool passed) {
+// found (its counterexample is printed where it ran, with the seed to replay it). A failure
+// carries the smallest counterexample's own verdict: its figures, its worst elements and, as
+// figures, the case's d_model, base and first position, so that a rule can record its cause.
+PropertyVerdict rapidcheck_verdict(
+    const char* property, bool passed,
+    const std::optional<std::pair<TableSpec, PropertyVerdict>>& smallest = std::nullopt) {
   PropertyVerdict v;
   v.property = property;
   v.holds = passed;
   v.summary = passed ? "RapidCheck found no counterexample"
                      : "RapidCheck found a counterexample (printed above; replay with "
                        "RC_PARAMS=\"reproduce=...\")";
+  if (!passed && smallest) {
+    const auto& [spec, case_verdict] = *smallest;
+    v.summary += fmt::format("; the smallest, d {} base {} from position {}: {}", spec.d_model,
+                             spec.base, spec.start, case_verdict.summary);
+    v.figures = case_verdict.figures;
+    v.figures["counterexample_d_model"] = spec.d_model;
+    v.figures["counterexample_base"] = spec.base;
+    v.figures["counterexample_position"] = static_cast<double>(spec.start);
+    v.worst = case_verdict.worst;
+  }
   return v;
 }
 
@@ -185,26 +199,30 @@ std::optional<PropertyVerdict> run_shift(const UnderTest& ut) {
 }
 
 std::optional<PropertyVerdict> run_oracle_sampled(const UnderTest& ut) {
+  // RapidCheck shrinks by keeping each smaller case that still fails: the last failing case it
+  // ran is the counterexample it reports.
+  std::optional<std::pair<TableSpec, PropertyVerdict>> smallest;
   const bool passed = rc::check("every element within the budget (sampled)", [&] {
     Case c = generate_case(ut, 0);
     c.spec.start = c.pos;
     RC_PRE(ut.can_produce(c.spec, 1));
     const PropertyVerdict v = check_oracle(ut, c.spec, 1);
+    if (!v.holds) smallest.emplace(c.spec, v);
     RC_ASSERT(v.holds);
   });
-  return rapidcheck_verdict("oracle", passed);
+  return rapidcheck_verdict("oracle", passed, smallest);
 }
 
 }  // namespace
 
 const std::vector<SuiteProperty>& suite_properties() {
   static const std::vector<SuiteProperty> all = {
-      {"Bounded", "bounded", false, run_bounded},
-      {"Unique", "unique", false, run_unique},
-      {"ShiftIdentities", "shift", true, run_shift},
-      {"Growth", "growth", false, run_growth},
-      {"OracleAgreementExhaustive", "oracle", false, run_oracle_exhaustive},
-      {"OracleAgreementSampled", "oracle", true, run_oracle_sampled}};
+      {"Bounded", "bounded", "bounded", false, run_bounded},
+      {"Unique", "unique", "unique", false, run_unique},
+      {"ShiftIdentities", "shift", "shift", true, run_shift},
+      {"Growth", "growth", "growth", false, run_growth},
+      {"OracleAgreementExhaustive", "oracle", "oracle", false, run_oracle_exhaustive},
+      {"OracleAgreementSampled", "oracle", "oracle_sampled", true, run_oracle_sampled}};
   return all;
 }
 

@@ -30,7 +30,10 @@ namespace pev::properties {
 struct SuiteProperty {
   const char* test_name;  // Bounded, Unique, ShiftIdentities, Growth, OracleAgreement...
   const char* property;   // the verdict's: bounded, unique, shift, growth, oracle
-  bool rapidcheck;        // run over RapidCheck's generated cases (a counterexample is printed)
+  // The name its expected verdict is recorded under (crosscheck/expectations.tsv): the property's,
+  // but "oracle_sampled" for the sampled oracle, whose cases are not the exhaustive check's.
+  const char* expectation;
+  bool rapidcheck;  // run over RapidCheck's generated cases (a counterexample is printed)
   std::optional<PropertyVerdict> (*run)(const UnderTest& ut);
 };
 const std::vector<SuiteProperty>& suite_properties();

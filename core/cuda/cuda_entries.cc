@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "peverify/core/cuda/device_buffer.h"
+#include "peverify/core/cuda/device_timing.h"
 #include "peverify/core/cuda/launch.h"
 #include "peverify/core/cuda/modelled_bounds.h"
 #include "peverify/core/precise/frequencies.h"
@@ -29,67 +30,108 @@ void check(cudaError_t e, const Implementation& self, const char* what) {
 // that the segments, one more when the start is not on an anchor, fit the grid's y limit 65535.
 constexpr size_t kChunkBytes = size_t{256} << 20;
 
+// One entry's kernels for one spec: the request and its inputs in device memory (frequencies,
+// longrope's factors, the precise strategy's double-double w), set up once for every launch.
+class Kernels {
+ public:
+  Kernels(const Implementation& self, const TableSpec& spec)
+      : self_(self),
+        row_bytes_(static_cast<size_t>(table_width(spec)) * element_size(self.output)),
+        // The kernels' scratch (3 x d/2), then longrope's factors (d/2 doubles).
+        scratch_(4 * static_cast<size_t>(spec.d_model / 2) * sizeof(double), self.name) {
+    if (!device_present()) throw std::runtime_error(self.name + ": no CUDA device");
+    const int half = spec.d_model / 2;
+    chunk_ = std::max<uint64_t>(1, kChunkBytes / row_bytes_);
+    if (self.strategy == Strategy::kAnchored)
+      chunk_ = std::min<uint64_t>(chunk_, 65534 * self.anchor_interval);
+    r_.strategy = self.strategy;
+    r_.compute = self.compute;
+    r_.output = self.output;
+    r_.d_model = spec.d_model;
+    r_.width = table_width(spec);
+    r_.schedule = spec.schedule;
+    r_.layout = spec.layout;
+    r_.base = strategy_base(spec);
+    r_.step = -std::log(r_.base) / static_cast<double>(frequency_exponent(spec, 1).denominator);
+    r_.anchor_interval = self.anchor_interval;
+    r_.recipe = recipe_scalars(spec);
+    r_.scratch = static_cast<float*>(scratch_.get());
+    if (r_.recipe.ext_factors) {
+      double* ext = static_cast<double*>(scratch_.get()) + 3 * half;
+      check(cudaMemcpy(ext, r_.recipe.ext_factors, half * sizeof(double), cudaMemcpyHostToDevice),
+            self, "cudaMemcpy");
+      r_.recipe.ext_factors = ext;
+    }
+    if (self.strategy == Strategy::kPrecise) {
+      const std::vector<precise::DoubleDouble> w = precise::double_double_frequencies(spec);
+      std::vector<double> hi(half), lo(half);
+      for (int k = 0; k < half; ++k) {
+        hi[k] = w[k].hi;
+        lo[k] = w[k].lo;
+      }
+      double* d = static_cast<double*>(scratch_.get());
+      check(cudaMemcpy(d, hi.data(), half * sizeof(double), cudaMemcpyHostToDevice), self,
+            "cudaMemcpy");
+      check(cudaMemcpy(d + half, lo.data(), half * sizeof(double), cudaMemcpyHostToDevice), self,
+            "cudaMemcpy");
+      r_.w_hi = d;
+      r_.w_lo = d + half;
+      r_.recipe.attention = precise::attention_in_double(spec);
+    }
+  }
+  size_t row_bytes() const { return row_bytes_; }
+  uint64_t chunk() const { return chunk_; }
+
+  // Launches the kernels that fill rows start .. start + count - 1 (count <= chunk()) into
+  // `table`, device memory of count rows; asynchronous, on the default stream.
+  void launch(void* table, uint64_t start, uint64_t count) {
+    r_.table = table;
+    r_.start = start;
+    r_.count = count;
+    const int e = self_.strategy == Strategy::kPrecise  ? run_precise(r_)
+                  : self_.backend == Backend::kCudaFast ? run_fast(r_)
+                                                        : run_accurate(r_);
+    check(static_cast<cudaError_t>(e), self_, "kernel launch");
+  }
+
+ private:
+  const Implementation& self_;
+  size_t row_bytes_;
+  DeviceBuffer scratch_;
+  uint64_t chunk_ = 1;
+  Request r_;
+};
+
 void fill(const Implementation& self, const TableSpec& spec, uint64_t count, void* out) {
   if (!device_present()) throw std::runtime_error(self.name + ": no CUDA device");
   if (count == 0) return;
-  const int half = spec.d_model / 2;
-  const size_t row_bytes = static_cast<size_t>(table_width(spec)) * element_size(self.output);
-  uint64_t chunk = std::max<uint64_t>(1, kChunkBytes / row_bytes);
-  if (self.strategy == Strategy::kAnchored) chunk = std::min(chunk, 65534 * self.anchor_interval);
-  chunk = std::min(chunk, count);
-
-  Request r;
-  r.strategy = self.strategy;
-  r.compute = self.compute;
-  r.output = self.output;
-  r.d_model = spec.d_model;
-  r.width = table_width(spec);
-  r.schedule = spec.schedule;
-  r.layout = spec.layout;
-  r.base = strategy_base(spec);
-  r.step = -std::log(r.base) / static_cast<double>(frequency_exponent(spec, 1).denominator);
-  r.anchor_interval = self.anchor_interval;
-  r.recipe = recipe_scalars(spec);
-
-  DeviceBuffer table(chunk * row_bytes, self.name);
-  // The kernels' scratch (3 x d/2), then longrope's factors (d/2 doubles).
-  DeviceBuffer scratch(4 * static_cast<size_t>(half) * sizeof(double), self.name);
-  r.table = table.get();
-  r.scratch = static_cast<float*>(scratch.get());
-  if (r.recipe.ext_factors) {
-    double* ext = static_cast<double*>(scratch.get()) + 3 * half;
-    check(cudaMemcpy(ext, r.recipe.ext_factors, half * sizeof(double), cudaMemcpyHostToDevice),
-          self, "cudaMemcpy");
-    r.recipe.ext_factors = ext;
-  }
-  if (self.strategy == Strategy::kPrecise) {
-    const std::vector<precise::DoubleDouble> w = precise::double_double_frequencies(spec);
-    std::vector<double> hi(half), lo(half);
-    for (int k = 0; k < half; ++k) {
-      hi[k] = w[k].hi;
-      lo[k] = w[k].lo;
-    }
-    double* d = static_cast<double*>(scratch.get());
-    check(cudaMemcpy(d, hi.data(), half * sizeof(double), cudaMemcpyHostToDevice), self,
-          "cudaMemcpy");
-    check(cudaMemcpy(d + half, lo.data(), half * sizeof(double), cudaMemcpyHostToDevice), self,
-          "cudaMemcpy");
-    r.w_hi = d;
-    r.w_lo = d + half;
-    r.recipe.attention = precise::attention_in_double(spec);
-  }
-  for (uint64_t done = 0; done < count; done += r.count) {
-    r.start = spec.start + done;
-    r.count = std::min(chunk, count - done);
-    const int e = self.strategy == Strategy::kPrecise  ? run_precise(r)
-                  : self.backend == Backend::kCudaFast ? run_fast(r)
-                                                       : run_accurate(r);
-    check(static_cast<cudaError_t>(e), self, "kernel launch");
-    check(cudaMemcpy(static_cast<char*>(out) + done * row_bytes, r.table, r.count * row_bytes,
-                     cudaMemcpyDeviceToHost),
+  Kernels kernels(self, spec);
+  const uint64_t chunk = std::min(kernels.chunk(), count);
+  DeviceBuffer table(chunk * kernels.row_bytes(), self.name);
+  for (uint64_t done = 0; done < count; done += chunk) {
+    const uint64_t n = std::min(chunk, count - done);
+    kernels.launch(table.get(), spec.start + done, n);
+    check(cudaMemcpy(static_cast<char*>(out) + done * kernels.row_bytes(), table.get(),
+                     n * kernels.row_bytes(), cudaMemcpyDeviceToHost),
           self, "kernel");
   }
 }
+
+}  // namespace
+
+std::vector<double> time_table_kernels(const Implementation& e, const TableSpec& spec,
+                                       uint64_t rows, int repetitions) {
+  if (e.device != Device::kCuda) throw std::runtime_error(e.name + " is not a CUDA entry");
+  Kernels kernels(e, spec);
+  DeviceBuffer table(rows * kernels.row_bytes(), e.name);
+  return time_repetitions(e.name, repetitions, [&] {
+    for (uint64_t done = 0; done < rows; done += kernels.chunk())
+      kernels.launch(static_cast<char*>(table.get()) + done * kernels.row_bytes(),
+                     spec.start + done, std::min(kernels.chunk(), rows - done));
+  });
+}
+
+namespace {
 
 // The claims' constants (docs/design.md §3.2), from the documented bounds of device_model.h, for
 // bases up to the limits' max_base (10^6). In units of u of the compute type, the angle's relative

@@ -2,11 +2,16 @@
 // kernels (rotation_kernels.cu). Each rounds exactly as its claim says; the cache and precise
 // kernels have a host twin in core/rotation whose bits they must give, checked on a device by
 // crosscheck/rotation_registry_test.cc (WithHostTwin). Unavailable without a CUDA device.
+#include <algorithm>
 #include <cstring>
+#include <memory>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "peverify/core/cuda/device_buffer.h"
+#include "peverify/core/cuda/device_timing.h"
 #include "peverify/core/cuda/rotation_launch.h"
 #include "peverify/core/precise/frequencies.h"
 #include "peverify/core/recipe.h"
@@ -52,6 +57,85 @@ void recompute_uncertified(const RotationSpec& spec, const RowPositions& positio
   }
 }
 
+// A rotation kernel's inputs for one spec and token list, in device memory: the float32 cache,
+// or w_j and each token's positions (fused), or the double-double w_j and the flags (precise).
+class RotationInputs {
+ public:
+  RotationInputs(RotationKernel kernel, const RotationImplementation& self,
+                 const RotationSpec& spec, const RowPositions& positions, const uint64_t* tokens,
+                 uint64_t n, int heads, const void* dx, void* dout)
+      : name_(self.name) {
+    r.kernel = kernel;
+    r.bfloat16_io = self.input == Dtype::kBFloat16;
+    r.interleaved = spec.pairs == PairConvention::kInterleaved;
+    r.tokens = n;
+    r.heads = heads;
+    r.head_dim = spec.head_dim;
+    r.d = spec.table.d_model;
+    r.x = dx;
+    r.out = dout;
+    r.recipe = recipe_scalars(spec.table);
+    r.recipe.ext_factors = nullptr;  // host memory; the kernels read only the attention factor
+    const int pairs = r.d / 2;
+    const bool precise = kernel == RotationKernel::kPreciseFloat32;
+    std::vector<float> cache, w;
+    std::vector<uint64_t> ids;
+    std::vector<uint8_t> stream(pairs, 0);
+    if (precise) {
+      for (const precise::DoubleDouble& v : precise::double_double_frequencies(spec.table)) {
+        w_hi.push_back(v.hi);
+        w_lo.push_back(v.lo);
+      }
+      r.e_w = precise::frequency_error_bound(spec.table);
+      r.attention = precise::attention_in_double(spec.table);
+    }
+    if (kernel == RotationKernel::kFusedFloat32Fma || precise) {
+      if (!precise) w = rotation_internal::float32_inv_freq(spec.table);
+      const RowPositions own = rotation_internal::token_ids(positions, tokens, n);
+      for (const std::vector<uint64_t>& s : own.streams) ids.insert(ids.end(), s.begin(), s.end());
+      if (own.stream_count() > 1)
+        for (int j = 0; j < pairs; ++j)
+          stream[j] = static_cast<uint8_t>(mrope_stream(spec.table.rope, j));
+    } else {
+      cache = rotation_internal::float32_cache(spec, positions, tokens, n);
+    }
+    const uint64_t elements = n * static_cast<uint64_t>(heads) * spec.head_dim;
+    allocate(cache.size() * sizeof(float), dcache_);
+    allocate(w.size() * sizeof(float), dw_);
+    allocate(ids.size() * sizeof(uint64_t), dids_);
+    allocate(stream.size(), dstream_);
+    allocate(w_hi.size() * sizeof(double), dhi_);
+    allocate(w_lo.size() * sizeof(double), dlo_);
+    allocate(precise ? elements : 0, dflags_);
+    if (!cache.empty()) r.cache = upload(cache, *dcache_, name_);
+    if (!w.empty()) r.w = upload(w, *dw_, name_);
+    if (!ids.empty()) {
+      r.positions = upload(ids, *dids_, name_);
+      r.pair_stream = upload(stream, *dstream_, name_);
+    }
+    if (precise) {
+      r.w_hi = upload(w_hi, *dhi_, name_);
+      r.w_lo = upload(w_lo, *dlo_, name_);
+      r.uncertified = static_cast<uint8_t*>(dflags_->get());
+      // The kernel flags rotary dims only: the pass-through ones must read "certified".
+      check(cudaMemset(dflags_->get(), 0, elements), name_, "cudaMemset");
+    }
+  }
+  // Asynchronous, on the default stream.
+  void launch() const { check(static_cast<cudaError_t>(run_rotation(r)), name_, "kernel launch"); }
+  const DeviceBuffer& flags() const { return *dflags_; }
+
+  RotationRequest r;
+  std::vector<double> w_hi, w_lo;
+
+ private:
+  void allocate(size_t bytes, std::unique_ptr<DeviceBuffer>& b) {
+    b = std::make_unique<DeviceBuffer>(bytes, name_);
+  }
+  std::string name_;
+  std::unique_ptr<DeviceBuffer> dcache_, dw_, dids_, dstream_, dhi_, dlo_, dflags_;
+};
+
 template <RotationKernel kKernel>
 void apply(const RotationImplementation& self, const RotationSpec& spec,
            const RowPositions& positions, const uint64_t* tokens, uint64_t n, int heads,
@@ -65,68 +149,58 @@ void apply(const RotationImplementation& self, const RotationSpec& spec,
   check(cudaMemcpy(dx.get(), x, bytes, cudaMemcpyHostToDevice), name, "cudaMemcpy");
   // The pass-through dims: the kernel writes only the rotary ones.
   check(cudaMemcpy(dout.get(), dx.get(), bytes, cudaMemcpyDeviceToDevice), name, "cudaMemcpy");
-
-  RotationRequest r;
-  r.kernel = kKernel;
-  r.bfloat16_io = self.input == Dtype::kBFloat16;
-  r.interleaved = spec.pairs == PairConvention::kInterleaved;
-  r.tokens = n;
-  r.heads = heads;
-  r.head_dim = spec.head_dim;
-  r.d = spec.table.d_model;
-  r.x = dx.get();
-  r.out = dout.get();
-  r.recipe = recipe_scalars(spec.table);
-  r.recipe.ext_factors = nullptr;  // host memory; the kernels read only the attention factor
-  const int pairs = r.d / 2;
-
-  constexpr bool kPrecise = kKernel == RotationKernel::kPreciseFloat32;
-  std::vector<float> cache, w;
-  std::vector<double> w_hi, w_lo;
-  std::vector<uint64_t> ids;
-  std::vector<uint8_t> stream(pairs, 0);
-  if (kPrecise) {
-    for (const precise::DoubleDouble& v : precise::double_double_frequencies(spec.table)) {
-      w_hi.push_back(v.hi);
-      w_lo.push_back(v.lo);
-    }
-    r.e_w = precise::frequency_error_bound(spec.table);
-    r.attention = precise::attention_in_double(spec.table);
-  }
-  if (kKernel == RotationKernel::kFusedFloat32Fma || kPrecise) {
-    if (!kPrecise) w = rotation_internal::float32_inv_freq(spec.table);
-    const RowPositions own = rotation_internal::token_ids(positions, tokens, n);
-    for (const std::vector<uint64_t>& s : own.streams) ids.insert(ids.end(), s.begin(), s.end());
-    if (own.stream_count() > 1)
-      for (int j = 0; j < pairs; ++j)
-        stream[j] = static_cast<uint8_t>(mrope_stream(spec.table.rope, j));
-  } else {
-    cache = rotation_internal::float32_cache(spec, positions, tokens, n);
-  }
-  DeviceBuffer dcache(cache.size() * sizeof(float), name), dw(w.size() * sizeof(float), name),
-      dids(ids.size() * sizeof(uint64_t), name), dstream(stream.size(), name),
-      dhi(w_hi.size() * sizeof(double), name), dlo(w_lo.size() * sizeof(double), name),
-      dflags(kPrecise ? bytes / esize : 0, name);
-  if (!cache.empty()) r.cache = upload(cache, dcache, name);
-  if (!w.empty()) r.w = upload(w, dw, name);
-  if (!ids.empty()) {
-    r.positions = upload(ids, dids, name);
-    r.pair_stream = upload(stream, dstream, name);
-  }
-  if (kPrecise) {
-    r.w_hi = upload(w_hi, dhi, name);
-    r.w_lo = upload(w_lo, dlo, name);
-    r.uncertified = static_cast<uint8_t*>(dflags.get());
-    // The kernel flags rotary dims only: the pass-through ones must read "certified".
-    check(cudaMemset(dflags.get(), 0, bytes / esize), name, "cudaMemset");
-  }
-  check(static_cast<cudaError_t>(run_rotation(r)), name, "kernel launch");
+  const RotationInputs in(kKernel, self, spec, positions, tokens, n, heads, dx.get(), dout.get());
+  in.launch();
   check(cudaMemcpy(out, dout.get(), bytes, cudaMemcpyDeviceToHost), name, "kernel");
-  if (kPrecise)
-    recompute_uncertified(spec, positions, tokens, n, heads, w_hi, w_lo, r, dflags, x, out, name);
+  if (kKernel == RotationKernel::kPreciseFloat32)
+    recompute_uncertified(spec, positions, tokens, n, heads, in.w_hi, in.w_lo, in.r, in.flags(), x,
+                          out, name);
+}
+
+// The kernel behind a CUDA rotation entry (its apply function says which).
+RotationKernel kernel_of(const RotationImplementation& e) {
+  using K = RotationKernel;
+  if (e.apply == &apply<K::kCacheFloat32Fma>) return K::kCacheFloat32Fma;
+  if (e.apply == &apply<K::kCacheBFloat16>) return K::kCacheBFloat16;
+  if (e.apply == &apply<K::kFusedFloat32Fma>) return K::kFusedFloat32Fma;
+  if (e.apply == &apply<K::kPreciseFloat32>) return K::kPreciseFloat32;
+  throw std::runtime_error(e.name + " is not a CUDA rotation");
 }
 
 }  // namespace
+
+std::vector<double> time_rotation_kernel(const RotationImplementation& e, const RotationSpec& spec,
+                                         uint64_t tokens, int heads, int repetitions) {
+  const RotationKernel kernel = kernel_of(e);
+  if (!device_present()) throw std::runtime_error(e.name + ": no CUDA device");
+  const size_t esize = e.input == Dtype::kBFloat16 ? 2 : 4;
+  const uint64_t elements = tokens * static_cast<uint64_t>(heads) * spec.head_dim;
+  // Random q in [-1, 1) (never zeros: they would hide unwritten outputs and can run faster): a
+  // block of 2^20 random values, repeated over the tokens.
+  std::vector<uint8_t> x(elements * esize);
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  const uint64_t block = std::min<uint64_t>(elements, uint64_t{1} << 20);
+  for (uint64_t i = 0; i < block; ++i) {
+    const float v = value(rng);
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    const uint16_t top = static_cast<uint16_t>(bits >> 16);  // a bfloat16 value in [-1, 1)
+    std::memcpy(&x[i * esize], esize == 4 ? static_cast<const void*>(&v) : &top, esize);
+  }
+  for (uint64_t done = block * esize; done < x.size(); done += block * esize)
+    std::memcpy(&x[done], x.data(), std::min<uint64_t>(block * esize, x.size() - done));
+  DeviceBuffer dx(x.size(), e.name), dout(x.size(), e.name);
+  check(cudaMemcpy(dx.get(), x.data(), x.size(), cudaMemcpyHostToDevice), e.name, "cudaMemcpy");
+  check(cudaMemcpy(dout.get(), dx.get(), x.size(), cudaMemcpyDeviceToDevice), e.name, "cudaMemcpy");
+  std::vector<uint64_t> ids(tokens);
+  std::iota(ids.begin(), ids.end(), uint64_t{0});
+  const RowPositions positions{{ids}};  // token i at position i
+  const RotationInputs in(kernel, e, spec, positions, ids.data(), tokens, heads, dx.get(),
+                          dout.get());
+  return time_repetitions(e.name, repetitions, [&] { in.launch(); });
+}
+
 }  // namespace cuda
 
 namespace rotation_internal {

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 // The device flags as the build spells them, for the entries' `flags` (core/cuda/CMakeLists.txt
 // defines PEV_CUDA_FLAGS on the files that describe entries).
@@ -48,5 +49,36 @@ class DeviceBuffer {
  private:
   void* p_ = nullptr;
 };
+
+// Runs `launch` (which enqueues work on the default stream) once to warm up, then `repetitions`
+// times, each between two CUDA events: the device's seconds of each repetition. Every launch
+// error and the first asynchronous fault are thrown, naming `what`.
+template <class Launch>
+std::vector<double> time_repetitions(const std::string& what, int repetitions, Launch launch) {
+  cudaEvent_t begin = nullptr, end = nullptr;
+  check(cudaEventCreate(&begin), what, "cudaEventCreate");
+  check(cudaEventCreate(&end), what, "cudaEventCreate");
+  std::vector<double> seconds;
+  try {
+    launch();
+    check(cudaDeviceSynchronize(), what, "warm-up");
+    for (int i = 0; i < repetitions; ++i) {
+      check(cudaEventRecord(begin), what, "cudaEventRecord");
+      launch();
+      check(cudaEventRecord(end), what, "cudaEventRecord");
+      check(cudaEventSynchronize(end), what, "kernel");
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, begin, end), what, "cudaEventElapsedTime");
+      seconds.push_back(ms * 1e-3);
+    }
+  } catch (...) {
+    cudaEventDestroy(begin);
+    cudaEventDestroy(end);
+    throw;
+  }
+  cudaEventDestroy(begin);
+  cudaEventDestroy(end);
+  return seconds;
+}
 
 }  // namespace pev::core::cuda

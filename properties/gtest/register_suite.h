@@ -41,8 +41,9 @@ using Expectations = std::map<std::string, Expectation>;  // property name -> ex
 
 // The tests are suite_properties()' test names: Bounded, Unique, ShiftIdentities, Growth,
 // OracleAgreementExhaustive, OracleAgreementSampled. The property names of Expectations are the
-// verdicts' names: bounded, unique, shift, growth, oracle. The implementation is made once, by
-// the first test that runs.
+// verdicts' names: bounded, unique, shift, growth, oracle, but oracle_sampled for the sampled
+// oracle (a RapidCheck failure's figures are its smallest counterexample's). The implementation is
+// made once, by the first test that runs.
 void register_suite(const std::string& suite_name, Factory make, Expectations expected = {});
 
 // "cpu/logspace/f32>bf16/sleef-u10" -> "cpu_logspace_f32_bf16_sleef_u10": a valid test name.

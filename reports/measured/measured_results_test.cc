@@ -1,0 +1,142 @@
+// The measured-results files: what a valid one holds, how the report shows them in place of the
+// empty figures of entries that cannot run here, and that no committed measurement is above its
+// host model (a measurement above its model is a bug in the model).
+#include "peverify/reports/measured/measured_results.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "peverify/core/cuda/modelled_bounds.h"
+#include "peverify/tables/atomic_file.h"
+
+namespace pev::reports::measured {
+namespace {
+
+using nlohmann::json;
+
+json fixture() {
+  std::ifstream in(std::string(PEV_MEASURED_FIXTURE) + "/fixture-gpu.json");
+  return json::parse(in);
+}
+
+// A report as `peverify report` makes it where no GPU is present: one CPU entry that ran, and
+// two CUDA entries that could not, each with its modelled label.
+json report_without_gpu() {
+  json bands = json::array({{{"first", 0}, {"last", 8191}, {"elements", 10}, {"max_abs", 1e-7}}});
+  json cpu = {{"name", "cpu/pow/f32>f32/glibc"}, {"available", true}, {"bands", bands}};
+  json measured = {{"name", "cuda/pow/f32>f32/accurate"},
+                   {"available", false},
+                   {"unavailable_reason", "no CUDA device"},
+                   {"modelled", {{"label", "modelled, not measured"}, {"text", "..."}}},
+                   {"bands", json::array()},
+                   {"values_per_s", nullptr},
+                   {"roofline_ratio", nullptr}};
+  json other = measured;
+  other["name"] = "cuda/pow/f32>f16/accurate";
+  return {{"implementations", {cpu, measured, other}}};
+}
+
+TEST(MeasuredResults, TheFixtureIsValid) { EXPECT_NO_THROW(validate(fixture(), "fixture")); }
+
+TEST(MeasuredResults, RefusesWhatIsNotAMeasurementWithOneLine) {
+  const auto refused = [](json doc, const std::string& why) {
+    try {
+      validate(doc, "f.json");
+      ADD_FAILURE() << "accepted: " << why;
+    } catch (const FileError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      EXPECT_NE(what.find("f.json"), std::string::npos) << what;
+    }
+  };
+  json doc = fixture();
+  doc["format"] = "peverify-measured-cuda/0";
+  refused(doc, "another format");
+  doc = fixture();
+  doc.erase("commit");
+  refused(doc, "no commit");
+  doc = fixture();
+  doc["device"].erase("driver");
+  refused(doc, "no driver");
+  doc = fixture();
+  doc["entries"][0]["model_checks"][0]["grid"] = "middle";
+  refused(doc, "an unknown grid");
+  doc = fixture();
+  doc["entries"][0]["report"].erase("bands");
+  refused(doc, "an entry's report without bands");
+  refused(json::array(), "not an object");
+}
+
+TEST(MeasuredResults, AnEntryThatCannotRunHereShowsWhatTheGpuMeasured) {
+  json report = report_without_gpu();
+  attach(report, {fixture()});
+  const json& e = report["implementations"][1];
+  EXPECT_FALSE(e.contains("modelled"));
+  EXPECT_EQ(e["measured"]["device"], "Fixture GPU");
+  EXPECT_EQ(e["measured"]["date"], "2026-11-28T03:00:00Z");
+  EXPECT_EQ(e["measured"]["commit"], "0123456789abcdef0123456789abcdef01234567");
+  EXPECT_EQ(e["accuracy"]["max_abs"], 0.0011);
+  EXPECT_EQ(e["bands"].size(), 1u);  // the same bands as this report's
+  EXPECT_EQ(e["values_per_s"], 1.07e12);
+  EXPECT_EQ(e["roofline_ratio"], 0.67);
+  // Beside the model bound recorded now, and within it.
+  const json& check = e["measured"]["model_checks"][0];
+  EXPECT_EQ(check["model_max_abs_now"],
+            core::cuda::recorded_model("cuda/pow/f32>f32/accurate")->near_abs);
+  EXPECT_FALSE(check["above_model"].get<bool>());
+  // Nothing measured: still modelled.
+  EXPECT_TRUE(report["implementations"][2].contains("modelled"));
+  EXPECT_FALSE(report["implementations"][2].contains("measured"));
+  // The device's section: roofline, tables and rotations.
+  ASSERT_EQ(report["cuda_measured"].size(), 1u);
+  EXPECT_EQ(report["cuda_measured"][0]["rotations"].size(), 1u);
+  EXPECT_EQ(report["cuda_measured"][0]["tables"][0]["name"], "cuda/pow/f32>f32/accurate");
+}
+
+TEST(MeasuredResults, BandsOfAnotherStudyAreNotShownAsThisOnes) {
+  json report = report_without_gpu();
+  report["implementations"][0]["bands"][0]["last"] = 4095;
+  attach(report, {fixture()});
+  EXPECT_TRUE(report["implementations"][1]["bands"].empty());
+  EXPECT_EQ(report["implementations"][1]["accuracy"]["max_abs"], 0.0011);
+}
+
+TEST(MeasuredResults, TheNewestMeasurementWins) {
+  json older = fixture(), newer = fixture();
+  older["device"]["name"] = "Older GPU";
+  older["date"] = "2026-11-01T00:00:00Z";
+  json report = report_without_gpu();
+  attach(report, {newer, older});
+  EXPECT_EQ(report["implementations"][1]["measured"]["device"], "Fixture GPU");
+  report = report_without_gpu();
+  attach(report, {older, newer});
+  EXPECT_EQ(report["implementations"][1]["measured"]["device"], "Fixture GPU");
+}
+
+TEST(MeasuredResults, AMeasurementAboveItsModelIsFlagged) {
+  json doc = fixture();
+  EXPECT_TRUE(above_model(doc).empty());
+  const double bound = core::cuda::recorded_model("cuda/pow/f32>f32/accurate")->near_abs;
+  doc["entries"][0]["model_checks"][0]["measured_max_abs"] = bound * 1.5;
+  const std::vector<std::string> lines = above_model(doc);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("cuda/pow/f32>f32/accurate"), std::string::npos) << lines[0];
+  json report = report_without_gpu();
+  attach(report, {doc});
+  EXPECT_TRUE(
+      report["implementations"][1]["measured"]["model_checks"][0]["above_model"].get<bool>());
+}
+
+// The committed measurements (reports/measured/<gpu>/*.json): valid, and every measured maximum
+// within the host model's bound recorded now; a model that a GPU beats is wrong.
+TEST(MeasuredResults, EveryCommittedMeasurementIsWithinItsModel) {
+  for (const json& doc : compiled_in()) {
+    SCOPED_TRACE(doc["source"].get<std::string>());
+    EXPECT_FALSE(doc["entries"].empty());
+    for (const std::string& line : above_model(doc)) ADD_FAILURE() << line;
+  }
+}
+
+}  // namespace
+}  // namespace pev::reports::measured
