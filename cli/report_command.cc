@@ -10,6 +10,7 @@
 #include "peverify/cli/command.h"
 #include "peverify/cli/progress.h"
 #include "peverify/cli/table_options.h"
+#include "peverify/reports/measured/measured_results.h"
 #include "peverify/reports/render/render.h"
 #include "peverify/reports/study/report_json.h"
 #include "peverify/reports/study/study.h"
@@ -57,6 +58,7 @@ int render_sweep(const ReportOptions& o) {
   if (!json.is_object() || !json.contains("implementations"))
     throw FileError(path + " is not a peverify report");
   create_output_directory(o.out);
+  reports::measured::attach(json, reports::measured::compiled_in());
   const auto files = reports::write_report(json, o.out);
   if (!o.quiet)
     fmt::print(stderr, "peverify report: rendered the sweep in {}; wrote {}\n", o.from,
@@ -76,7 +78,9 @@ int run_report(const ReportOptions& o) {
     study = reports::run_study(
         config, [&](const std::string& step, double fraction) { progress.update(step, fraction); });
   }
-  const nlohmann::json json = reports::to_json(study);
+  nlohmann::json json = reports::to_json(study);
+  // The CUDA entries a GPU measured (reports/measured), where they could not run here.
+  reports::measured::attach(json, reports::measured::compiled_in());
   const auto files = reports::write_report(json, o.out);
   if (!o.quiet)
     fmt::print(stderr, "peverify report: {} implementations in {:.1f} s; wrote {}\n",

@@ -14,6 +14,7 @@
 #include "peverify/cli/sweep_mpi.h"
 #include "peverify/cli/table_options.h"
 #include "peverify/encoding/request.h"
+#include "peverify/reports/measured/measured_results.h"
 #include "peverify/reports/render/render.h"
 #include "peverify/reports/study/report_json.h"
 #include "peverify/reports/study/sweep.h"
@@ -48,7 +49,9 @@ int finish(const reports::StudyPlan& plan, const SweepOptions& o,
     });
   }
   study.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const auto files = reports::write_report(reports::to_json(study), o.out);
+  nlohmann::json json = reports::to_json(study);
+  reports::measured::attach(json, reports::measured::compiled_in());  // as `peverify report` does
+  const auto files = reports::write_report(json, o.out);
   if (!o.quiet)
     fmt::print(stderr, "peverify sweep: {} implementations from {} shards in {:.1f} s; wrote {}\n",
                study.entries.size(), plan.shards().size(), study.seconds, fmt::join(files, " "));

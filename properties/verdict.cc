@@ -37,8 +37,8 @@ PropertyVerdict merge(const std::vector<PropertyVerdict>& parts) {
       if (name == "violations" || name == "nan_inf" || name == "sum_abs" ||
           name == "duplicate_rows")
         it->second += value;
-      else if (name == "nearest_neighbour_distance")
-        it->second = std::min(it->second, value);
+      else if (name == "nearest_neighbour_distance" || name.rfind("first_", 0) == 0)
+        it->second = std::min(it->second, value);  // the nearest, the first of all parts
       else
         it->second = std::max(it->second, value);
     }

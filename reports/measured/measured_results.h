@@ -1,4 +1,4 @@
-// The CUDA entries as a GPU measured them (docs/design.md §11.3): one JSON file per device under
+// The CUDA entries as a GPU measured them (docs/design.md §11.2): one JSON file per device under
 // reports/measured/<gpu>/, written by `peverify measure-cuda` on a machine with the GPU and
 // committed, compiled into peverify, and shown by `peverify report` on any machine: the entries
 // with their measured figures, device and date, "modelled" only where nothing was measured, and

@@ -24,7 +24,8 @@ std::string entries_csv(const nlohmann::json& r) {
   c << "implementation,strategy,compute,output,backend,claim,available,max_abs,mean_abs,max_ulp,"
        "max_ulp_floored,"
        "bounded,unique,shift,growth,claim_held,fitted_c,horizon_1e-4,horizon_1e-2,"
-       "horizon_faithful,values_per_s,values_per_s_min,values_per_s_max,roofline_ratio\n";
+       "horizon_faithful,values_per_s,values_per_s_min,values_per_s_max,roofline_ratio,measured_"
+       "on\n";
   for (const auto& e : r["implementations"]) {
     const bool avail = e["available"].get<bool>();
     c << csv_field(e["name"].get<std::string>()) << "," << e["strategy"].get<std::string>() << ","
@@ -39,7 +40,13 @@ std::string entries_csv(const nlohmann::json& r) {
       << e["horizons"].value("1e-2", 0) << "," << e["horizons"].value("faithful", 0) << ","
       << optional_g3(e, "values_per_s") << "," << optional_g3(e, "values_per_s_min") << ","
       << optional_g3(e, "values_per_s_max") << ","
-      << (e["roofline_ratio"].is_null() ? "" : figure_text(e["roofline_ratio"])) << "\n";
+      << (e["roofline_ratio"].is_null() ? "" : figure_text(e["roofline_ratio"]))
+      << ","
+      // Figures a GPU measured (reports/measured): the device and date; its roofline is its own.
+      << (e.contains("measured") ? csv_field(e["measured"]["device"].get<std::string>() + " " +
+                                             e["measured"]["date"].get<std::string>())
+                                 : "")
+      << "\n";
   }
   return c.str();
 }

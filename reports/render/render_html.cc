@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "peverify/reports/render/code_advice.h"
+#include "peverify/reports/render/cuda_measured.h"
 #include "peverify/reports/render/findings.h"
 #include "peverify/reports/render/matrix.h"
 #include "peverify/reports/render/render.h"
@@ -79,9 +80,11 @@ std::string implementations_html(const json& r) {
   };
   for (const json& e : r["implementations"]) {
     const std::string dtype = e["output"].get<std::string>();
-    h << "<tr><td><code>" << html_escape(e["name"].get<std::string>()) << "</code></td><td>"
-      << html_escape(e["claim"].get<std::string>()) << "</td>";
-    if (!e["available"].get<bool>()) {
+    const bool measured_elsewhere = e.contains("measured");  // a GPU's figures (reports/measured)
+    h << "<tr><td><code>" << html_escape(e["name"].get<std::string>()) << "</code>"
+      << (measured_elsewhere ? "<br><em>" + html_escape(measured_label(e)) + "</em>" : "")
+      << "</td><td>" << html_escape(e["claim"].get<std::string>()) << "</td>";
+    if (!e["available"].get<bool>() && !measured_elsewhere) {
       h << "<td colspan=\"11\">unavailable here: "
         << html_escape(e["unavailable_reason"].get<std::string>())
         << (e.contains("modelled")
@@ -99,7 +102,8 @@ std::string implementations_html(const json& r) {
       << html_escape(horizon_text(e["horizons"], "1e-4", dtype)) << "</td><td>"
       << html_escape(horizon_text(e["horizons"], "1e-2", dtype)) << "</td><td>"
       << speed_text(e["values_per_s"]) << "</td><td>"
-      << (e["roofline_ratio"].is_null() ? "-" : figure_text(e["roofline_ratio"])) << "</td></tr>\n";
+      << (e["roofline_ratio"].is_null() ? "-" : figure_text(e["roofline_ratio"]))
+      << (measured_elsewhere ? " of the device's" : "") << "</td></tr>\n";
   }
   h << "</table>\n";
   return h.str();
@@ -138,6 +142,7 @@ std::string to_html(const json& r, const std::vector<Plot>& plots, const std::st
     h << "</ul>\n" << matrix_html(models) << "</section>\n";
   }
   h << rotation_scores_html(r);
+  h << cuda_measured_html(r);
   h << sinusoid_scores_html(r);
 
   h << "<section id=\"plots\"><h2>Plots</h2>\n";

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "peverify/reports/render/code_advice.h"
+#include "peverify/reports/render/cuda_measured.h"
 #include "peverify/reports/render/findings.h"
 #include "peverify/reports/render/matrix.h"
 #include "peverify/reports/render/render.h"
@@ -73,6 +74,7 @@ std::string to_markdown(const json& r) {
     md << "\n" << matrix_markdown(models);
   }
   md << rotation_scores_markdown(r);
+  md << cuda_measured_markdown(r);
   md << sinusoid_scores_markdown(r);
 
   md << "\n## Implementations\n\nHorizon: the largest position studied up to which every "
@@ -83,22 +85,24 @@ std::string to_markdown(const json& r) {
         "roofline |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const json& e : r["implementations"]) {
     const std::string dtype = e["output"].get<std::string>();
-    if (!e["available"].get<bool>()) {
+    const bool measured_elsewhere = e.contains("measured");  // a GPU's figures (reports/measured)
+    if (!e["available"].get<bool>() && !measured_elsewhere) {
       md << "| `" << e["name"].get<std::string>() << "` | " << e["claim"].get<std::string>()
          << " | unavailable here: " << e["unavailable_reason"].get<std::string>()
          << (e.contains("modelled") ? "; " + e["modelled"]["text"].get<std::string>() : "")
          << " ||||||||||\n";
       continue;
     }
-    md << "| `" << e["name"].get<std::string>() << "` | " << e["claim"].get<std::string>() << " | "
-       << figure_text(e["accuracy"]["max_abs"]) << " | "
+    md << "| `" << e["name"].get<std::string>() << "`"
+       << (measured_elsewhere ? " (" + measured_label(e) + ")" : "") << " | "
+       << e["claim"].get<std::string>() << " | " << figure_text(e["accuracy"]["max_abs"]) << " | "
        << figure_text(e["accuracy"]["max_ulp_floored"]) << " | " << verdict_cell(e, "bounded")
        << " | " << verdict_cell(e, "unique") << " | " << verdict_cell(e, "shift") << " | "
        << verdict_cell(e, "growth") << " (" << figure_text(e["fitted_c"]) << ") | "
        << verdict_cell(e, "claim") << " | " << horizon_text(e["horizons"], "1e-4", dtype) << " | "
        << horizon_text(e["horizons"], "1e-2", dtype) << " | " << speed_text(e["values_per_s"])
        << " | " << (e["roofline_ratio"].is_null() ? "-" : figure_text(e["roofline_ratio"]))
-       << " |\n";
+       << (measured_elsewhere ? " of the device's" : "") << " |\n";
   }
 
   md << "\n## Accuracy per position band (max abs error)\n\n| implementation |";
@@ -108,7 +112,7 @@ std::string to_markdown(const json& r) {
   for (size_t i = 0; i < first.size(); ++i) md << "---|";
   md << "\n";
   for (const json& e : r["implementations"]) {
-    if (!e["available"].get<bool>()) continue;
+    if (!e["available"].get<bool>() && e["bands"].empty()) continue;
     md << "| `" << e["name"].get<std::string>() << "` |";
     for (const json& b : e["bands"])
       md << " " << (b["elements"].get<uint64_t>() ? figure_text(b["max_abs"]) : std::string("-"))

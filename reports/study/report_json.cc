@@ -5,7 +5,6 @@
 #include <cmath>
 #include <optional>
 
-#include "peverify/reports/measured/measured_results.h"
 #include "peverify/reports/study/recommend.h"
 #include "peverify/support/json_number.h"
 
@@ -121,8 +120,6 @@ nlohmann::json to_json(const StudyResult& s) {
   for (const Recommendation& r : s.recommendations) j["recommendations"].push_back(to_json(r));
   if (s.rotations) j["rotations"] = to_json(*s.rotations);
   if (s.sinusoids) j["sinusoids"] = to_json(*s.sinusoids);
-  // The CUDA entries a GPU measured (reports/measured), where they could not run here.
-  measured::attach(j, measured::compiled_in());
   return j;
 }
 
