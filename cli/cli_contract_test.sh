@@ -47,6 +47,13 @@ expect_exit 0 "help" --help
 expect_exit 0 "oracle help" oracle --help
 expect_exit 2 "no subcommand"
 expect_exit 2 "unknown subcommand" frobnicate
+# measure-cuda runs on the GPU it measures: elsewhere one line before anything is written.
+if ! nvidia-smi >/dev/null 2>&1; then
+  expect_message "no CUDA device" "measure-cuda without a GPU" measure-cuda --out "$dir/cuda.json"
+  expect_no_file "$dir/cuda.json" "measure-cuda without a GPU"
+fi
+expect_exit 2 "measure-cuda without --out" measure-cuda
+expect_exit 2 "measure-cuda with 0 repetitions" measure-cuda --out "$dir/cuda.json" --repetitions 0
 expect_exit 2 "odd d" oracle --d-model 7 --positions 4 -o "$out"; expect_no_file "$out" "odd d"
 expect_exit 2 "d = 0" oracle --d-model 0 --positions 4 -o "$out"; expect_no_file "$out" "d = 0"
 expect_exit 2 "negative d" oracle --d-model -4 --positions 4 -o "$out"
