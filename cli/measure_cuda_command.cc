@@ -8,7 +8,6 @@
 #include "peverify/cli/command.h"
 #include "peverify/cli/progress.h"
 #include "peverify/cli/table_options.h"
-#include "peverify/core/cuda/device_timing.h"
 #include "peverify/reports/measured/measure_cuda.h"
 #include "peverify/tables/atomic_file.h"
 
@@ -23,10 +22,8 @@ struct MeasureCudaOptions {
 
 int run_measure_cuda(const MeasureCudaOptions& o) {
   // Said before anything runs: without a device there is nothing to measure.
-  if (!core::cuda::describe_device())
-    throw UsageError(
-        "measure-cuda: no CUDA device of compute capability 8.0 or newer here (or peverify was "
-        "built without nvcc); it runs on the GPU it measures");
+  if (const auto why = reports::measured::cannot_measure_here())
+    throw UsageError("measure-cuda: " + *why);
   check_writable(o.out);
   nlohmann::json doc;
   {

@@ -184,6 +184,9 @@ Case generate_case(const UnderTest& ut, uint64_t margin) {
 }
 
 std::optional<PropertyVerdict> run_shift(const UnderTest& ut) {
+  // RapidCheck shrinks by keeping each smaller case that still fails: the last failing case it
+  // ran is the counterexample it reports.
+  std::optional<std::pair<TableSpec, PropertyVerdict>> smallest;
   const bool passed = rc::check("shift identities M_m, M_m^T, M_a M_b = M_{a+b}", [&] {
     const uint64_t m = *rc::gen::weightedOneOf<uint64_t>(
         {{3, rc::gen::inRange<uint64_t>(1, 16)}, {1, rc::gen::inRange<uint64_t>(1, 100000)}});
@@ -193,14 +196,18 @@ std::optional<PropertyVerdict> run_shift(const UnderTest& ut) {
     at_m.start = std::max(c.pos + m, m);
     RC_PRE(ut.can_produce(at_m, 1));
     const PropertyVerdict v = check_shift(ut, c.spec, {{c.pos, m, c.pair}});
+    if (!v.holds) {
+      TableSpec at = c.spec;
+      at.start = c.pos;
+      smallest.emplace(at, v);
+    }
     RC_ASSERT(v.holds);
   });
-  return rapidcheck_verdict("shift", passed);
+  return rapidcheck_verdict("shift", passed, smallest);
 }
 
 std::optional<PropertyVerdict> run_oracle_sampled(const UnderTest& ut) {
-  // RapidCheck shrinks by keeping each smaller case that still fails: the last failing case it
-  // ran is the counterexample it reports.
+  // The last failing case RapidCheck ran is its counterexample (run_shift says why).
   std::optional<std::pair<TableSpec, PropertyVerdict>> smallest;
   const bool passed = rc::check("every element within the budget (sampled)", [&] {
     Case c = generate_case(ut, 0);

@@ -32,6 +32,7 @@ constexpr size_t kChunkBytes = size_t{256} << 20;
 
 // One entry's kernels for one spec: the request and its inputs in device memory (frequencies,
 // longrope's factors, the precise strategy's double-double w), set up once for every launch.
+// Callers check that a device is present first.
 class Kernels {
  public:
   Kernels(const Implementation& self, const TableSpec& spec)
@@ -39,7 +40,6 @@ class Kernels {
         row_bytes_(static_cast<size_t>(table_width(spec)) * element_size(self.output)),
         // The kernels' scratch (3 x d/2), then longrope's factors (d/2 doubles).
         scratch_(4 * static_cast<size_t>(spec.d_model / 2) * sizeof(double), self.name) {
-    if (!device_present()) throw std::runtime_error(self.name + ": no CUDA device");
     const int half = spec.d_model / 2;
     chunk_ = std::max<uint64_t>(1, kChunkBytes / row_bytes_);
     if (self.strategy == Strategy::kAnchored)
@@ -122,6 +122,7 @@ void fill(const Implementation& self, const TableSpec& spec, uint64_t count, voi
 std::vector<double> time_table_kernels(const Implementation& e, const TableSpec& spec,
                                        uint64_t rows, int repetitions) {
   if (e.device != Device::kCuda) throw std::runtime_error(e.name + " is not a CUDA entry");
+  if (!device_present()) throw std::runtime_error(e.name + ": no CUDA device");
   Kernels kernels(e, spec);
   DeviceBuffer table(rows * kernels.row_bytes(), e.name);
   return time_repetitions(e.name, repetitions, [&] {

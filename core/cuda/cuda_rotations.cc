@@ -57,6 +57,23 @@ void recompute_uncertified(const RotationSpec& spec, const RowPositions& positio
   }
 }
 
+// q in device memory, and the output buffer holding a copy of it: the kernels write the rotary
+// dims only, so the pass-through dims are the copy's.
+struct QOnDevice {
+  QOnDevice(const void* x, size_t bytes, const std::string& name)
+      : x(bytes, name), out(bytes, name) {
+    check(cudaMemcpy(this->x.get(), x, bytes, cudaMemcpyHostToDevice), name, "cudaMemcpy");
+    check(cudaMemcpy(out.get(), this->x.get(), bytes, cudaMemcpyDeviceToDevice), name,
+          "cudaMemcpy");
+  }
+  DeviceBuffer x, out;
+};
+
+// Bytes per element of q and of the output (float32, or bfloat16 bit patterns).
+size_t q_element_size(const RotationImplementation& e) {
+  return e.input == Dtype::kBFloat16 ? 2 : 4;
+}
+
 // A rotation kernel's inputs for one spec and token list, in device memory: the float32 cache,
 // or w_j and each token's positions (fused), or the double-double w_j and the flags (precise).
 class RotationInputs {
@@ -143,15 +160,11 @@ void apply(const RotationImplementation& self, const RotationSpec& spec,
   if (!device_present()) throw std::runtime_error(self.name + ": no CUDA device");
   if (n == 0) return;
   const std::string& name = self.name;
-  const size_t esize = self.input == Dtype::kBFloat16 ? 2 : 4;
-  const size_t bytes = n * static_cast<size_t>(heads) * spec.head_dim * esize;
-  DeviceBuffer dx(bytes, name), dout(bytes, name);
-  check(cudaMemcpy(dx.get(), x, bytes, cudaMemcpyHostToDevice), name, "cudaMemcpy");
-  // The pass-through dims: the kernel writes only the rotary ones.
-  check(cudaMemcpy(dout.get(), dx.get(), bytes, cudaMemcpyDeviceToDevice), name, "cudaMemcpy");
-  const RotationInputs in(kKernel, self, spec, positions, tokens, n, heads, dx.get(), dout.get());
+  const size_t bytes = n * static_cast<size_t>(heads) * spec.head_dim * q_element_size(self);
+  const QOnDevice q(x, bytes, name);
+  const RotationInputs in(kKernel, self, spec, positions, tokens, n, heads, q.x.get(), q.out.get());
   in.launch();
-  check(cudaMemcpy(out, dout.get(), bytes, cudaMemcpyDeviceToHost), name, "kernel");
+  check(cudaMemcpy(out, q.out.get(), bytes, cudaMemcpyDeviceToHost), name, "kernel");
   if (kKernel == RotationKernel::kPreciseFloat32)
     recompute_uncertified(spec, positions, tokens, n, heads, in.w_hi, in.w_lo, in.r, in.flags(), x,
                           out, name);
@@ -173,7 +186,7 @@ std::vector<double> time_rotation_kernel(const RotationImplementation& e, const 
                                          uint64_t tokens, int heads, int repetitions) {
   const RotationKernel kernel = kernel_of(e);
   if (!device_present()) throw std::runtime_error(e.name + ": no CUDA device");
-  const size_t esize = e.input == Dtype::kBFloat16 ? 2 : 4;
+  const size_t esize = q_element_size(e);
   const uint64_t elements = tokens * static_cast<uint64_t>(heads) * spec.head_dim;
   // Random q in [-1, 1) (never zeros: they would hide unwritten outputs and can run faster): a
   // block of 2^20 random values, repeated over the tokens.
@@ -190,14 +203,12 @@ std::vector<double> time_rotation_kernel(const RotationImplementation& e, const 
   }
   for (uint64_t done = block * esize; done < x.size(); done += block * esize)
     std::memcpy(&x[done], x.data(), std::min<uint64_t>(block * esize, x.size() - done));
-  DeviceBuffer dx(x.size(), e.name), dout(x.size(), e.name);
-  check(cudaMemcpy(dx.get(), x.data(), x.size(), cudaMemcpyHostToDevice), e.name, "cudaMemcpy");
-  check(cudaMemcpy(dout.get(), dx.get(), x.size(), cudaMemcpyDeviceToDevice), e.name, "cudaMemcpy");
+  const QOnDevice q(x.data(), x.size(), e.name);
   std::vector<uint64_t> ids(tokens);
   std::iota(ids.begin(), ids.end(), uint64_t{0});
   const RowPositions positions{{ids}};  // token i at position i
-  const RotationInputs in(kernel, e, spec, positions, ids.data(), tokens, heads, dx.get(),
-                          dout.get());
+  const RotationInputs in(kernel, e, spec, positions, ids.data(), tokens, heads, q.x.get(),
+                          q.out.get());
   return time_repetitions(e.name, repetitions, [&] { in.launch(); });
 }
 

@@ -87,6 +87,12 @@ std::string iso_now() {
 
 }  // namespace
 
+std::optional<std::string> cannot_measure_here() {
+  if (core::cuda::describe_device()) return std::nullopt;
+  return "no CUDA device of compute capability 8.0 or newer here (or peverify was built without "
+         "nvcc): measure-cuda runs on the GPU it measures";
+}
+
 json speed_figures(const std::vector<double>& seconds, double values, double bytes,
                    double roofline_bytes_per_s) {
   std::vector<double> values_per_s, bytes_per_s;
@@ -105,11 +111,8 @@ json speed_figures(const std::vector<double>& seconds, double values, double byt
 
 json measure_cuda(const MeasureOptions& o,
                   const std::function<void(const std::string&, double)>& progress) {
+  if (const auto why = cannot_measure_here()) throw std::runtime_error(*why);
   const auto device = core::cuda::describe_device();
-  if (!device)
-    throw std::runtime_error(
-        "no CUDA device of compute capability 8.0 or newer here (or peverify was built without "
-        "nvcc): measure-cuda runs on the GPU it measures");
   json doc = {
       {"format", kFormat},
       {"device",
@@ -130,6 +133,7 @@ json measure_cuda(const MeasureOptions& o,
   const StudyResult study = run_study(
       config, [&](const std::string& step, double f) { progress("study: " + step, 0.6 * f); });
   const json report = to_json(study);
+  doc["study"] = report["study"];  // what the figures are of: the report shows them under the same
 
   // The store roofline over a buffer of the largest timed table.
   const uint64_t table_bytes = o.table_rows * o.table_d * sizeof(float);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace pev::reports::measured {
@@ -23,8 +24,11 @@ struct MeasureOptions {
   int threads = 0;  // the study's host threads (<= 0: all cores)
 };
 
-// Throws std::runtime_error ("no CUDA device ...") where none is present or peverify was built
-// without CUDA.
+// Why this machine cannot measure (one line), or nullopt: no CUDA device of compute capability
+// 8.0 or newer, or peverify built without nvcc.
+std::optional<std::string> cannot_measure_here();
+
+// Throws std::runtime_error with cannot_measure_here()'s line where it says one.
 nlohmann::json measure_cuda(const MeasureOptions& options,
                             const std::function<void(const std::string&, double)>& progress);
 

@@ -22,7 +22,8 @@ json fixture() {
 }
 
 TEST(MeasuredRender, TheDeviceSectionShowsRooflineSpeedsAndModelChecks) {
-  json report = {{"implementations",
+  json report = {{"study", fixture()["study"]},
+                 {"implementations",
                   {{{"name", "cuda/pow/f32>f32/accurate"},
                     {"available", false},
                     {"unavailable_reason", "no CUDA device"},

@@ -41,46 +41,86 @@ json model_checks_now(const std::string& entry, const json& checks) {
   for (json c : checks) {
     const double bound = model_bound(entry, c["grid"].get<std::string>());
     c["model_max_abs_now"] = bound < 0 ? json() : json(bound);
-    c["above_model"] = bound >= 0 && c["measured_max_abs"].get<double>() > bound;
+    // null: an error that is not a finite number (a NaN or an infinity on the device).
+    const json& measured = c["measured_max_abs"];
+    c["above_model"] = bound >= 0 && (!measured.is_number() || measured.get<double>() > bound);
     out.push_back(c);
   }
   return out;
+}
+
+// Whether two report.json "study" objects describe the same study (the filter, the benchmark and
+// the threads aside: they choose what runs, not what a figure means).
+bool same_study_config(const json& a, const json& b) {
+  if (!a.is_object() || !b.is_object()) return false;
+  for (const char* key :
+       {"d_models", "bases", "exhaustive_positions", "exhaustive_values", "max_position",
+        "sampled_blocks", "rotary_models", "rotary_positions", "framework_entries", "ulp_floor"})
+    if (a.value(key, json()) != b.value(key, json())) return false;
+  return true;
 }
 
 }  // namespace
 
 void validate(const json& doc, const std::string& source) {
   if (!doc.is_object()) bad(source, "not a JSON object");
-  require(doc, "format", json::value_t::string, source, "");
+  const auto string = [&](const json& j, const char* key, const std::string& where) {
+    require(j, key, json::value_t::string, source, where);
+  };
+  const auto number = [&](const json& j, const char* key, const std::string& where) {
+    require(j, key, json::value_t::number_float, source, where);
+  };
+  const auto object = [&](const json& j, const char* key, const std::string& where) {
+    require(j, key, json::value_t::object, source, where);
+  };
+  // A timing's figures: seconds and values/s as median, min and max, bytes/s, the roofline ratio.
+  const auto speed = [&](const json& j, const std::string& where) {
+    for (const char* key : {"seconds", "values_per_s", "bytes_per_s"}) {
+      object(j, key, where);
+      for (const char* figure : {"median", "min", "max"})
+        number(j[key], figure, where + key + ": ");
+    }
+    number(j, "roofline_ratio", where);
+  };
+  string(doc, "format", "");
   if (doc["format"] != kFormat)
     bad(source, fmt::format("format {} is not {}", doc["format"].dump(), kFormat));
-  require(doc, "device", json::value_t::object, source, "");
-  require(doc["device"], "name", json::value_t::string, source, "device: ");
-  require(doc["device"], "driver", json::value_t::string, source, "device: ");
-  require(doc, "date", json::value_t::string, source, "");
-  require(doc, "commit", json::value_t::string, source, "");
-  require(doc, "roofline", json::value_t::object, source, "");
-  require(doc["roofline"], "bytes_per_s", json::value_t::number_float, source, "roofline: ");
+  object(doc, "device", "");
+  for (const char* key : {"name", "driver"}) string(doc["device"], key, "device: ");
+  string(doc, "date", "");
+  string(doc, "commit", "");
+  object(doc, "study", "");
+  object(doc, "roofline", "");
+  for (const char* key :
+       {"bytes", "repetitions", "memset_bytes_per_s", "store_kernel_bytes_per_s", "bytes_per_s"})
+    number(doc["roofline"], key, "roofline: ");
   require(doc, "entries", json::value_t::array, source, "");
   require(doc, "rotations", json::value_t::array, source, "");
   for (const json& e : doc["entries"]) {
     if (!e.is_object()) bad(source, "an entry is not an object");
-    require(e, "name", json::value_t::string, source, "entry: ");
+    string(e, "name", "entry: ");
     const std::string where = "entry " + e["name"].get<std::string>() + ": ";
-    require(e, "report", json::value_t::object, source, where);
+    object(e, "report", where);
     require(e, "model_checks", json::value_t::array, source, where);
-    require(e, "speed", json::value_t::object, source, where);
+    object(e, "speed", where);
+    speed(e["speed"], where + "speed: ");
     for (const json& c : e["model_checks"]) {
-      require(c, "grid", json::value_t::string, source, where);
-      require(c, "measured_max_abs", json::value_t::number_float, source, where);
+      string(c, "grid", where);
+      number(c, "rows", where);
+      // null where the device's error was not a finite number
+      if (!c.contains("measured_max_abs") ||
+          !(c["measured_max_abs"].is_number() || c["measured_max_abs"].is_null()))
+        bad(source, where + "\"measured_max_abs\" is missing or not a number");
       if (c["grid"] != "near" && c["grid"] != "far") bad(source, where + "grid is not near or far");
     }
     for (const char* key : {"accuracy", "bands", "properties", "fitted_c", "horizons"})
       if (!e["report"].contains(key)) bad(source, where + "report has no \"" + key + "\"");
   }
   for (const json& r : doc["rotations"]) {
-    require(r, "name", json::value_t::string, source, "rotation: ");
-    require(r, "seconds", json::value_t::object, source, "rotation: ");
+    string(r, "name", "rotation: ");
+    const std::string where = "rotation " + r["name"].get<std::string>() + ": ";
+    for (const char* key : {"tokens", "heads", "head_dim"}) number(r, key, where);
+    speed(r, where);
   }
 }
 
@@ -110,9 +150,12 @@ std::vector<std::string> above_model(const json& doc) {
     for (const json& c : model_checks_now(name, e["model_checks"]))
       if (c["above_model"].get<bool>())
         out.push_back(fmt::format(
-            "{} on {}: measured max abs {:.4g} on the {} grid, above the "
-            "host model's bound {:.4g}: the model is wrong",
-            name, doc["device"]["name"].get<std::string>(), c["measured_max_abs"].get<double>(),
+            "{} on {}: measured max abs {} on the {} grid, above the host model's bound {:.4g}: "
+            "the model is wrong",
+            name, doc["device"]["name"].get<std::string>(),
+            c["measured_max_abs"].is_number()
+                ? fmt::format("{:.4g}", c["measured_max_abs"].get<double>())
+                : std::string("not a finite number"),
             c["grid"].get<std::string>(), c["model_max_abs_now"].get<double>()));
   }
   return out;
@@ -127,42 +170,36 @@ void attach(json& report, const std::vector<json>& measurements) {
       if (!slot.first || (*slot.first)["date"].get<std::string>() < doc["date"].get<std::string>())
         slot = {&doc, &e};
     }
-  // Bands are shown only where the measured study's bands are this report's.
-  json bands_here;
-  for (const json& i : report["implementations"])
-    if (i["available"].get<bool>()) {
-      bands_here = json::array();
-      for (const json& b : i["bands"]) bands_here.push_back({b["first"], b["last"]});
-      break;
-    }
   for (json& i : report["implementations"]) {
-    if (i["available"].get<bool>()) continue;
+    if (i.value("available", true) || !i.contains("name")) continue;
     const auto it = newest.find(i["name"].get<std::string>());
     if (it == newest.end()) continue;
     const json& doc = *it->second.first;
     const json& e = *it->second.second;
-    const json& r = e["report"];
-    for (const char* key : {"accuracy", "properties", "fitted_c", "horizons", "error_curve"})
-      if (r.contains(key)) i[key] = r[key];
-    json bands = json::array();
-    for (const json& b : r["bands"]) bands.push_back({b["first"], b["last"]});
-    if (bands == bands_here) i["bands"] = r["bands"];
-    const json& speed = e["speed"];
-    if (speed.contains("values_per_s")) {
+    // The figures are shown only where the measured study is this report's (`peverify report
+    // --config` may ask for other grids); the speed and the model checks always.
+    const bool same_study = same_study_config(report.value("study", json()), doc["study"]);
+    if (same_study) {
+      const json& r = e["report"];
+      for (const char* key :
+           {"accuracy", "bands", "properties", "fitted_c", "horizons", "error_curve"})
+        if (r.contains(key)) i[key] = r[key];
+      const json& speed = e["speed"];
       i["values_per_s"] = speed["values_per_s"]["median"];
       i["values_per_s_min"] = speed["values_per_s"]["min"];
       i["values_per_s_max"] = speed["values_per_s"]["max"];
+      i["roofline_ratio"] = speed["roofline_ratio"];
+      i.erase("modelled");
     }
-    i["roofline_ratio"] = speed.value("roofline_ratio", json());
     i["measured"] = {
         {"device", doc["device"]["name"]},
         {"driver", doc["device"]["driver"]},
         {"date", doc["date"]},
         {"commit", doc["commit"]},
         {"source", doc.value("source", "")},
+        {"same_study", same_study},
         {"roofline", "the device's store roofline"},
         {"model_checks", model_checks_now(i["name"].get<std::string>(), e["model_checks"])}};
-    i.erase("modelled");
   }
   json devices = json::array();
   for (const json& doc : measurements) {

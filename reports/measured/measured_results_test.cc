@@ -34,7 +34,10 @@ json report_without_gpu() {
                    {"roofline_ratio", nullptr}};
   json other = measured;
   other["name"] = "cuda/pow/f32>f16/accurate";
-  return {{"implementations", {cpu, measured, other}}};
+  json study = fixture()["study"];
+  study["filter"] = "";  // the whole study, as `peverify report` runs it
+  study["bench"] = true;
+  return {{"study", study}, {"implementations", {cpu, measured, other}}};
 }
 
 TEST(MeasuredResults, TheFixtureIsValid) { EXPECT_NO_THROW(validate(fixture(), "fixture")); }
@@ -65,6 +68,15 @@ TEST(MeasuredResults, RefusesWhatIsNotAMeasurementWithOneLine) {
   doc = fixture();
   doc["entries"][0]["report"].erase("bands");
   refused(doc, "an entry's report without bands");
+  doc = fixture();
+  doc["rotations"][0]["bytes_per_s"].erase("median");
+  refused(doc, "a rotation's speed without its median");
+  doc = fixture();
+  doc["roofline"].erase("memset_bytes_per_s");
+  refused(doc, "a roofline without its memset figure");
+  doc = fixture();
+  doc.erase("study");
+  refused(doc, "no study");
   refused(json::array(), "not an object");
 }
 
@@ -77,7 +89,8 @@ TEST(MeasuredResults, AnEntryThatCannotRunHereShowsWhatTheGpuMeasured) {
   EXPECT_EQ(e["measured"]["date"], "2026-11-28T03:00:00Z");
   EXPECT_EQ(e["measured"]["commit"], "0123456789abcdef0123456789abcdef01234567");
   EXPECT_EQ(e["accuracy"]["max_abs"], 0.0011);
-  EXPECT_EQ(e["bands"].size(), 1u);  // the same bands as this report's
+  EXPECT_TRUE(e["measured"]["same_study"].get<bool>());
+  EXPECT_EQ(e["bands"].size(), 1u);
   EXPECT_EQ(e["values_per_s"], 1.07e12);
   EXPECT_EQ(e["roofline_ratio"], 0.67);
   // Beside the model bound recorded now, and within it.
@@ -94,12 +107,24 @@ TEST(MeasuredResults, AnEntryThatCannotRunHereShowsWhatTheGpuMeasured) {
   EXPECT_EQ(report["cuda_measured"][0]["tables"][0]["name"], "cuda/pow/f32>f32/accurate");
 }
 
-TEST(MeasuredResults, BandsOfAnotherStudyAreNotShownAsThisOnes) {
+TEST(MeasuredResults, FiguresOfAnotherStudyAreNotShownAsThisOnes) {
   json report = report_without_gpu();
-  report["implementations"][0]["bands"][0]["last"] = 4095;
+  report["study"]["max_position"] = 4096;  // `peverify report --config` with other grids
   attach(report, {fixture()});
-  EXPECT_TRUE(report["implementations"][1]["bands"].empty());
-  EXPECT_EQ(report["implementations"][1]["accuracy"]["max_abs"], 0.0011);
+  const json& e = report["implementations"][1];
+  EXPECT_FALSE(e["measured"]["same_study"].get<bool>());
+  EXPECT_TRUE(e.contains("modelled"));  // its own figures are still the empty ones
+  EXPECT_TRUE(e["values_per_s"].is_null());
+  EXPECT_FALSE(e["measured"]["model_checks"].empty());  // these do not depend on the study
+  EXPECT_FALSE(report["cuda_measured"].empty());
+}
+
+TEST(MeasuredResults, ANonFiniteDeviceErrorIsAboveEveryModel) {
+  json doc = fixture();
+  doc["entries"][0]["model_checks"][0]["measured_max_abs"] = nullptr;  // how JSON keeps a NaN
+  EXPECT_NO_THROW(validate(doc, "f.json"));
+  ASSERT_EQ(above_model(doc).size(), 1u);
+  EXPECT_NE(above_model(doc)[0].find("not a finite number"), std::string::npos);
 }
 
 TEST(MeasuredResults, TheNewestMeasurementWins) {

@@ -62,10 +62,10 @@ std::vector<std::vector<std::string>> speed_rows(const json& d) {
 }
 
 // The implementations' model checks: name, grid, measured, the model's bound now, verdict.
-std::vector<std::vector<std::string>> model_rows(const json& report, const std::string& device) {
+std::vector<std::vector<std::string>> model_rows(const json& report, const json& source) {
   std::vector<std::vector<std::string>> rows;
   for (const json& e : report["implementations"]) {
-    if (!e.contains("measured") || e["measured"]["device"] != device) continue;
+    if (!e.contains("measured") || e["measured"]["source"] != source) continue;
     for (const json& c : e["measured"]["model_checks"]) {
       const bool above = c["above_model"].get<bool>();
       rows.push_back({e["name"].get<std::string>(),
@@ -123,6 +123,10 @@ constexpr const char* kIntro =
 
 }  // namespace
 
+bool shows_measured_figures(const json& e) {
+  return e.contains("measured") && e["measured"].value("same_study", false);
+}
+
 std::string measured_label(const json& e) {
   if (!e.contains("measured")) return "";
   const json& m = e["measured"];
@@ -140,7 +144,7 @@ std::string cuda_measured_markdown(const json& report) {
     md << "\n### " << device << "\n\n"
        << device_line(d) << "; " << roofline_line(d) << ".\n\n"
        << markdown_table(kSpeedHead, speed_rows(d));
-    const auto models = model_rows(report, device);
+    const auto models = model_rows(report, d["source"]);
     if (!models.empty()) md << "\n" << markdown_table(kModelHead, models);
   }
   return md.str();
@@ -156,7 +160,7 @@ std::string cuda_measured_html(const json& report) {
     h << "<h3>" << html_escape(device) << "</h3>\n<p>"
       << html_escape(device_line(d) + "; " + roofline_line(d)) << ".</p>\n"
       << html_table(kSpeedHead, speed_rows(d));
-    const auto models = model_rows(report, device);
+    const auto models = model_rows(report, d["source"]);
     if (!models.empty()) h << html_table(kModelHead, models);
   }
   h << "</section>\n";

@@ -80,7 +80,7 @@ std::string implementations_html(const json& r) {
   };
   for (const json& e : r["implementations"]) {
     const std::string dtype = e["output"].get<std::string>();
-    const bool measured_elsewhere = e.contains("measured");  // a GPU's figures (reports/measured)
+    const bool measured_elsewhere = shows_measured_figures(e);  // a GPU's (reports/measured)
     h << "<tr><td><code>" << html_escape(e["name"].get<std::string>()) << "</code>"
       << (measured_elsewhere ? "<br><em>" + html_escape(measured_label(e)) + "</em>" : "")
       << "</td><td>" << html_escape(e["claim"].get<std::string>()) << "</td>";
@@ -89,6 +89,9 @@ std::string implementations_html(const json& r) {
         << html_escape(e["unavailable_reason"].get<std::string>())
         << (e.contains("modelled")
                 ? "; <em>" + html_escape(e["modelled"]["text"].get<std::string>()) + "</em>"
+                : "")
+        << (e.contains("measured")
+                ? "; " + html_escape(measured_label(e) + " (another study's grids)")
                 : "")
         << "</td></tr>\n";
       continue;

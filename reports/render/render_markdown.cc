@@ -85,11 +85,12 @@ std::string to_markdown(const json& r) {
         "roofline |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const json& e : r["implementations"]) {
     const std::string dtype = e["output"].get<std::string>();
-    const bool measured_elsewhere = e.contains("measured");  // a GPU's figures (reports/measured)
+    const bool measured_elsewhere = shows_measured_figures(e);  // a GPU's (reports/measured)
     if (!e["available"].get<bool>() && !measured_elsewhere) {
       md << "| `" << e["name"].get<std::string>() << "` | " << e["claim"].get<std::string>()
          << " | unavailable here: " << e["unavailable_reason"].get<std::string>()
          << (e.contains("modelled") ? "; " + e["modelled"]["text"].get<std::string>() : "")
+         << (e.contains("measured") ? "; " + measured_label(e) + " (another study's grids)" : "")
          << " ||||||||||\n";
       continue;
     }
@@ -112,7 +113,7 @@ std::string to_markdown(const json& r) {
   for (size_t i = 0; i < first.size(); ++i) md << "---|";
   md << "\n";
   for (const json& e : r["implementations"]) {
-    if (!e["available"].get<bool>() && e["bands"].empty()) continue;
+    if (!e["available"].get<bool>() && !shows_measured_figures(e)) continue;
     md << "| `" << e["name"].get<std::string>() << "` |";
     for (const json& b : e["bands"])
       md << " " << (b["elements"].get<uint64_t>() ? figure_text(b["max_abs"]) : std::string("-"))

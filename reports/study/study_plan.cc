@@ -51,7 +51,8 @@ EntryResult describe_entry(const core::Implementation& e, uint64_t max_position)
   r.max_position = e.max_position;
   r.available = !e.available || e.available();
   r.unavailable_reason = r.available ? "" : std::string(e.unavailable_reason);
-  if (e.device == core::Device::kCuda) r.modelled = core::cuda::modelled_text(e);
+  // Modelled only where it cannot run: on a device its figures are measured like the CPU's.
+  if (e.device == core::Device::kCuda && !r.available) r.modelled = core::cuda::modelled_text(e);
   r.bands = empty_bands(max_position);
   return r;
 }
