@@ -261,7 +261,8 @@ TEST_P(EntryModel, RecordedModel) {
   const RecordedModel* r = recorded_model(e.name);
   ASSERT_NE(r, nullptr) << "record in core/cuda/modelled_bounds.cc:\n" << line;
   const auto close = [](double a, double b) {
-    return a == b || std::fabs(a - b) <= 0.002 * std::max(std::fabs(a), std::fabs(b));
+    return a == b ||
+           std::fabs(a - b) <= kRecordedRelativeTolerance * std::max(std::fabs(a), std::fabs(b));
   };
   EXPECT_TRUE(close(r->near_abs, n.max_abs) && close(r->near_out_of_range, near_share) &&
               close(r->near_assumed_abs, n.assumed_max_abs) && close(r->far_abs, far_abs) &&

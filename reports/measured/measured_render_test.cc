@@ -45,7 +45,7 @@ TEST(MeasuredRender, TheDeviceSectionShowsRooflineSpeedsAndModelChecks) {
   EXPECT_NE(md.find("ABOVE: the model is wrong"), std::string::npos) << md;
   EXPECT_NE(cuda_measured_html(report).find("<h3>Fixture GPU</h3>"), std::string::npos);
   EXPECT_EQ(measured_label(report["implementations"][0]),
-            "measured on Fixture GPU, 2026-11-28 (commit 0123456)");
+            "measured on Fixture GPU, 2026-11-28, commit 0123456");
   EXPECT_EQ(cuda_measured_markdown(json::object()), "");
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "peverify/core/cuda/modelled_bounds.h"
@@ -41,9 +42,15 @@ json model_checks_now(const std::string& entry, const json& checks) {
   for (json c : checks) {
     const double bound = model_bound(entry, c["grid"].get<std::string>());
     c["model_max_abs_now"] = bound < 0 ? json() : json(bound);
-    // null: an error that is not a finite number (a NaN or an infinity on the device).
+    // null: an error that is not a finite number (a NaN or an infinity on the device). Above the
+    // model: above its exact bound when measured, or above the bound recorded now (a model
+    // changed since), which is the model's to within its recording's precision.
     const json& measured = c["measured_max_abs"];
-    c["above_model"] = bound >= 0 && (!measured.is_number() || measured.get<double>() > bound);
+    const double m =
+        measured.is_number() ? measured.get<double>() : std::numeric_limits<double>::infinity();
+    const double then = c.value("model_max_abs", std::numeric_limits<double>::infinity());
+    c["above_model"] =
+        m > then || (bound >= 0 && m > bound * (1 + core::cuda::kRecordedRelativeTolerance));
     out.push_back(c);
   }
   return out;

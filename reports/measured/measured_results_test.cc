@@ -153,6 +153,19 @@ TEST(MeasuredResults, AMeasurementAboveItsModelIsFlagged) {
       report["implementations"][1]["measured"]["model_checks"][0]["above_model"].get<bool>());
 }
 
+TEST(MeasuredResults, AMeasurementAtItsModelIsNotAboveItsFourDigitRecord) {
+  // The precise kernel's error is its model's exactly; the recorded bound keeps 4 digits.
+  json doc = fixture();
+  json& check = doc["entries"][0]["model_checks"][0];
+  doc["entries"][0]["name"] = "cuda/precise/f64>f32/accurate";
+  check["measured_max_abs"] = check["model_max_abs"] = 2.9802306733550665e-08;
+  EXPECT_GT(2.9802306733550665e-08,
+            core::cuda::recorded_model("cuda/precise/f64>f32/accurate")->near_abs);
+  EXPECT_TRUE(above_model(doc).empty());
+  check["measured_max_abs"] = 2.9802306733550666e-08 * 1.001;  // above the exact model then
+  EXPECT_EQ(above_model(doc).size(), 1u);
+}
+
 // The committed measurements (reports/measured/<gpu>/*.json): valid, and every measured maximum
 // within the host model's bound recorded now; a model that a GPU beats is wrong.
 TEST(MeasuredResults, EveryCommittedMeasurementIsWithinItsModel) {

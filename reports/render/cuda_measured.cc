@@ -130,7 +130,7 @@ bool shows_measured_figures(const json& e) {
 std::string measured_label(const json& e) {
   if (!e.contains("measured")) return "";
   const json& m = e["measured"];
-  return fmt::format("measured on {}, {} (commit {})", m["device"].get<std::string>(),
+  return fmt::format("measured on {}, {}, commit {}", m["device"].get<std::string>(),
                      m["date"].get<std::string>().substr(0, 10),
                      m["commit"].get<std::string>().substr(0, 7));
 }

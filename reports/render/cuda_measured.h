@@ -17,7 +17,7 @@ std::string cuda_measured_html(const nlohmann::json& report);
 // the measured study is this report's).
 bool shows_measured_figures(const nlohmann::json& entry);
 
-// "measured on NVIDIA H100 80GB HBM3, 2026-11-28 (commit 0123456)" for an implementation that
+// "measured on NVIDIA H100 80GB HBM3, 2026-11-28, commit 0123456" for an implementation that
 // carries "measured"; empty otherwise.
 std::string measured_label(const nlohmann::json& entry);
 
