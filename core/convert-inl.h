@@ -97,13 +97,22 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> F16FromF32Bits(DF /* df */, hn::Vec
 // truncates), so it is written here: add half an ulp minus one, plus the kept lsb, then truncate.
 // kMayBeNaN false: the caller guarantees no lane is NaN (its values are bounded), and a NaN would
 // come out as a wrong finite value or Inf.
+// BF16RoundedF32Bits is that sum before the shift: its upper 16 bits are the bfloat16, so that
+// two vectors can be packed at once (ConcatOdd), for finite inputs.
+template <class DF>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16RoundedF32Bits(DF /* df */, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du;
+  const auto bits = hn::BitCast(du, v);
+  const auto odd = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
+  return hn::Add(bits, hn::Add(hn::Set(du, 0x7fffu), odd));
+}
+
 template <bool kMayBeNaN = true, class DF>
-HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16FromF32Bits(DF /* df */, hn::Vec<DF> v) {
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16FromF32Bits(DF df, hn::Vec<DF> v) {
   const hn::RebindToUnsigned<DF> du;
   const hn::RebindToSigned<DF> di;
   const auto bits = hn::BitCast(du, v);
-  const auto odd = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
-  const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7fffu), odd)));
+  const auto rounded = hn::ShiftRight<16>(BF16RoundedF32Bits(df, v));
   if constexpr (!kMayBeNaN) return rounded;
   // A NaN would round into Inf (or wrap to zero): keep its top bits and make it quiet instead.
   const auto nan = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du, 0x40u));
