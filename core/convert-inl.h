@@ -93,12 +93,9 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> F16FromF32Bits(DF /* df */, hn::Vec
   return hn::Or(r, hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 0x8000u)));
 }
 
-// float -> bfloat16 bits, ties to even. Highway 1.0.3 has no such conversion (its DemoteTo
-// truncates), so it is written here: add half an ulp minus one, plus the kept lsb, then truncate.
-// kMayBeNaN false: the caller guarantees no lane is NaN (its values are bounded), and a NaN would
-// come out as a wrong finite value or Inf.
-// BF16RoundedF32Bits is that sum before the shift: its upper 16 bits are the bfloat16, so that
-// two vectors can be packed at once (ConcatOdd), for finite inputs.
+// float -> bfloat16 ties to even, left in the upper 16 bits of each lane (finite inputs): add half
+// an ulp minus one, plus the kept lsb. Highway 1.0.3 has no such conversion (its DemoteTo
+// truncates), so it is written here; the upper halves of two vectors pack in one ConcatOdd.
 template <class DF>
 HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16RoundedF32Bits(DF /* df */, hn::Vec<DF> v) {
   const hn::RebindToUnsigned<DF> du;
@@ -107,6 +104,9 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16RoundedF32Bits(DF /* df */, hn:
   return hn::Add(bits, hn::Add(hn::Set(du, 0x7fffu), odd));
 }
 
+// float -> bfloat16 bits, ties to even: BF16RoundedF32Bits, then truncate. kMayBeNaN false: the
+// caller guarantees no lane is NaN (its values are bounded), and a NaN would come out as a wrong
+// finite value or Inf.
 template <bool kMayBeNaN = true, class DF>
 HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16FromF32Bits(DF df, hn::Vec<DF> v) {
   const hn::RebindToUnsigned<DF> du;
