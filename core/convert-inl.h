@@ -93,17 +93,26 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> F16FromF32Bits(DF /* df */, hn::Vec
   return hn::Or(r, hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 0x8000u)));
 }
 
-// float -> bfloat16 bits, ties to even. Highway 1.0.3 has no such conversion (its DemoteTo
-// truncates), so it is written here: add half an ulp minus one, plus the kept lsb, then truncate.
-// kMayBeNaN false: the caller guarantees no lane is NaN (its values are bounded), and a NaN would
-// come out as a wrong finite value or Inf.
+// float -> bfloat16 ties to even, left in the upper 16 bits of each lane (finite inputs): add half
+// an ulp minus one, plus the kept lsb. Highway 1.0.3 has no such conversion (its DemoteTo
+// truncates), so it is written here; the upper halves of two vectors pack in one ConcatOdd.
+template <class DF>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16RoundedF32Bits(DF /* df */, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du;
+  const auto bits = hn::BitCast(du, v);
+  const auto odd = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
+  return hn::Add(bits, hn::Add(hn::Set(du, 0x7fffu), odd));
+}
+
+// float -> bfloat16 bits, ties to even: BF16RoundedF32Bits, then truncate. kMayBeNaN false: the
+// caller guarantees no lane is NaN (its values are bounded), and a NaN would come out as a wrong
+// finite value or Inf.
 template <bool kMayBeNaN = true, class DF>
-HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16FromF32Bits(DF /* df */, hn::Vec<DF> v) {
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16FromF32Bits(DF df, hn::Vec<DF> v) {
   const hn::RebindToUnsigned<DF> du;
   const hn::RebindToSigned<DF> di;
   const auto bits = hn::BitCast(du, v);
-  const auto odd = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
-  const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7fffu), odd)));
+  const auto rounded = hn::ShiftRight<16>(BF16RoundedF32Bits(df, v));
   if constexpr (!kMayBeNaN) return rounded;
   // A NaN would round into Inf (or wrap to zero): keep its top bits and make it quiet instead.
   const auto nan = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du, 0x40u));

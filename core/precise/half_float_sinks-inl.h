@@ -56,6 +56,8 @@ HWY_BEFORE_NAMESPACE();
 namespace pev::core::precise::HWY_NAMESPACE {
 
 #if HWY_TARGET != HWY_SCALAR
+using core::HWY_NAMESPACE::BF16RoundedF32Bits;
+
 // The float rotation's threshold T (the comment above) rounded up to float.
 inline float FloatThreshold(double threshold) {
   auto f = static_cast<float>(threshold);
@@ -75,71 +77,86 @@ HWY_INLINE void StoreRuns(hn::Vec<DU16> bits, uint16_t* HWY_RESTRICT p, const in
     if (off >= 0) StorePatterns<kStream>(bits, p + off);
 }
 
+// 2 x 2N floats -> their 4N patterns at p. bfloat16 without VCVTNEPS2BF16 rounds both vectors,
+// then packs them in one ConcatOdd (a pack and a lane permutation for 4N values where each
+// vector would take its own): a full vector, so a streamed p must be aligned to 8N bytes.
+template <Dtype kOut, bool kNative, bool kStream>
+HWY_INLINE void StorePatternPair(hn::Vec<DF> y0, hn::Vec<DF> y1, uint16_t* HWY_RESTRICT p) {
+  if constexpr (kOut == Dtype::kBFloat16 && !kNative) {
+    const hn::Repartition<uint16_t, DF> d16;
+    const auto bits = hn::ConcatOdd(d16, hn::BitCast(d16, BF16RoundedF32Bits(DF(), y1)),
+                                    hn::BitCast(d16, BF16RoundedF32Bits(DF(), y0)));
+    if constexpr (kStream) {
+      hn::Stream(bits, d16, p);
+    } else {
+      hn::StoreU(bits, d16, p);
+    }
+  } else {
+    StorePatterns<kStream>(HalfBits<kOut, kNative>(y0), p);
+    StorePatterns<kStream>(HalfBits<kOut, kNative>(y1), p + hn::Lanes(DF()));
+  }
+}
+
 // Zipped rows: lane 2k + {0, 1} of a float vector is P c_k + Q s_k with (P, Q) = (S_k, C_k) for a
 // sine and (C_k, -S_k) for a cosine, so the rotation yields the zipped row with no permutation,
 // from the table with each value twice.
 template <Dtype kOut, bool kNative, Pairing kPairing>
 class ZippedHalfFloatFirst {
+  using F = hn::Vec<DF>;
+
  public:
   static constexpr bool kFloatFirst = true;
   using Exact = ZippedHalf<kOut, kNative, kPairing>;
+  // Whether StorePatternPair stores a full vector, 8N bytes: streamed, that needs rows of a
+  // multiple of 2N pairs and the table aligned to 8N bytes.
+  static constexpr bool kWholePairs = kOut == Dtype::kBFloat16 && !kNative;
+  static constexpr size_t kStreamAlignment =
+      kWholePairs ? 8 * hn::MaxLanes(DF64()) : Exact::kStreamAlignment;
   // fixup: the double sinks' threshold; small: the float rotation's (float_rotation_threshold).
   ZippedHalfFloatFirst(uint16_t* table, size_t width, double fixup, double small)
       : exact_(table, width, fixup), small_(FloatThreshold(small)) {}
-  static constexpr bool CanStream(size_t half) { return Exact::CanStream(half); }
+  static constexpr bool CanStream(size_t half) {
+    return Exact::CanStream(half) && (!kWholePairs || half % (2 * hn::MaxLanes(DF64())) == 0);
+  }
   template <bool kStream>
   HWY_INLINE bool Rows(const Block& block) const {
     const Block b = block;  // a local copy: the stores below may not alias it
     const DF df;
     const size_t n = hn::Lanes(DF64());  // pairs per float vector
     const size_t chunk = b.i1 - b.i0;
-    const auto idx = ZipIndices();
+    const size_t width = exact_.width();  // a local: the stores may alias the member
     const auto small = hn::Set(df, small_);
     auto min = hn::Set(df, std::numeric_limits<float>::infinity());
-    uint16_t* HWY_RESTRICT row = exact_.table() + b.row0 * exact_.width() + 2 * b.i0;
-    // Pairs [i, i + N) of row r in float.
-    const auto rotate = [&](hn::Vec<DF> pv, hn::Vec<DF> qv, size_t r, size_t i) HWY_ATTR {
-      const size_t t = 2 * (r * chunk + i);
-      return hn::MulAdd(pv, hn::LoadU(df, b.table_cos_f2 + t),
-                        hn::Mul(qv, hn::LoadU(df, b.table_sin_f2 + t)));
-    };
-    // Those pairs at p: y rounded, or the double rotation's where y holds a small value.
-    const auto put = [&](uint16_t* HWY_RESTRICT p, hn::Vec<DF> y, size_t r, size_t i) HWY_ATTR {
-      if (HWY_LIKELY(!AnySmall(y, small))) {
-        StorePatterns<kStream>(HalfBits<kOut, kNative>(y), p);
-      } else {
-        const DF64 d;
-        V ys, yc;
-        Rotate(d, b.anchor_sin + b.i0 + i, b.anchor_cos + b.i0 + i, b.table_sin + r * chunk + i,
-               b.table_cos + r * chunk + i, ys, yc);
-        Exact::template Store<kStream>(p, ys, yc, idx, min);
-      }
-    };
+    uint16_t* HWY_RESTRICT row = exact_.table() + b.row0 * width + 2 * b.i0;
     if (chunk == kChunkVectors * n) {
       // Anchors in registers, the loop over lanes unrolled, and one test per row: its smallest
-      // magnitude (a branch per vector cost ~8% of the time).
-      hn::Vec<DF> pv[kChunkVectors], qv[kChunkVectors];
-      for (size_t k = 0; k < kChunkVectors; ++k) Anchors(b, b.i0 + k * n, idx, pv[k], qv[k]);
-      for (size_t r = 0; r < b.rows; ++r, row += exact_.width()) {
-        hn::Vec<DF> y[kChunkVectors];
-        auto least = hn::Set(df, std::numeric_limits<float>::infinity());
-        for (size_t k = 0; k < kChunkVectors; ++k) {
-          y[k] = rotate(pv[k], qv[k], r, k * n);
-          least = MinMagnitude(least, y[k]);
+      // magnitude (a branch per vector cost ~8% of the time). A row that fails it takes SmallRow:
+      // about 1 float16 value in 800 is small, so 1 row of a chunk in 12 on AVX2 (64 values).
+      F pv[kChunkVectors], qv[kChunkVectors];
+      for (size_t k = 0; k < kChunkVectors; ++k) Anchors(b, b.i0 + k * n, pv[k], qv[k]);
+      uint16_t* p = row;
+      for (size_t r = 0; r < b.rows; ++r, p += width) {
+        F y[kChunkVectors];
+        y[0] = Rotated(b, pv[0], qv[0], r, 0);
+        auto least = hn::Abs(y[0]);
+        for (size_t k = 1; k < kChunkVectors; ++k) {
+          y[k] = Rotated(b, pv[k], qv[k], r, k * n);
+          least = hn::Min(least, hn::Abs(y[k]));
         }
         if (HWY_LIKELY(hn::AllFalse(df, hn::Lt(least, small)))) {
-          for (size_t k = 0; k < kChunkVectors; ++k)
-            StorePatterns<kStream>(HalfBits<kOut, kNative>(y[k]), row + 2 * k * n);
+          for (size_t k = 0; k < kChunkVectors; k += 2)
+            StorePatternPair<kOut, kNative, kStream>(y[k], y[k + 1], p + 2 * k * n);
         } else {
-          for (size_t k = 0; k < kChunkVectors; ++k) put(row + 2 * k * n, y[k], r, k * n);
+          SmallRow<kStream>(b, pv, qv, r, p, min);
         }
       }
     } else {
       for (size_t i = 0; i < chunk; i += n) {
-        hn::Vec<DF> pv, qv;
-        Anchors(b, b.i0 + i, idx, pv, qv);
+        F pv, qv;
+        Anchors(b, b.i0 + i, pv, qv);
         uint16_t* p = row + 2 * i;
-        for (size_t r = 0; r < b.rows; ++r, p += exact_.width()) put(p, rotate(pv, qv, r, i), r, i);
+        for (size_t r = 0; r < b.rows; ++r, p += width)
+          Put<kStream>(b, Rotated(b, pv, qv, r, i), r, i, p, min);
       }
     }
     return exact_.Flagged(min);
@@ -149,9 +166,9 @@ class ZippedHalfFloatFirst {
 
  private:
   // P and Q for pairs [i, i + N).
-  static HWY_INLINE void Anchors(const Block& b, size_t i, ZipIdx idx, hn::Vec<DF>& pv,
-                                 hn::Vec<DF>& qv) {
+  static HWY_INLINE void Anchors(const Block& b, size_t i, F& pv, F& qv) {
     const DH dh;
+    const auto idx = ZipIndices();
     const auto s = hn::LoadU(dh, b.anchor_sin_f + i);
     const auto c = hn::LoadU(dh, b.anchor_cos_f + i);
     const auto minus_s = hn::Neg(s);
@@ -170,6 +187,63 @@ class ZippedHalfFloatFirst {
         break;
     }
   }
+  // Pairs [i, i + N) of row r in float (i within the chunk).
+  static HWY_INLINE F Rotated(const Block& b, F pv, F qv, size_t r, size_t i) {
+    const DF df;
+    const size_t t = 2 * (r * (b.i1 - b.i0) + i);
+    return hn::MulAdd(pv, hn::LoadU(df, b.table_cos_f2 + t),
+                      hn::Mul(qv, hn::LoadU(df, b.table_sin_f2 + t)));
+  }
+  // Those pairs at p: y rounded, or the double rotation's where y holds a small value.
+  template <bool kStream>
+  HWY_INLINE void Put(const Block& b, F y, size_t r, size_t i, uint16_t* HWY_RESTRICT p,
+                      F& min) const {
+    if (HWY_LIKELY(!AnySmall(y, hn::Set(DF(), small_)))) {
+      StorePatterns<kStream>(HalfBits<kOut, kNative>(y), p);
+    } else {
+      V ys, yc;
+      const size_t t = r * (b.i1 - b.i0) + i;
+      Rotate(DF64(), b.anchor_sin + b.i0 + i, b.anchor_cos + b.i0 + i, b.table_sin + t,
+             b.table_cos + t, ys, yc);
+      Exact::template Store<kStream>(p, ys, yc, ZipIndices(), min);
+    }
+  }
+  // Row r of a full chunk at p, a row that holds a small value: each vector's patterns from its
+  // float rotation (done again from the anchors pv, qv), or from the double rotation where that
+  // holds a small value, as Put. Usually one vector does: it is found from the comparison masks
+  // and the others keep their float patterns without a branch per vector, which would be
+  // mispredicted here; a row with several takes Put's branch per vector.
+  template <bool kStream>
+  HWY_NOINLINE void SmallRow(const Block& b, const F (&pv)[kChunkVectors],
+                             const F (&qv)[kChunkVectors], size_t r, uint16_t* HWY_RESTRICT p,
+                             F& min) const {
+    const DF64 d;
+    const DU16 du16;
+    const size_t n = hn::Lanes(d);
+    const auto small = hn::Set(DF(), small_);
+    F y[kChunkVectors];
+    unsigned flagged = 0;  // bit k: vector k holds a small value
+    for (size_t k = 0; k < kChunkVectors; ++k) {
+      y[k] = Rotated(b, pv[k], qv[k], r, k * n);
+      flagged |= static_cast<unsigned>(AnySmall(y[k], small)) << k;
+    }
+    if (HWY_UNLIKELY(flagged == 0 || (flagged & (flagged - 1)) != 0)) {
+      for (size_t k = 0; k < kChunkVectors; ++k)
+        Put<kStream>(b, y[k], r, k * n, p + 2 * k * n, min);
+      return;
+    }
+    const auto odd = static_cast<size_t>(__builtin_ctz(flagged));
+    V ys, yc;
+    const size_t j = odd * n, t = r * (b.i1 - b.i0) + j;
+    Rotate(d, b.anchor_sin + b.i0 + j, b.anchor_cos + b.i0 + j, b.table_sin + t, b.table_cos + t,
+           ys, yc);
+    const auto exact = Exact::Bits(ys, yc, ZipIndices(), min);
+    for (size_t k = 0; k < kChunkVectors; ++k) {
+      const auto take = hn::Set(du16, static_cast<uint16_t>(k == odd ? 0xffff : 0));
+      const auto bits = hn::IfThenElse(hn::MaskFromVec(take), exact, HalfBits<kOut, kNative>(y[k]));
+      StorePatterns<kStream>(bits, p + 2 * k * n);
+    }
+  }
   Exact exact_;
   float small_;
 };
@@ -181,6 +255,7 @@ class RunsHalfFloatFirst {
  public:
   static constexpr bool kFloatFirst = true;
   using Exact = RunsHalf<kOut, kNative, kSin, kCos>;
+  static constexpr size_t kStreamAlignment = Exact::kStreamAlignment;
   RunsHalfFloatFirst(uint16_t* table, size_t width, double threshold, const RowShape& shape,
                      double small)
       : exact_(table, width, threshold, shape), small_(FloatThreshold(small)) {}

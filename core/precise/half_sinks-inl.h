@@ -94,6 +94,8 @@ template <Dtype kOut>
 class HalfTable {
  public:
   static constexpr bool kTrack = kOut != Dtype::kFloat16;
+  // Streamed stores are 4N bytes (2N patterns): the table must be aligned to that.
+  static constexpr size_t kStreamAlignment = 4 * hn::MaxLanes(DF64());
   HalfTable(uint16_t* table, size_t width, double threshold)
       : table_(table), width_(width), threshold_(HalfThreshold(threshold)) {}
   // Whether the tracked minimum may hold a value to fix up.
@@ -141,10 +143,13 @@ class ZippedHalf : public HalfTable<kOut> {
   // One vector of N pairs at p (2N values), the smaller magnitudes tracked in min.
   template <bool kStream>
   static HWY_INLINE void Store(uint16_t* HWY_RESTRICT p, V ys, V yc, ZipIdx idx, hn::Vec<DF>& min) {
+    StorePatterns<kStream>(Bits(ys, yc, idx, min), p);
+  }
+  // The 2N patterns that Store stores.
+  static HWY_INLINE hn::Vec<DU16> Bits(V ys, V yc, ZipIdx idx, hn::Vec<DF>& min) {
     const auto v = Zip(ys, yc, idx);
     if constexpr (kTrack) min = MinMagnitude(min, v);
-    const auto bits = HalfBits<kOut, kNative>(v);
-    StorePatterns<kStream>(bits, p);
+    return HalfBits<kOut, kNative>(v);
   }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
     HWY_ALIGN uint16_t s[hn::MaxLanes(DF64())], c[hn::MaxLanes(DF64())];

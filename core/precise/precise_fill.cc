@@ -91,8 +91,9 @@ void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint1
   const auto half = static_cast<size_t>(spec.d_model / 2);
   const double t = fixup_threshold(plan, kOut);
   const double small = float_rotation_threshold(plan, kOut);
-  const bool aligned = reinterpret_cast<uintptr_t>(out) % (4 * hn::Lanes(DF64())) == 0;
   const auto run = [&](auto& sink) HWY_ATTR {
+    using Sink = std::decay_t<decltype(sink)>;
+    const bool aligned = reinterpret_cast<uintptr_t>(out) % Sink::kStreamAlignment == 0;
     FillTiledMaybeStreaming(plan, t, spec.start, count, big && aligned && sink.CanStream(half),
                             sink);
   };
