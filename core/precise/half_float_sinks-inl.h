@@ -103,6 +103,7 @@ HWY_INLINE void StorePatternPair(hn::Vec<DF> y0, hn::Vec<DF> y1, uint16_t* HWY_R
 template <Dtype kOut, bool kNative, Pairing kPairing>
 class ZippedHalfFloatFirst {
   using F = hn::Vec<DF>;
+  static_assert(kChunkVectors % 2 == 0, "a full chunk's rows are stored two vectors at a time");
 
  public:
   static constexpr bool kFloatFirst = true;
