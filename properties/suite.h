@@ -33,7 +33,6 @@ struct SuiteProperty {
   // The name its expected verdict is recorded under (crosscheck/expectations.tsv): the property's,
   // but "oracle_sampled" for the sampled oracle, whose cases are not the exhaustive check's.
   const char* expectation;
-  bool rapidcheck;  // run over RapidCheck's generated cases (a counterexample is printed)
   std::optional<PropertyVerdict> (*run)(const UnderTest& ut);
 };
 const std::vector<SuiteProperty>& suite_properties();

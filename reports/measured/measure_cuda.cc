@@ -1,11 +1,9 @@
 #include "peverify/reports/measured/measure_cuda.h"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <stdexcept>
 
 #include "peverify/core/cuda/device_model.h"
@@ -79,10 +77,6 @@ json model_checks(const core::Implementation& e, const ModelGrids& g) {
   if (e.max_position >= kRecordedFarLast)
     out.push_back(model_check(e, "far", g.far, kRecordedFarRows, g.far_exact));
   return out;
-}
-
-std::string iso_now() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
 
 }  // namespace
@@ -199,7 +193,7 @@ json measure_cuda(const MeasureOptions& o,
                       elements, bytes, roofline));
     doc["rotations"].push_back(rotation);
   }
-  doc["date"] = iso_now();
+  doc["date"] = utc_timestamp();
   validate(doc, "the measurement");
   return doc;
 }

@@ -48,12 +48,19 @@ json model_checks_now(const std::string& entry, const json& checks) {
     const json& measured = c["measured_max_abs"];
     const double m =
         measured.is_number() ? measured.get<double>() : std::numeric_limits<double>::infinity();
-    const double then = c.value("model_max_abs", std::numeric_limits<double>::infinity());
+    const double then = c.contains("model_max_abs") && c["model_max_abs"].is_number()
+                            ? c["model_max_abs"].get<double>()
+                            : std::numeric_limits<double>::infinity();
     c["above_model"] =
         m > then || (bound >= 0 && m > bound * (1 + core::cuda::kRecordedRelativeTolerance));
     out.push_back(c);
   }
   return out;
+}
+
+// A bound with 4 digits, or "none" where none was recorded.
+std::string number_text(const json& x) {
+  return x.is_number() ? fmt::format("{:.4g}", x.get<double>()) : std::string("none");
 }
 
 // Whether two report.json "study" objects describe the same study (the filter, the benchmark and
@@ -157,13 +164,13 @@ std::vector<std::string> above_model(const json& doc) {
     for (const json& c : model_checks_now(name, e["model_checks"]))
       if (c["above_model"].get<bool>())
         out.push_back(fmt::format(
-            "{} on {}: measured max abs {} on the {} grid, above the host model's bound {:.4g}: "
-            "the model is wrong",
+            "{} on {}: measured max abs {} on the {} grid, above the host model's bound ({} when "
+            "measured, {} recorded now): the model is wrong",
             name, doc["device"]["name"].get<std::string>(),
-            c["measured_max_abs"].is_number()
-                ? fmt::format("{:.4g}", c["measured_max_abs"].get<double>())
-                : std::string("not a finite number"),
-            c["grid"].get<std::string>(), c["model_max_abs_now"].get<double>()));
+            c["measured_max_abs"].is_number() ? number_text(c["measured_max_abs"])
+                                              : std::string("not a finite number"),
+            c["grid"].get<std::string>(), number_text(c.value("model_max_abs", json())),
+            number_text(c["model_max_abs_now"])));
   }
   return out;
 }
@@ -205,7 +212,6 @@ void attach(json& report, const std::vector<json>& measurements) {
         {"commit", doc["commit"]},
         {"source", doc.value("source", "")},
         {"same_study", same_study},
-        {"roofline", "the device's store roofline"},
         {"model_checks", model_checks_now(i["name"].get<std::string>(), e["model_checks"])}};
   }
   json devices = json::array();

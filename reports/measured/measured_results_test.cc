@@ -166,6 +166,17 @@ TEST(MeasuredResults, AMeasurementAtItsModelIsNotAboveItsFourDigitRecord) {
   EXPECT_EQ(above_model(doc).size(), 1u);
 }
 
+TEST(MeasuredResults, AnEntryWithNoRecordedModelIsJudgedByTheModelWhenMeasured) {
+  json doc = fixture();
+  doc["entries"][0]["name"] = "cuda/not/recorded";
+  EXPECT_TRUE(above_model(doc).empty());  // 0.0009 against 0.003586 when measured
+  doc["entries"][0]["model_checks"][0]["measured_max_abs"] = 0.01;
+  const std::vector<std::string> lines = above_model(doc);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("0.003586 when measured, none recorded now"), std::string::npos)
+      << lines[0];
+}
+
 // The committed measurements (reports/measured/<gpu>/*.json): valid, and every measured maximum
 // within the host model's bound recorded now; a model that a GPU beats is wrong.
 TEST(MeasuredResults, EveryCommittedMeasurementIsWithinItsModel) {

@@ -71,7 +71,9 @@ std::vector<std::vector<std::string>> model_rows(const json& report, const json&
       rows.push_back({e["name"].get<std::string>(),
                       c["grid"] == "near" ? fmt::format("positions < {}", c["rows"].get<uint64_t>())
                                           : "64 positions to 2^20",
-                      figure_text(c["measured_max_abs"]), figure_text(c["model_max_abs_now"]),
+                      figure_text(c["measured_max_abs"]),
+                      c["model_max_abs_now"].is_null() ? std::string("none recorded")
+                                                       : figure_text(c["model_max_abs_now"]),
                       above ? "ABOVE: the model is wrong" : "within"});
     }
   }

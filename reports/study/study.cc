@@ -54,7 +54,11 @@ void finish_study(StudyResult& result, size_t implementations,
   result.rotations = study_rotation_scores();
   progress("timestep embeddings and multi-axis RoPE", 0.97);
   result.sinusoids = study_sinusoid_scores(result.config.threads);
-  result.date = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
+  result.date = utc_timestamp();
+}
+
+std::string utc_timestamp() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
 
 StudyResult run_study(const StudyConfig& config,

@@ -188,6 +188,9 @@ void finish_study(StudyResult& result, size_t implementations,
 // The bands accuracy is reported in.
 std::vector<std::pair<uint64_t, uint64_t>> report_bands(uint64_t max_position);
 
+// Now, as every result records its date: ISO 8601, UTC, to the second.
+std::string utc_timestamp();
+
 StudyResult run_study(const StudyConfig& config,
                       const std::function<void(const std::string&, double)>& progress);
 
