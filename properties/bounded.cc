@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "peverify/properties/accumulators.h"
+#include "peverify/properties/bounded_rows.h"
 
 namespace pev::properties {
 namespace {
@@ -47,25 +48,32 @@ int identity_row(const Claim& claim_in, double pos, double steps_term, int pairs
   claim.kind = kKind;
   int n = 0;
   double worst = worst_identity;
-  // For the model, e_s >= C u (|s| + angle) (and e_c likewise), so the tolerance is at least
-  // tol_low = 2 C u (s^2 + c^2 + angle (|s| + |c|)): a pair whose deviation is at most tol_low
-  // times min(worst, 1) can neither break the identity nor raise the worst fraction, and is
-  // settled without its two budgets.
-  const double cu = kKind == Claim::Kind::kModel ? claim.c * claim.u : 0.0;
-  for (int k = 0; k < pairs; ++k) {
+  // The pair's own check, in scalar code.
+  const auto check = [&](int k) {
     const double s = row[sin_col[k]], c = row[cos_col[k]];
     const double angle = pos * rate[k];
-    if constexpr (kKind == Claim::Kind::kModel) {
-      const double ss = s * s + c * c;
-      const double low = 2 * cu * (ss + angle * (std::fabs(s) + std::fabs(c)));
-      if (std::fabs(ss - att * att) <= low * std::min(worst, 1.0)) continue;
-    }
     const double es = allowed_near_as<kKind, kOutput>(claim, s, angle, steps_term, bound);
     const double ec = allowed_near_as<kKind, kOutput>(claim, c, angle, steps_term, bound);
     const double tol = identity_tolerance(s, c, es, ec, att);
     const double dev = std::fabs(s * s + c * c - att * att);
     if (dev > worst * tol) worst = dev / tol;  // false for NaN: not-finite values are counted apart
     if (dev > tol) bad[n++] = k;
+  };
+  if constexpr (kKind == Claim::Kind::kModel) {
+    // For the model, e_s >= C u (|s| + angle) (and e_c likewise), so the tolerance is at least
+    // tol_low = 2 C u (s^2 + c^2 + angle (|s| + |c|)): a pair whose deviation is at most tol_low
+    // times min(worst, 1) can neither break the identity nor raise the worst fraction, and is
+    // settled without its two budgets (in SIMD lanes; the row's worst so far only grows, so the
+    // pairs it leaves are at least those the running worst would).
+    thread_local std::vector<int> unsettled;
+    unsettled.resize(static_cast<size_t>(pairs));
+    const int left =
+        bounded_rows::unsettled_pairs({pos, pairs, sin_col, cos_col, rate, row,
+                                       2 * (claim.c * claim.u), att * att, std::min(worst, 1.0)},
+                                      unsettled.data());
+    for (int i = 0; i < left; ++i) check(unsettled[static_cast<size_t>(i)]);
+  } else {
+    for (int k = 0; k < pairs; ++k) check(k);
   }
   worst_identity = worst;
   return n;
@@ -161,13 +169,9 @@ void BoundedCheck::add(Part& p, uint64_t first, uint64_t n, const double* rows,
     const uint64_t pos = map_ ? map_->position(index) : spec_.start + first + r;
     const double* row = rows + r * width;
     // The values: a branch-free scan first, the rare violations named after.
-    double row_max = 0;
-    bool row_finite = true;
-    for (int c = 0; c < width; ++c) {
-      const double a = std::fabs(row[c]);
-      row_finite &= a <= 1e300;  // false for NaN and Inf
-      row_max = a > row_max ? a : row_max;
-    }
+    const bounded_rows::ValueScan scan = bounded_rows::scan_values(row, static_cast<size_t>(width));
+    const double row_max = scan.max_abs;
+    const bool row_finite = scan.finite;
     p.checked += static_cast<uint64_t>(width);
     if (row_finite) p.max_abs_value = std::max(p.max_abs_value, row_max);
     if (!row_finite || row_max > bound_) {
