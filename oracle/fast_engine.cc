@@ -112,6 +112,12 @@ TableWords table_words(const TableSpec& spec) {
 
 namespace {
 
+// Rows per anchor row (fast_engine.md, N): each tile's rows 0, 8, 16, ... are evaluated by the
+// kernel, and the rows between rotated from them by the values at 1 .. 7 positions, which cost
+// about a third of the kernel; what the rotation's absolute bound cannot decide (values near 0)
+// goes back to the kernel, then to MPFR.
+constexpr int kRowsPerAnchor = 8;
+
 class FastEngine final : public Engine {
  public:
   FastEngine(const TableSpec& spec, Dtype target)
@@ -119,6 +125,13 @@ class FastEngine final : public Engine {
     const Attention attention(spec);
     cos0_rounded_ = attention.rounded(target);
     cos0_exact_ = attention.rounded(Dtype::kFloat64);
+    // The values at positions 1 .. kRowsPerAnchor - 1 of every pair, unrounded, with bounds.
+    const size_t pairs = words_.zero.size();
+    Scratch scratch(pairs);
+    for (int j = 1; j < kRowsPerAnchor; ++j) {
+      offsets_[j].resize(pairs);
+      kernel_row(static_cast<uint64_t>(j), 0, pairs, scratch.row(pairs), &offsets_[j]);
+    }
   }
 
   std::string_view name() const override { return "fast"; }
@@ -127,34 +140,39 @@ class FastEngine final : public Engine {
     const auto pairs = static_cast<size_t>(tile.pair_count);
     out.resize(static_cast<size_t>(tile.position_count) * pairs);
     std::vector<uint32_t> undecided(pairs);
-    const fast::PairArrays at{words_.t0.data() + tile.first_pair,
-                              words_.t1.data() + tile.first_pair,
-                              words_.t2.data() + tile.first_pair};
+    fast::RowValues anchor;
+    anchor.resize(pairs);
+    bool anchored = false;  // `anchor` holds the values at this group's first row
     uint64_t decided = 0, handed = 0;
     for (int r = 0; r < tile.position_count; ++r) {
       const uint64_t pos = tile.first_position + static_cast<uint64_t>(r);
+      const int j = r % kRowsPerAnchor;
       const size_t first = static_cast<size_t>(r) * pairs;
+      const Outputs row_out{out.sin_rounded.data() + first, out.cos_rounded.data() + first,
+                            out.sin_exact.data() + first, out.cos_exact.data() + first,
+                            undecided.data()};
+      if (j == 0) anchored = false;
       if (pos == 0) {  // sin 0 = +0 and cos 0 = 1 exactly: the values are 0 and A
         std::fill_n(out.sin_rounded.begin() + first, pairs, 0.0);
         std::fill_n(out.sin_exact.begin() + first, pairs, 0.0);
         std::fill_n(out.cos_rounded.begin() + first, pairs, cos0_rounded_);
         std::fill_n(out.cos_exact.begin() + first, pairs, cos0_exact_);
+        if (j == 0) {  // an exact anchor: sin 0 + 0, cos 1 + 0, bounds 0
+          std::fill(anchor.cos_hi.begin(), anchor.cos_hi.end(), 1.0);
+          anchored = true;
+        }
         decided += pairs;
         continue;
       }
       size_t n = pairs;  // a position the kernel cannot hold exactly goes to MPFR whole
       if (pos <= kMaxPosition && words_.attention_in_range) {
-        const fast::Row row{.position = static_cast<double>(pos),
-                            .pairs = at,
-                            .attention_hi = words_.attention_hi,
-                            .attention_lo = words_.attention_lo,
-                            .count = pairs,
-                            .sin_rounded = out.sin_rounded.data() + first,
-                            .cos_rounded = out.cos_rounded.data() + first,
-                            .sin_exact = out.sin_exact.data() + first,
-                            .cos_exact = out.cos_exact.data() + first,
-                            .undecided = undecided.data()};
-        n = fast::evaluate_row(row, target_);
+        if (anchored) {
+          n = rotated_row(tile.first_pair, pairs, j, anchor, row_out);
+          n = kernel_retry(pos, tile.first_pair, n, row_out);
+        } else {
+          n = kernel_row(pos, tile.first_pair, pairs, row_out, j == 0 ? &anchor : nullptr);
+          anchored = j == 0;
+        }
       } else {
         for (size_t i = 0; i < pairs; ++i) undecided[i] = static_cast<uint32_t>(i);
       }
@@ -172,6 +190,102 @@ class FastEngine final : public Engine {
   }
 
  private:
+  // Where one row's results go: `count` entries each, and the indices left undecided.
+  struct Outputs {
+    double *sin_rounded, *cos_rounded, *sin_exact, *cos_exact;
+    uint32_t* undecided;
+  };
+  // Room for a row of `count` results (the kernel's retry of a rotated row's elements).
+  struct Scratch {
+    explicit Scratch(size_t count) { resize(count); }
+    void resize(size_t count) {
+      values.resize(4 * count);
+      undecided.resize(count);
+    }
+    Outputs row(size_t count) {
+      return {values.data(), values.data() + count, values.data() + 2 * count,
+              values.data() + 3 * count, undecided.data()};
+    }
+    std::vector<double> values;
+    std::vector<uint32_t> undecided;
+  };
+
+  // The kernel on pairs [first_pair, first_pair + count) at `pos`; returns how many it left
+  // undecided. `keep`: the values before rounding too (an anchor row, or the offsets).
+  size_t kernel_row(uint64_t pos, int first_pair, size_t count, const Outputs& o,
+                    fast::RowValues* keep) const {
+    const fast::Row row{.position = static_cast<double>(pos),
+                        .pairs = {words_.t0.data() + first_pair, words_.t1.data() + first_pair,
+                                  words_.t2.data() + first_pair},
+                        .attention_hi = words_.attention_hi,
+                        .attention_lo = words_.attention_lo,
+                        .count = count,
+                        .sin_rounded = o.sin_rounded,
+                        .cos_rounded = o.cos_rounded,
+                        .sin_exact = o.sin_exact,
+                        .cos_exact = o.cos_exact,
+                        .undecided = o.undecided,
+                        .keep = keep};
+    return fast::evaluate_row(row, target_);
+  }
+
+  // The row j positions after the anchor, rotated from it (fast_engine.md, N).
+  size_t rotated_row(int first_pair, size_t count, int j, const fast::RowValues& anchor,
+                     const Outputs& o) const {
+    const fast::RotatedRow row{.anchor = fast::values_at(anchor, 0),
+                               .offset = fast::values_at(offsets_[j], first_pair),
+                               .attention_hi = words_.attention_hi,
+                               .attention_lo = words_.attention_lo,
+                               .count = count,
+                               .sin_rounded = o.sin_rounded,
+                               .cos_rounded = o.cos_rounded,
+                               .sin_exact = o.sin_exact,
+                               .cos_exact = o.cos_exact,
+                               .undecided = o.undecided};
+    return fast::evaluate_rotated_row(row, target_);
+  }
+
+  // The kernel again on the n elements a rotated row left undecided (o.undecided[0 .. n)), whose
+  // values lie near 0, where the kernel's bound is relative and the rotation's absolute; returns
+  // how many remain, listed in o.undecided.
+  size_t kernel_retry(uint64_t pos, int first_pair, size_t n, const Outputs& o) const {
+    if (n == 0) return 0;
+    thread_local std::vector<double> t0, t1, t2;
+    thread_local Scratch scratch(0);
+    t0.assign(n + fast::kPad, 0.25);  // the pads: any finite value
+    t1.assign(n + fast::kPad, 0.0);
+    t2.assign(n + fast::kPad, 0.0);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t k = static_cast<size_t>(first_pair) + o.undecided[i];
+      t0[i] = words_.t0[k];
+      t1[i] = words_.t1[k];
+      t2[i] = words_.t2[k];
+    }
+    scratch.resize(n);
+    const Outputs s = scratch.row(n);
+    const fast::Row row{.position = static_cast<double>(pos),
+                        .pairs = {t0.data(), t1.data(), t2.data()},
+                        .attention_hi = words_.attention_hi,
+                        .attention_lo = words_.attention_lo,
+                        .count = n,
+                        .sin_rounded = s.sin_rounded,
+                        .cos_rounded = s.cos_rounded,
+                        .sin_exact = s.sin_exact,
+                        .cos_exact = s.cos_exact,
+                        .undecided = s.undecided};
+    const size_t left = fast::evaluate_row(row, target_);
+    for (size_t i = 0; i < n; ++i) {  // the undecided ones are overwritten by the caller
+      const uint32_t at = o.undecided[i];
+      o.sin_rounded[at] = s.sin_rounded[i];
+      o.cos_rounded[at] = s.cos_rounded[i];
+      o.sin_exact[at] = s.sin_exact[i];
+      o.cos_exact[at] = s.cos_exact[i];
+    }
+    for (size_t i = 0; i < left; ++i) s.undecided[i] = o.undecided[s.undecided[i]];
+    std::copy_n(s.undecided, left, o.undecided);
+    return left;
+  }
+
   // Whether the element went to the MPFR engine (a zero frequency needs none).
   bool hand_off(uint64_t pos, int pair, TileValues& out, size_t i) const {
     if (words_.zero[static_cast<size_t>(pair)]) {  // angle 0 at every position: 0 and A
@@ -193,7 +307,8 @@ class FastEngine final : public Engine {
   TableSpec spec_;
   Dtype target_;
   fast::TableWords words_;
-  double cos0_rounded_ = 1, cos0_exact_ = 1;  // A rounded: every cos at position 0
+  double cos0_rounded_ = 1, cos0_exact_ = 1;             // A rounded: every cos at position 0
+  std::array<fast::RowValues, kRowsPerAnchor> offsets_;  // [j]: at position j; [0] unused
   // Built on the first hand-off: most tables never need it.
   mutable std::once_flag fallback_once_;
   mutable std::unique_ptr<Engine> fallback_;

@@ -12,6 +12,7 @@
 
 #include "peverify/oracle/attention.h"
 #include "peverify/oracle/fast_engine_kernel.h"
+#include "peverify/oracle/fast_engine_testutil.h"
 #include "peverify/oracle/frequencies.h"
 #include "peverify/oracle/recipe_testutil.h"
 
@@ -46,9 +47,10 @@ struct Worst {
 };
 
 // Checks one element's sin and cos (times the attention factor when one is given) against MPFR at
-// 600 bits (error <= 2^-500 here).
+// 600 bits (error <= 2^-500 here). `rotated` > 0: the element as a rotated row computes it, from
+// the kernel's values at pos - rotated and at rotated (fast_engine.md, N).
 void check(const TableSpec& spec, const Frequencies& f, int pair, uint64_t pos, Worst& worst,
-           const Attention* attention = nullptr) {
+           const Attention* attention = nullptr, int rotated = 0) {
   const Words w = words_of(f, pair);
   double a_hi = 1, a_lo = 0;
   mpfr_t angle, s, c, diff, a;
@@ -59,7 +61,10 @@ void check(const TableSpec& spec, const Frequencies& f, int pair, uint64_t pos, 
     a_lo = mpfr_get_d(diff, MPFR_RNDN);
   }
   const fast::Detail got =
-      fast::evaluate_detail(static_cast<double>(pos), w.t0, w.t1, w.t2, a_hi, a_lo);
+      rotated > 0
+          ? fast::evaluate_rotated_detail(static_cast<double>(pos - static_cast<uint64_t>(rotated)),
+                                          rotated, w.t0, w.t1, w.t2, a_hi, a_lo)
+          : fast::evaluate_detail(static_cast<double>(pos), w.t0, w.t1, w.t2, a_hi, a_lo);
   f.compute(pair, 600, angle);
   mpfr_mul_ui(angle, angle, static_cast<unsigned long>(pos), MPFR_RNDN);
   mpfr_sin_cos(s, c, angle, MPFR_RNDN);
@@ -73,9 +78,10 @@ void check(const TableSpec& spec, const Frequencies& f, int pair, uint64_t pos, 
     mpfr_sub_d(diff, diff, lo, MPFR_RNDN);
     const double error = std::fabs(mpfr_get_d(diff, MPFR_RNDU));
     const double ratio = error / bound;
-    const std::string where =
-        fmt::format("d={} base={:a} pair={} pos={} {}: hi {:a} lo {:a} error {:a} bound {:a}",
-                    spec.d_model, spec.base, pair, pos, what, hi, lo, error, bound);
+    const std::string where = fmt::format(
+        "d={} base={:a} pair={} pos={} rotated={} {}: hi {:a} lo {:a} error {:a} "
+        "bound {:a}",
+        spec.d_model, spec.base, pair, pos, rotated, what, hi, lo, error, bound);
     EXPECT_LE(error, bound) << where;
     if (ratio > worst.error_over_bound) {
       worst.error_over_bound = ratio;
@@ -145,30 +151,51 @@ TEST(FastEngineBound, HoldsNextToMultiplesOfHalfPi) {
     TableSpec spec;
     spec.d_model = 512;
     const Frequencies f(spec);
-    // Continued fraction of pi/(2w) from MPFR at 600 bits; the numerators are the positions.
-    mpfr_t x, frac;
-    mpfr_inits2(600, x, frac, static_cast<mpfr_ptr>(nullptr));
-    mpfr_const_pi(x, MPFR_RNDN);
-    f.compute(pair, 600, frac);
-    mpfr_div(x, x, frac, MPFR_RNDN);
-    mpfr_div_2ui(x, x, 1, MPFR_RNDN);
-    long double p_prev = 1, p = 0;  // numerators p_{-1}, p_{-2}
-    for (int n = 0; n < 60; ++n) {
-      mpfr_floor(frac, x);
-      const double a = mpfr_get_d(frac, MPFR_RNDN);
-      const long double next = a * p_prev + p;
-      if (next > 0x1p53L) break;
-      p = p_prev;
-      p_prev = next;
-      for (const uint64_t delta : {0, 1})
-        check(spec, f, pair, static_cast<uint64_t>(next) + delta, worst);
-      mpfr_sub(x, x, frac, MPFR_RNDN);
-      if (mpfr_zero_p(x)) break;
-      mpfr_ui_div(x, 1, x, MPFR_RNDN);
-    }
-    mpfr_clears(x, frac, static_cast<mpfr_ptr>(nullptr));
+    for (const uint64_t p : fastcheck::half_pi_convergents(spec, pair))
+      for (const uint64_t delta : {0, 1}) check(spec, f, pair, p + delta, worst);
   }
   report(worst);
+}
+
+// Rows rotated from an anchor row (section N): random elements of plain tables and of recipes with
+// their attention factors, every offset 1 .. 7, and positions whose angle lies next to a multiple
+// of pi/2, where the cosine's sum cancels and the value is tiny against the absolute bound.
+TEST(FastEngineBound, RotatedRowsStayWithinTheirBound) {
+  std::mt19937_64 rng(4444);
+  const auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1p-53; };
+  Worst worst;
+  for (int s = 0; s < 100; ++s) {
+    TableSpec spec;
+    spec.d_model = 2 * static_cast<int>(1 + rng() % 2048);
+    spec.base = std::exp2(1.0 + 40.0 * unit());
+    const Frequencies f(spec);
+    for (int i = 0; i < 40; ++i) {
+      const int pair = static_cast<int>(rng() % static_cast<uint64_t>(spec.d_model / 2));
+      const int j = 1 + static_cast<int>(rng() % 7);
+      const uint64_t pos =
+          static_cast<uint64_t>(j) + static_cast<uint64_t>(std::exp2(53.0 * unit()));
+      check(spec, f, pair, pos, worst, nullptr, j);
+    }
+  }
+  for (const TableSpec& spec : recipes::random_recipes(32, 40)) {
+    const Frequencies f(spec);
+    const Attention a(spec);
+    for (int i = 0; i < 40; ++i) {
+      const int pair = static_cast<int>(rng() % static_cast<uint64_t>(spec.d_model / 2));
+      const int j = 1 + static_cast<int>(rng() % 7);
+      const uint64_t pos =
+          static_cast<uint64_t>(j) + static_cast<uint64_t>(std::exp2(40.0 * unit()));
+      check(spec, f, pair, pos, worst, &a, j);
+    }
+  }
+  TableSpec spec;  // w_0 = 1: positions next to multiples of pi/2, up to 2^53
+  spec.d_model = 512;
+  const Frequencies f(spec);
+  for (const uint64_t pos : fastcheck::half_pi_convergents(spec, 0))
+    for (int j = 1; j < 8; ++j)
+      if (pos > static_cast<uint64_t>(j)) check(spec, f, 0, pos, worst, nullptr, j);
+  report(worst);
+  EXPECT_GT(worst.elements, 5000);
 }
 
 // The constants of the kernel and the sin/cos table, against MPFR.

@@ -78,6 +78,14 @@ HWY_INLINE DD<V> AddDD(DD<V> x, DD<V> y) {
   return FastTwoSum(s.hi, hn::Add(s.lo, hn::Add(x.lo, y.lo)));
 }
 
+// x + y, normalized, cancellation allowed: the error is <= 5.01 u^2 (|x.hi| + |y.hi|), absolute
+// (fast_engine.md, D3). AddDD with TwoSum for its closing Fast2Sum.
+template <class V>
+HWY_INLINE DD<V> AddDDAny(DD<V> x, DD<V> y) {
+  const DD<V> s = TwoSum(x.hi, y.hi);
+  return TwoSum(s.hi, hn::Add(s.lo, hn::Add(x.lo, y.lo)));
+}
+
 template <class V>
 HWY_INLINE DD<V> Negate(DD<V> x) {
   return {hn::Neg(x.hi), hn::Neg(x.lo)};

@@ -112,6 +112,44 @@ HWY_INLINE void Scale(D d, const DD<V>& attention, Lanes<V>& e) {
   e.cos_bound = hn::MulAdd(hn::Abs(e.cos.hi), hn::Set(d, 0x1p-100), hn::Mul(a, e.cos_bound));
 }
 
+// N: sin and cos at anchor + j from the values at the anchor and at j, each within its bound:
+// sin(a + b) = sin a cos b + cos a sin b, cos(a + b) = cos a cos b - sin a sin b. The bound, the
+// four inputs' bounds and 2^-100 for the products and sums, covers the cosine's cancellation
+// (fast_engine.md, N).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE Lanes<V> Rotate(D d, const Lanes<V>& a, const Lanes<V>& j) {
+  Lanes<V> out;
+  out.sin = AddDDAny(MulDD(d, a.sin, j.cos), MulDD(d, a.cos, j.sin));
+  out.cos = AddDDAny(MulDD(d, a.cos, j.cos), Negate(MulDD(d, a.sin, j.sin)));
+  const V inputs = hn::Add(hn::Add(a.sin_bound, a.cos_bound), hn::Add(j.sin_bound, j.cos_bound));
+  // Inputs this far off are sent back (an infinite bound decides nothing): N1 needs them small.
+  const V bound = hn::MulAdd(inputs, hn::Set(d, 1 + 0x1p-40), hn::Set(d, 0x1p-100));
+  out.sin_bound = out.cos_bound =
+      hn::IfThenElse(hn::Gt(inputs, hn::Set(d, 0x1p-60)), hn::Inf(d), bound);
+  return out;
+}
+
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE Lanes<V> LoadValues(D d, const ValuesAt& v, size_t i) {
+  Lanes<V> e;
+  e.sin = {hn::LoadU(d, v.sin_hi + i), hn::LoadU(d, v.sin_lo + i)};
+  e.cos = {hn::LoadU(d, v.cos_hi + i), hn::LoadU(d, v.cos_lo + i)};
+  e.sin_bound = hn::LoadU(d, v.sin_bound + i);
+  e.cos_bound = hn::LoadU(d, v.cos_bound + i);
+  return e;
+}
+
+// Whole vectors: RowValues are kPad longer than their row.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE void StoreValues(D d, const Lanes<V>& e, RowValues& v, size_t i) {
+  hn::StoreU(e.sin.hi, d, v.sin_hi.data() + i);
+  hn::StoreU(e.sin.lo, d, v.sin_lo.data() + i);
+  hn::StoreU(e.sin_bound, d, v.sin_bound.data() + i);
+  hn::StoreU(e.cos.hi, d, v.cos_hi.data() + i);
+  hn::StoreU(e.cos.lo, d, v.cos_lo.data() + i);
+  hn::StoreU(e.cos_bound, d, v.cos_bound.data() + i);
+}
+
 // Whether every real within `bound` of v.hi + v.lo rounds to v.hi in float64. RN is monotone, so
 // it suffices that the two ends do, each computed as v.hi + (v.lo -+ bound); the bound's slack
 // covers the rounding of v.lo -+ bound (fast_engine.md, T1).
@@ -141,9 +179,10 @@ HWY_INLINE V RoundToFormat(D d, V x, hn::Mask<D>& midpoint) {
   return hn::Xor(o, sign);
 }
 
-// Rounds one vector of elements and stores it; records the lanes not decided.
-template <int P, int EMIN, class D, class V = hn::Vec<D>>
-HWY_INLINE void RoundAndStore(D d, const Lanes<V>& e, const Row& row, size_t i, size_t& undecided) {
+// Rounds one vector of elements and stores it; records the lanes not decided. R: Row or
+// RotatedRow.
+template <int P, int EMIN, class D, class R, class V = hn::Vec<D>>
+HWY_INLINE void RoundAndStore(D d, const Lanes<V>& e, const R& row, size_t i, size_t& undecided) {
   const size_t lanes = hn::Lanes(d);
   auto ok = hn::And(RoundsToHi(d, e.sin, e.sin_bound), RoundsToHi(d, e.cos, e.cos_bound));
   V sin_out = e.sin.hi, cos_out = e.cos.hi;
@@ -180,7 +219,8 @@ HWY_INLINE void RoundAndStore(D d, const Lanes<V>& e, const Row& row, size_t i, 
 }
 
 // kScaled: multiply by the attention factor (recipe tables); plain tables never pay for it.
-template <int P, int EMIN, bool kScaled>
+// kKeep: also keep the values before rounding and A (an anchor row).
+template <int P, int EMIN, bool kScaled, bool kKeep>
 size_t EvaluateRowFor(const Row& row) {
   const hn::ScalableTag<double> d;
   using V = hn::Vec<decltype(d)>;
@@ -192,6 +232,7 @@ size_t EvaluateRowFor(const Row& row) {
   const auto at = [&](size_t i) {
     Lanes<V> e = SinCos(d, pos, hn::LoadU(d, row.pairs.t0 + i), hn::LoadU(d, row.pairs.t1 + i),
                         hn::LoadU(d, row.pairs.t2 + i), table);
+    if constexpr (kKeep) StoreValues(d, e, *row.keep, i);
     if constexpr (kScaled) Scale(d, attention, e);
     return e;
   };
@@ -205,33 +246,77 @@ size_t EvaluateRowFor(const Row& row) {
   return undecided;
 }
 
-template <bool kScaled>
-size_t EvaluateRowScaled(const Row& row, Dtype target) {
+// A row rotated from its anchor (N), rounded and stored as EvaluateRowFor's.
+template <int P, int EMIN, bool kScaled>
+size_t EvaluateRotatedRowFor(const RotatedRow& row) {
+  const hn::ScalableTag<double> d;
+  using V = hn::Vec<decltype(d)>;
+  const size_t lanes = hn::Lanes(d);
+  const DD<V> attention{hn::Set(d, row.attention_hi), hn::Set(d, row.attention_lo)};
+  size_t undecided = 0;
+  for (size_t i = 0; i < row.count; i += lanes) {
+    Lanes<V> e = Rotate(d, LoadValues(d, row.anchor, i), LoadValues(d, row.offset, i));
+    if constexpr (kScaled) Scale(d, attention, e);
+    RoundAndStore<P, EMIN>(d, e, row, i, undecided);
+  }
+  return undecided;
+}
+
+// Calls f.template operator()<P, EMIN>() for the target format's precision and exponent range.
+template <class F>
+size_t ForFormat(Dtype target, F&& f) {
   constexpr FormatTraits f64 = traits_of(Dtype::kFloat64), f32 = traits_of(Dtype::kFloat32),
                          f16 = traits_of(Dtype::kFloat16), bf16 = traits_of(Dtype::kBFloat16);
   switch (target) {
     case Dtype::kFloat64:
-      return EvaluateRowFor<f64.precision, f64.min_exponent, kScaled>(row);
+      return f.template operator()<f64.precision, f64.min_exponent>();
     case Dtype::kFloat32:
-      return EvaluateRowFor<f32.precision, f32.min_exponent, kScaled>(row);
+      return f.template operator()<f32.precision, f32.min_exponent>();
     case Dtype::kFloat16:
-      return EvaluateRowFor<f16.precision, f16.min_exponent, kScaled>(row);
+      return f.template operator()<f16.precision, f16.min_exponent>();
     case Dtype::kBFloat16:
-      return EvaluateRowFor<bf16.precision, bf16.min_exponent, kScaled>(row);
+      break;
   }
-  return 0;
+  return f.template operator()<bf16.precision, bf16.min_exponent>();
 }
 
 size_t EvaluateRow(const Row& row, Dtype target) {
   const bool scaled = row.attention_hi != 1 || row.attention_lo != 0;
-  return scaled ? EvaluateRowScaled<true>(row, target) : EvaluateRowScaled<false>(row, target);
+  return ForFormat(target, [&]<int P, int EMIN>() {
+    if (row.keep)
+      return scaled ? EvaluateRowFor<P, EMIN, true, true>(row)
+                    : EvaluateRowFor<P, EMIN, false, true>(row);
+    return scaled ? EvaluateRowFor<P, EMIN, true, false>(row)
+                  : EvaluateRowFor<P, EMIN, false, false>(row);
+  });
 }
 
+size_t EvaluateRotatedRow(const RotatedRow& row, Dtype target) {
+  const bool scaled = row.attention_hi != 1 || row.attention_lo != 0;
+  return ForFormat(target, [&]<int P, int EMIN>() {
+    return scaled ? EvaluateRotatedRowFor<P, EMIN, true>(row)
+                  : EvaluateRotatedRowFor<P, EMIN, false>(row);
+  });
+}
 Detail EvaluateDetail(double position, double t0, double t1, double t2, double attention_hi,
                       double attention_lo) {
   const hn::ScalableTag<double> d;
   auto e = SinCos(d, hn::Set(d, position), hn::Set(d, t0), hn::Set(d, t1), hn::Set(d, t2),
                   sincos_table());
+  if (attention_hi != 1 || attention_lo != 0)
+    Scale(d, DD<hn::Vec<decltype(d)>>{hn::Set(d, attention_hi), hn::Set(d, attention_lo)}, e);
+  return {hn::GetLane(e.sin.hi), hn::GetLane(e.sin.lo), hn::GetLane(e.sin_bound),
+          hn::GetLane(e.cos.hi), hn::GetLane(e.cos.lo), hn::GetLane(e.cos_bound)};
+}
+
+Detail EvaluateRotatedDetail(double anchor, double offset, double t0, double t1, double t2,
+                             double attention_hi, double attention_lo) {
+  const hn::ScalableTag<double> d;
+  const auto values = [&](double position) {
+    return SinCos(d, hn::Set(d, position), hn::Set(d, t0), hn::Set(d, t1), hn::Set(d, t2),
+                  sincos_table());
+  };
+  auto e = Rotate(d, values(anchor), values(offset));
   if (attention_hi != 1 || attention_lo != 0)
     Scale(d, DD<hn::Vec<decltype(d)>>{hn::Set(d, attention_hi), hn::Set(d, attention_lo)}, e);
   return {hn::GetLane(e.sin.hi), hn::GetLane(e.sin.lo), hn::GetLane(e.sin_bound),
@@ -248,11 +333,33 @@ HWY_AFTER_NAMESPACE();
 namespace pev::oracle::fast {
 
 HWY_EXPORT(EvaluateRow);
+HWY_EXPORT(EvaluateRotatedRow);
 HWY_EXPORT(EvaluateDetail);
+HWY_EXPORT(EvaluateRotatedDetail);
 HWY_EXPORT(TargetName);
 
 size_t evaluate_row(const Row& row, Dtype target) {
   return HWY_DYNAMIC_DISPATCH(EvaluateRow)(row, target);
+}
+
+size_t evaluate_rotated_row(const RotatedRow& row, Dtype target) {
+  return HWY_DYNAMIC_DISPATCH(EvaluateRotatedRow)(row, target);
+}
+
+Detail evaluate_rotated_detail(double anchor, double offset, double t0, double t1, double t2,
+                               double attention_hi, double attention_lo) {
+  return HWY_DYNAMIC_DISPATCH(EvaluateRotatedDetail)(anchor, offset, t0, t1, t2, attention_hi,
+                                                     attention_lo);
+}
+
+void RowValues::resize(size_t count) {
+  for (auto* v : {&sin_hi, &sin_lo, &sin_bound, &cos_hi, &cos_lo, &cos_bound})
+    v->assign(count + kPad, 0.0);
+}
+
+ValuesAt values_at(const RowValues& v, size_t first) {
+  return {v.sin_hi.data() + first, v.sin_lo.data() + first, v.sin_bound.data() + first,
+          v.cos_hi.data() + first, v.cos_lo.data() + first, v.cos_bound.data() + first};
 }
 
 Detail evaluate_detail(double position, double t0, double t1, double t2, double attention_hi,

@@ -48,6 +48,19 @@ struct TableWords {
 };
 TableWords table_words(const TableSpec& spec);
 
+// One row's sin and cos before rounding and before the attention factor: double-doubles and the
+// bound on |hi + lo - exact| (fast_engine.md, B and N), one array each, `count + kPad` long (the
+// kernel writes whole vectors). What rotated rows start from: an anchor row and the offsets.
+struct RowValues {
+  std::vector<double> sin_hi, sin_lo, sin_bound, cos_hi, cos_lo, cos_bound;
+  void resize(size_t count);
+};
+// RowValues from one pair on: readable for the row's count + kPad entries.
+struct ValuesAt {
+  const double *sin_hi, *sin_lo, *sin_bound, *cos_hi, *cos_lo, *cos_bound;
+};
+ValuesAt values_at(const RowValues& values, size_t first);
+
 struct Row {
   double position;   // an integer in [1, 2^53], exact
   PairArrays pairs;  // at the row's first pair; readable for count + kPad entries
@@ -63,10 +76,27 @@ struct Row {
   // Receives the indices (0 .. count-1) of the elements the bound did not decide; their outputs
   // are unspecified. Room for count entries.
   uint32_t* undecided;
+  // When given, also receives the row's values before rounding and before A (an anchor row).
+  RowValues* keep = nullptr;
 };
 
 // Evaluates a row; returns how many indices it wrote to row.undecided.
 size_t evaluate_row(const Row& row, Dtype target);
+
+// A row rotated from an anchor row `j` positions before it (fast_engine.md, N): sin and cos of
+// (anchor + j) w from those of anchor w and of j w, each with its bound. Outputs as Row's.
+struct RotatedRow {
+  ValuesAt anchor;  // at the anchor position
+  ValuesAt offset;  // at position j
+  double attention_hi = 1, attention_lo = 0;
+  size_t count;
+  double* sin_rounded;
+  double* cos_rounded;
+  double* sin_exact;
+  double* cos_exact;
+  uint32_t* undecided;
+};
+size_t evaluate_rotated_row(const RotatedRow& row, Dtype target);
 
 // One element before rounding, for the tests of the bound: A sin and A cos of position * t as
 // double-doubles, and the bound on |hi + lo - exact| that the rounding test uses.
@@ -76,6 +106,9 @@ struct Detail {
 };
 Detail evaluate_detail(double position, double t0, double t1, double t2, double attention_hi = 1,
                        double attention_lo = 0);
+// The same for position anchor + offset, rotated from the kernel's values at both (section N).
+Detail evaluate_rotated_detail(double anchor, double offset, double t0, double t1, double t2,
+                               double attention_hi = 1, double attention_lo = 0);
 
 // The Highway target that evaluate_row dispatches to on this CPU, e.g. "AVX3".
 const char* dispatched_target();

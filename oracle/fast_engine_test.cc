@@ -163,6 +163,33 @@ TEST(FastEngine, SignedZerosAndTheLargestPositions) {
 
 // float16 subnormals from the lowest frequencies of a large base, and tiles that start at any
 // pair and end in a partial vector.
+// Rows rotated from an anchor row (fast_engine.md, N) whose values lie next to 0, where the
+// rotation's absolute bound cannot decide and the kernel (then MPFR) must: tiles of 16 rows around
+// every position whose angle is closest to a multiple of pi/2, from an anchor 7 rows before it, 3
+// rows before it and at it; every format; a plain table and a recipe with an attention factor.
+TEST(FastEngine, RotatedRowsNextToZerosMatchMpfr) {
+  TableSpec yarn;
+  yarn.d_model = 128;
+  yarn.base = 1e6;
+  yarn.rope.type = RopeType::kYarn;
+  yarn.rope.factor = 4;
+  yarn.rope.original_max_position = 32768;
+  for (const TableSpec& spec : {TableSpec{.d_model = 512}, yarn}) {
+    for (const Dtype dtype :
+         {Dtype::kFloat64, Dtype::kFloat32, Dtype::kFloat16, Dtype::kBFloat16}) {
+      const auto fast = make_fast_engine(spec, dtype);
+      const auto mpfr = make_mpfr_engine(spec, dtype);
+      Mismatches m;
+      for (const uint64_t p : fastcheck::half_pi_convergents(spec, 0))
+        for (const uint64_t back : {7, 3, 0})
+          if (p > back && p - back + 16 <= kMaxPosition)
+            fastcheck::compare_tile(*fast, *mpfr, spec, {p - back, 16, 0, 2}, dtype, m);
+      EXPECT_GT(m.elements, 500u);
+      EXPECT_EQ(m.count, 0u) << name_of(dtype) << "\n" << shown(m);
+    }
+  }
+}
+
 TEST(FastEngine, SubnormalsAndPartialVectors) {
   TableSpec spec;
   spec.d_model = 4096;

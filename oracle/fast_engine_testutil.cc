@@ -1,6 +1,7 @@
 #include "peverify/oracle/fast_engine_testutil.h"
 
 #include <fmt/format.h>
+#include <mpfr.h>
 
 #include <bit>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "peverify/encoding/format.h"
+#include "peverify/oracle/frequencies.h"
 #include "peverify/oracle/recipe_testutil.h"
 #include "peverify/oracle/table.h"
 #include "peverify/oracle/test_rng.h"
@@ -227,6 +229,31 @@ std::vector<HardCase> read_hard_cases(const std::string& path, std::string& erro
     cases.push_back(c);
   }
   return cases;
+}
+
+std::vector<uint64_t> half_pi_convergents(const TableSpec& spec, int pair) {
+  const Frequencies f(spec);
+  mpfr_t x, floor;
+  mpfr_inits2(600, x, floor, static_cast<mpfr_ptr>(nullptr));
+  mpfr_const_pi(x, MPFR_RNDN);
+  f.compute(pair, 600, floor);
+  mpfr_div(x, x, floor, MPFR_RNDN);
+  mpfr_div_2ui(x, x, 1, MPFR_RNDN);
+  std::vector<uint64_t> out;
+  long double p_prev = 1, p = 0;  // numerators p_{-1}, p_{-2}
+  for (int n = 0; n < 60; ++n) {
+    mpfr_floor(floor, x);
+    const long double next = mpfr_get_d(floor, MPFR_RNDN) * p_prev + p;
+    if (next > 0x1p53L) break;
+    p = p_prev;
+    p_prev = next;
+    out.push_back(static_cast<uint64_t>(next));
+    mpfr_sub(x, x, floor, MPFR_RNDN);
+    if (mpfr_zero_p(x)) break;
+    mpfr_ui_div(x, 1, x, MPFR_RNDN);
+  }
+  mpfr_clears(x, floor, static_cast<mpfr_ptr>(nullptr));
+  return out;
 }
 
 }  // namespace pev::oracle::fastcheck

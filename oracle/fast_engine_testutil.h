@@ -52,6 +52,11 @@ Mismatches compare_tables(const TableSpec& spec, uint64_t rows, Dtype dtype);
 Mismatches compare_recipes(uint64_t seed, int specs, int positions_per_region, Dtype target,
                            uint64_t* handed_off = nullptr);
 
+// Positions p whose angle p w_pair lies closest to a multiple of pi/2 (the numerators of the
+// continued fraction of pi / (2 w), from MPFR at 600 bits), up to 2^53: where sin or cos of the
+// angle is tiniest, and a reduction's or a rotation's error is largest against the value.
+std::vector<uint64_t> half_pi_convergents(const TableSpec& spec, int pair);
+
 struct HardCase {
   int line = 0;
   TableSpec spec;
