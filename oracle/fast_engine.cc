@@ -148,9 +148,9 @@ class FastEngine final : public Engine {
       const uint64_t pos = tile.first_position + static_cast<uint64_t>(r);
       const int j = r % kRowsPerAnchor;
       const size_t first = static_cast<size_t>(r) * pairs;
-      const Outputs row_out{out.sin_rounded.data() + first, out.cos_rounded.data() + first,
-                            out.sin_exact.data() + first, out.cos_exact.data() + first,
-                            undecided.data()};
+      const fast::RowOutputs row_out{out.sin_rounded.data() + first, out.cos_rounded.data() + first,
+                                     out.sin_exact.data() + first, out.cos_exact.data() + first,
+                                     undecided.data()};
       if (j == 0) anchored = false;
       if (pos == 0) {  // sin 0 = +0 and cos 0 = 1 exactly: the values are 0 and A
         std::fill_n(out.sin_rounded.begin() + first, pairs, 0.0);
@@ -190,11 +190,6 @@ class FastEngine final : public Engine {
   }
 
  private:
-  // Where one row's results go: `count` entries each, and the indices left undecided.
-  struct Outputs {
-    double *sin_rounded, *cos_rounded, *sin_exact, *cos_exact;
-    uint32_t* undecided;
-  };
   // Room for a row of `count` results (the kernel's retry of a rotated row's elements).
   struct Scratch {
     explicit Scratch(size_t count) { resize(count); }
@@ -202,7 +197,7 @@ class FastEngine final : public Engine {
       values.resize(4 * count);
       undecided.resize(count);
     }
-    Outputs row(size_t count) {
+    fast::RowOutputs row(size_t count) {
       return {values.data(), values.data() + count, values.data() + 2 * count,
               values.data() + 3 * count, undecided.data()};
     }
@@ -212,43 +207,41 @@ class FastEngine final : public Engine {
 
   // The kernel on pairs [first_pair, first_pair + count) at `pos`; returns how many it left
   // undecided. `keep`: the values before rounding too (an anchor row, or the offsets).
-  size_t kernel_row(uint64_t pos, int first_pair, size_t count, const Outputs& o,
+  size_t kernel_row(uint64_t pos, int first_pair, size_t count, const fast::RowOutputs& o,
                     fast::RowValues* keep) const {
-    const fast::Row row{.position = static_cast<double>(pos),
-                        .pairs = {words_.t0.data() + first_pair, words_.t1.data() + first_pair,
-                                  words_.t2.data() + first_pair},
-                        .attention_hi = words_.attention_hi,
-                        .attention_lo = words_.attention_lo,
-                        .count = count,
-                        .sin_rounded = o.sin_rounded,
-                        .cos_rounded = o.cos_rounded,
-                        .sin_exact = o.sin_exact,
-                        .cos_exact = o.cos_exact,
-                        .undecided = o.undecided,
-                        .keep = keep};
-    return fast::evaluate_row(row, target_);
+    return kernel_row(pos,
+                      {words_.t0.data() + first_pair, words_.t1.data() + first_pair,
+                       words_.t2.data() + first_pair},
+                      count, o, keep);
+  }
+  size_t kernel_row(uint64_t pos, const fast::PairArrays& pairs, size_t count,
+                    const fast::RowOutputs& o, fast::RowValues* keep = nullptr) const {
+    return fast::evaluate_row({.position = static_cast<double>(pos),
+                               .pairs = pairs,
+                               .attention_hi = words_.attention_hi,
+                               .attention_lo = words_.attention_lo,
+                               .count = count,
+                               .out = o,
+                               .keep = keep},
+                              target_);
   }
 
   // The row j positions after the anchor, rotated from it (fast_engine.md, N).
   size_t rotated_row(int first_pair, size_t count, int j, const fast::RowValues& anchor,
-                     const Outputs& o) const {
+                     const fast::RowOutputs& o) const {
     const fast::RotatedRow row{.anchor = fast::values_at(anchor, 0),
                                .offset = fast::values_at(offsets_[j], first_pair),
                                .attention_hi = words_.attention_hi,
                                .attention_lo = words_.attention_lo,
                                .count = count,
-                               .sin_rounded = o.sin_rounded,
-                               .cos_rounded = o.cos_rounded,
-                               .sin_exact = o.sin_exact,
-                               .cos_exact = o.cos_exact,
-                               .undecided = o.undecided};
+                               .out = o};
     return fast::evaluate_rotated_row(row, target_);
   }
 
   // The kernel again on the n elements a rotated row left undecided (o.undecided[0 .. n)), whose
   // values lie near 0, where the kernel's bound is relative and the rotation's absolute; returns
   // how many remain, listed in o.undecided.
-  size_t kernel_retry(uint64_t pos, int first_pair, size_t n, const Outputs& o) const {
+  size_t kernel_retry(uint64_t pos, int first_pair, size_t n, const fast::RowOutputs& o) const {
     if (n == 0) return 0;
     thread_local std::vector<double> t0, t1, t2;
     thread_local Scratch scratch(0);
@@ -262,18 +255,8 @@ class FastEngine final : public Engine {
       t2[i] = words_.t2[k];
     }
     scratch.resize(n);
-    const Outputs s = scratch.row(n);
-    const fast::Row row{.position = static_cast<double>(pos),
-                        .pairs = {t0.data(), t1.data(), t2.data()},
-                        .attention_hi = words_.attention_hi,
-                        .attention_lo = words_.attention_lo,
-                        .count = n,
-                        .sin_rounded = s.sin_rounded,
-                        .cos_rounded = s.cos_rounded,
-                        .sin_exact = s.sin_exact,
-                        .cos_exact = s.cos_exact,
-                        .undecided = s.undecided};
-    const size_t left = fast::evaluate_row(row, target_);
+    const fast::RowOutputs s = scratch.row(n);
+    const size_t left = kernel_row(pos, {t0.data(), t1.data(), t2.data()}, n, s);
     for (size_t i = 0; i < n; ++i) {  // the undecided ones are overwritten by the caller
       const uint32_t at = o.undecided[i];
       o.sin_rounded[at] = s.sin_rounded[i];

@@ -102,19 +102,30 @@ void report(const Worst& w) {
   testing::Test::RecordProperty("max_error_over_bound", std::to_string(w.error_over_bound));
 }
 
+double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1p-53; }
+
+// A plain table of random d (2 .. 4096), base (2 .. 2^41, log-uniform) and schedule.
+TableSpec random_spec(std::mt19937_64& rng) {
+  TableSpec spec;
+  spec.d_model = 2 * static_cast<int>(1 + rng() % 2048);
+  spec.base = std::exp2(1.0 + 40.0 * unit(rng));
+  spec.schedule = rng() % 2 && spec.d_model >= 4 ? Schedule::kT2T : Schedule::kPaper;
+  return spec;
+}
+
+int random_pair(std::mt19937_64& rng, const TableSpec& spec) {
+  return static_cast<int>(rng() % static_cast<uint64_t>(spec.d_model / 2));
+}
+
 TEST(FastEngineBound, HoldsOnRandomElements) {
   std::mt19937_64 rng(4242);
-  const auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1p-53; };
   Worst worst;
   for (int s = 0; s < 200; ++s) {
-    TableSpec spec;
-    spec.d_model = 2 * static_cast<int>(1 + rng() % 2048);
-    spec.base = std::exp2(1.0 + 40.0 * unit());
-    spec.schedule = rng() % 2 && spec.d_model >= 4 ? Schedule::kT2T : Schedule::kPaper;
+    const TableSpec spec = random_spec(rng);
     const Frequencies f(spec);
     for (int i = 0; i < 60; ++i) {
-      const int pair = static_cast<int>(rng() % static_cast<uint64_t>(spec.d_model / 2));
-      const uint64_t pos = 1 + static_cast<uint64_t>(std::exp2(53.0 * unit()) - 1.0);
+      const int pair = random_pair(rng, spec);
+      const uint64_t pos = 1 + static_cast<uint64_t>(std::exp2(53.0 * unit(rng)) - 1.0);
       check(spec, f, pair, pos, worst);
     }
   }
@@ -162,31 +173,22 @@ TEST(FastEngineBound, HoldsNextToMultiplesOfHalfPi) {
 // of pi/2, where the cosine's sum cancels and the value is tiny against the absolute bound.
 TEST(FastEngineBound, RotatedRowsStayWithinTheirBound) {
   std::mt19937_64 rng(4444);
-  const auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1p-53; };
   Worst worst;
-  for (int s = 0; s < 100; ++s) {
-    TableSpec spec;
-    spec.d_model = 2 * static_cast<int>(1 + rng() % 2048);
-    spec.base = std::exp2(1.0 + 40.0 * unit());
+  // Random elements at positions j .. j + 2^53 (plain tables) or 2^40 (recipes), offsets j 1 .. 7.
+  const auto random_elements = [&](const TableSpec& spec, const Attention* a, double bits) {
     const Frequencies f(spec);
     for (int i = 0; i < 40; ++i) {
-      const int pair = static_cast<int>(rng() % static_cast<uint64_t>(spec.d_model / 2));
+      const int pair = random_pair(rng, spec);
       const int j = 1 + static_cast<int>(rng() % 7);
       const uint64_t pos =
-          static_cast<uint64_t>(j) + static_cast<uint64_t>(std::exp2(53.0 * unit()));
-      check(spec, f, pair, pos, worst, nullptr, j);
+          static_cast<uint64_t>(j) + static_cast<uint64_t>(std::exp2(bits * unit(rng)));
+      check(spec, f, pair, pos, worst, a, j);
     }
-  }
+  };
+  for (int s = 0; s < 100; ++s) random_elements(random_spec(rng), nullptr, 53);
   for (const TableSpec& spec : recipes::random_recipes(32, 40)) {
-    const Frequencies f(spec);
     const Attention a(spec);
-    for (int i = 0; i < 40; ++i) {
-      const int pair = static_cast<int>(rng() % static_cast<uint64_t>(spec.d_model / 2));
-      const int j = 1 + static_cast<int>(rng() % 7);
-      const uint64_t pos =
-          static_cast<uint64_t>(j) + static_cast<uint64_t>(std::exp2(40.0 * unit()));
-      check(spec, f, pair, pos, worst, &a, j);
-    }
+    random_elements(spec, &a, 40);
   }
   TableSpec spec;  // w_0 = 1: positions next to multiples of pi/2, up to 2^53
   spec.d_model = 512;

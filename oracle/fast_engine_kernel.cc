@@ -194,27 +194,27 @@ HWY_INLINE void RoundAndStore(D d, const Lanes<V>& e, const R& row, size_t i, si
   }
   const size_t n = std::min(lanes, row.count - i);
   if (n == lanes) {
-    hn::StoreU(sin_out, d, row.sin_rounded + i);
-    hn::StoreU(cos_out, d, row.cos_rounded + i);
-    hn::StoreU(e.sin.hi, d, row.sin_exact + i);
-    hn::StoreU(e.cos.hi, d, row.cos_exact + i);
+    hn::StoreU(sin_out, d, row.out.sin_rounded + i);
+    hn::StoreU(cos_out, d, row.out.cos_rounded + i);
+    hn::StoreU(e.sin.hi, d, row.out.sin_exact + i);
+    hn::StoreU(e.cos.hi, d, row.out.cos_exact + i);
   } else {  // the row's last, partial vector
     HWY_ALIGN double part[4][HWY_MAX_BYTES / sizeof(double)];
     hn::Store(sin_out, d, part[0]);
     hn::Store(cos_out, d, part[1]);
     hn::Store(e.sin.hi, d, part[2]);
     hn::Store(e.cos.hi, d, part[3]);
-    std::memcpy(row.sin_rounded + i, part[0], n * sizeof(double));
-    std::memcpy(row.cos_rounded + i, part[1], n * sizeof(double));
-    std::memcpy(row.sin_exact + i, part[2], n * sizeof(double));
-    std::memcpy(row.cos_exact + i, part[3], n * sizeof(double));
+    std::memcpy(row.out.sin_rounded + i, part[0], n * sizeof(double));
+    std::memcpy(row.out.cos_rounded + i, part[1], n * sizeof(double));
+    std::memcpy(row.out.sin_exact + i, part[2], n * sizeof(double));
+    std::memcpy(row.out.cos_exact + i, part[3], n * sizeof(double));
   }
   if (!hn::AllTrue(d, ok)) {
     uint8_t bits[HWY_MAX_BYTES / sizeof(double) / 8 + 1] = {};
     hn::StoreMaskBits(d, hn::Not(ok), bits);
     for (size_t lane = 0; lane < n; ++lane)
       if ((bits[lane / 8] >> (lane % 8)) & 1)
-        row.undecided[undecided++] = static_cast<uint32_t>(i + lane);
+        row.out.undecided[undecided++] = static_cast<uint32_t>(i + lane);
   }
 }
 

@@ -61,6 +61,17 @@ struct ValuesAt {
 };
 ValuesAt values_at(const RowValues& values, size_t first);
 
+// Where a row's results go: count entries each, the values rounded to the target and to float64,
+// and the indices (0 .. count-1) of the elements the bound did not decide (their outputs are
+// unspecified; room for count entries).
+struct RowOutputs {
+  double* sin_rounded;
+  double* cos_rounded;
+  double* sin_exact;
+  double* cos_exact;
+  uint32_t* undecided;
+};
+
 struct Row {
   double position;   // an integer in [1, 2^53], exact
   PairArrays pairs;  // at the row's first pair; readable for count + kPad entries
@@ -68,19 +79,12 @@ struct Row {
   // 2^8): the values are A sin and A cos. Exactly 1 + 0 for plain tables, which skip the product.
   double attention_hi = 1, attention_lo = 0;
   size_t count;
-  // count entries each: the values rounded to the target, and to float64.
-  double* sin_rounded;
-  double* cos_rounded;
-  double* sin_exact;
-  double* cos_exact;
-  // Receives the indices (0 .. count-1) of the elements the bound did not decide; their outputs
-  // are unspecified. Room for count entries.
-  uint32_t* undecided;
+  RowOutputs out;
   // When given, also receives the row's values before rounding and before A (an anchor row).
   RowValues* keep = nullptr;
 };
 
-// Evaluates a row; returns how many indices it wrote to row.undecided.
+// Evaluates a row; returns how many indices it wrote to row.out.undecided.
 size_t evaluate_row(const Row& row, Dtype target);
 
 // A row rotated from an anchor row `j` positions before it (fast_engine.md, N): sin and cos of
@@ -90,11 +94,7 @@ struct RotatedRow {
   ValuesAt offset;  // at position j
   double attention_hi = 1, attention_lo = 0;
   size_t count;
-  double* sin_rounded;
-  double* cos_rounded;
-  double* sin_exact;
-  double* cos_exact;
-  uint32_t* undecided;
+  RowOutputs out;
 };
 size_t evaluate_rotated_row(const RotatedRow& row, Dtype target);
 
