@@ -21,14 +21,15 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 constexpr size_t kPartialSums = 8;  // sum_abs's partial sums: column mod 8, on every target
 
-// The output format's quantum at each lane's exact value, and its inverse, exactly (powers of
-// two) from the exponent bits, as ulp_of computes it. `usable` where both are normal doubles:
-// not float64's subnormal quanta and not an exact value that is Inf or NaN; the other lanes go
-// to the slow path.
+// The output format's quantum at each lane's exact value and its inverse, exactly as ulp_of and
+// 1 / ulp_of give them, from the exponent bits (powers of two). `usable` where the exact value is
+// finite (the others go to the slow path). Float64's quanta below 2^-1023 (|exact| below
+// 2^-970) have no inverse in double: `tiny` marks them, for scalar code to divide as error_of
+// does; their ulp is exact (a subnormal).
 template <class D, class V = hn::Vec<D>>
 struct Quanta {
   V ulp, inverse;
-  hn::Mask<D> usable;
+  hn::Mask<D> usable, tiny;
 };
 
 template <class D, class V = hn::Vec<D>>
@@ -37,12 +38,15 @@ HWY_INLINE Quanta<D> QuantaOf(D d, V x, const FormatTraits& f) {
   const auto biased = hn::And(hn::ShiftRight<52>(hn::BitCast(di, x)), hn::Set(di, 0x7ff));
   // Zero and subnormal doubles take the format's smallest exponent, as larger exponents below it.
   const auto e = hn::Max(hn::Sub(biased, hn::Set(di, 1023)), hn::Set(di, f.min_exponent));
-  const auto q = hn::Sub(e, hn::Set(di, f.precision - 1));
+  const auto q = hn::Sub(e, hn::Set(di, f.precision - 1));  // >= -1074
+  const auto normal = hn::Gt(q, hn::Set(di, -1023));
   Quanta<D> out;
-  out.ulp = hn::BitCast(d, hn::ShiftLeft<52>(hn::Add(q, hn::Set(di, 1023))));
-  out.inverse = hn::BitCast(d, hn::ShiftLeft<52>(hn::Sub(hn::Set(di, 1023), q)));
-  out.usable =
-      hn::RebindMask(d, hn::And(hn::Ne(biased, hn::Set(di, 0x7ff)), hn::Gt(q, hn::Set(di, -1023))));
+  out.ulp = hn::BitCast(d, hn::IfThenElse(normal, hn::ShiftLeft<52>(hn::Add(q, hn::Set(di, 1023))),
+                                          hn::Shl(hn::Set(di, 1), hn::Add(q, hn::Set(di, 1074)))));
+  out.inverse =
+      hn::BitCast(d, hn::ShiftLeft<52>(hn::Sub(hn::Set(di, 1023), hn::Max(q, hn::Set(di, -1023)))));
+  out.usable = hn::RebindMask(d, hn::Ne(biased, hn::Set(di, 0x7ff)));
+  out.tiny = hn::RebindMask(d, hn::Lt(q, hn::Set(di, -1023)));
   return out;
 }
 
@@ -59,7 +63,9 @@ HWY_INLINE void ForEachLane(D d, hn::Mask<D> mask, size_t n, F&& f) {
 // One row's fast path for one claim kind; the output format is a runtime value (its traits).
 template <Claim::Kind kKind, bool kByEncoding>
 class RowJudge {
-  static constexpr hn::CappedTag<double, kPartialSums> d{};
+  // On scalable targets (SVE, RVV) the lane count is known only at run time: one lane there, so
+  // that kVectors vectors hold the kPartialSums partial sums on every target.
+  static constexpr hn::CappedTag<double, HWY_HAVE_SCALABLE ? 1 : kPartialSums> d{};
   using V = hn::Vec<decltype(d)>;
   static constexpr size_t kVectors = kPartialSums / hn::MaxLanes(d);
 
@@ -99,7 +105,7 @@ class RowJudge {
     for (size_t v = 0; v < kVectors; ++v) hn::StoreU(sums[v], d, partial + v * lanes);
     for (double s : partial) r_.sum_abs += s;
     r_.max_abs = hn::GetLane(hn::MaxOfLanes(d, m.abs));
-    r_.max_ulp = hn::GetLane(hn::MaxOfLanes(d, m.ulp));
+    r_.max_ulp = std::max(hn::GetLane(hn::MaxOfLanes(d, m.ulp)), tiny_max_ulp_);
     r_.max_ulp_floored = hn::GetLane(hn::MaxOfLanes(d, m.floored));
     r_.worst_fraction = worst_;
     return r_;
@@ -118,9 +124,16 @@ class RowJudge {
   HWY_INLINE void Step(size_t c, size_t n, V& sum, Maxima& m) {
     const hn::RebindToSigned<decltype(d)> di;
     const auto valid = hn::FirstN(d, n);
+    // The row's last, partial vector is copied into a zeroed buffer: a row need not be aligned,
+    // nor readable past its end.
     const auto load = [&](const double* p) HWY_ATTR {
-      if constexpr (kFull) return hn::LoadU(d, p + c);
-      return hn::MaskedLoad(valid, d, p + c);
+      if constexpr (kFull) {
+        return hn::LoadU(d, p + c);
+      } else {
+        HWY_ALIGN double part[kPartialSums] = {};
+        std::copy_n(p + c, n, part);
+        return hn::Load(d, part);
+      }
     };
     const V g = load(in_.got), x = load(in_.exact);
     const V angle = hn::Mul(K(in_.pos), load(in_.angle_rate));
@@ -133,13 +146,14 @@ class RowJudge {
     V low;
     if constexpr (kKind == Claim::Kind::kModel) {
       // The model's budget is output_ulps ulp(x) + C u |x| + C u (angle + steps). Its last term,
-      // t, is known without x; low, the whole sum lowered by 2^-50 of itself, stays below
-      // Claim::allowed whatever order that sums the terms in, and t + top bounds it above (|x|
+      // t, is known without x; low, the whole sum lowered by 2^-48 of itself, stays below
+      // Claim::allowed whatever order that sums the terms in (each side rounds at most 6
+      // times: within 12u = 2^-49.4 of the other), and t + top bounds it above (|x|
       // is at most the attention factor).
       const V t = hn::Mul(K(cu_), hn::Add(angle, K(in_.steps_term)));
       low = hn::Mul(
           hn::Add(hn::Add(hn::Mul(K(claim_.output_ulps), q.ulp), hn::Mul(K(cu_), hn::Abs(x))), t),
-          K(1 - 0x1p-50));
+          K(1 - 0x1p-48));
       fast = hn::And(fast, hn::Le(error, low));
       wide = hn::Ge(hn::Add(t, K(top_)), K(in_.vacuous[0]));
     } else {  // a multiple of the ulp; faithful's is the double below it (strictly below)
@@ -158,15 +172,20 @@ class RowJudge {
     const V e = hn::IfThenElseZero(fast, error);
     sum = hn::Add(sum, e);
     m.abs = hn::Max(m.abs, e);
-    m.ulp = hn::Max(m.ulp, hn::IfThenElseZero(fast, hn::Mul(error, q.inverse)));
+    m.ulp = hn::Max(m.ulp, hn::IfThenElseZero(hn::AndNot(q.tiny, fast), hn::Mul(error, q.inverse)));
     const V floored_inverse =
         hn::IfThenElse(hn::Lt(hn::Abs(x), K(kUlpFloor)), K(floor_inverse_), q.inverse);
     m.floored = hn::Max(m.floored, hn::IfThenElseZero(fast, hn::Mul(error, floored_inverse)));
     // error / budget may exceed the worst so far (low <= budget), or the budget may be vacuous.
     const auto candidates = hn::And(fast, hn::Or(hn::Gt(error, hn::Mul(K(worst_), low)), wide));
     const auto slow = kFull ? hn::Not(fast) : hn::AndNot(fast, valid);
-    if (HWY_LIKELY(hn::AllFalse(d, hn::Or(candidates, slow)))) return;
+    const auto tiny = hn::And(fast, q.tiny);
+    if (HWY_LIKELY(hn::AllFalse(d, hn::Or(hn::Or(candidates, slow), tiny)))) return;
     ForEachLane(d, candidates, n, [&](size_t lane) { Settle(c + lane); });
+    ForEachLane(d, tiny, n, [&](size_t lane) {
+      const double error = std::fabs(in_.got[c + lane] - in_.exact[c + lane]);
+      tiny_max_ulp_ = std::max(tiny_max_ulp_, error / ulp_of(in_.exact[c + lane], in_.output));
+    });
     ForEachLane(d, slow, n, [&](size_t lane) { other_[r_.others++] = static_cast<int>(c + lane); });
   }
 
@@ -177,6 +196,7 @@ class RowJudge {
     const double angle = in_.pos * in_.angle_rate[c];
     const double a = claim_.allowed(x, angle, in_.steps_term, in_.output);
     if constexpr (kKind == Claim::Kind::kModel) {
+      // The lanes' `wide` test in the same operations (no contraction: -ffp-contract=off).
       if (cu_ * (angle + in_.steps_term) + top_ >= in_.vacuous[0]) {
         r_.vacuous[0] += a >= in_.vacuous[0];
         r_.vacuous[1] += a >= in_.vacuous[1];
@@ -194,6 +214,7 @@ class RowJudge {
   const double cu_, top_, floor_inverse_;
   double budget_ulps_;
   double worst_;
+  double tiny_max_ulp_ = 0;  // the ulp errors of Quanta::tiny lanes, divided as error_of does
   int* HWY_RESTRICT other_;
   Figures r_;
 };

@@ -161,8 +161,6 @@ TEST(FastEngine, SignedZerosAndTheLargestPositions) {
   EXPECT_EQ(m.count, 0u) << shown(m);
 }
 
-// float16 subnormals from the lowest frequencies of a large base, and tiles that start at any
-// pair and end in a partial vector.
 // Rows rotated from an anchor row (fast_engine.md, N) whose values lie next to 0, where the
 // rotation's absolute bound cannot decide and the kernel (then MPFR) must: tiles of 16 rows around
 // every position whose angle is closest to a multiple of pi/2, from an anchor 7 rows before it, 3
@@ -190,6 +188,8 @@ TEST(FastEngine, RotatedRowsNextToZerosMatchMpfr) {
   }
 }
 
+// float16 subnormals from the lowest frequencies of a large base, and tiles that start at any
+// pair and end in a partial vector.
 TEST(FastEngine, SubnormalsAndPartialVectors) {
   TableSpec spec;
   spec.d_model = 4096;
