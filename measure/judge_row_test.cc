@@ -7,8 +7,10 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "hwy/targets.h"
 #include "peverify/measure/judge.h"
 
 namespace pev::measure {
@@ -51,7 +53,14 @@ double rounded_to(double x, Dtype t) {
   return t == Dtype::kFloat32 ? static_cast<double>(static_cast<float>(x)) : x;
 }
 
-TEST(JudgeRow, SameFiguresAsElementByElement) {
+class JudgeRowTarget : public testing::TestWithParam<int64_t> {
+ protected:
+  void SetUp() override { hwy::SetSupportedTargetsForTest(GetParam()); }
+  void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
+};
+
+// On every SIMD target compiled here and supported by this CPU.
+TEST_P(JudgeRowTarget, SameFiguresAsElementByElement) {
   std::mt19937_64 rng(2026);
   std::uniform_real_distribution<double> angle(-4, 4);
   const double inf = std::numeric_limits<double>::infinity();
@@ -125,6 +134,10 @@ TEST(JudgeRow, SameFiguresAsElementByElement) {
   }
   EXPECT_GT(rows, 1000);
 }
+
+INSTANTIATE_TEST_SUITE_P(Highway, JudgeRowTarget,
+                         testing::ValuesIn(hwy::SupportedAndGeneratedTargets()),
+                         [](const auto& info) { return std::string(hwy::TargetName(info.param)); });
 
 // Float64's quanta below 2^-1022 (an exact 0, in the first row): a budget of 0 for an error of 0
 // is within the claim, and the worst fraction of the budget stays 0, as element by element.
