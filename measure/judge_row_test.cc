@@ -49,6 +49,12 @@ Figures reference(const Judge& judge, uint64_t pos, double steps, const double* 
   return f;
 }
 
+TableSpec spec_of(int d) {
+  TableSpec s;
+  s.d_model = d;
+  return s;
+}
+
 double rounded_to(double x, Dtype t) {
   return t == Dtype::kFloat32 ? static_cast<double>(static_cast<float>(x)) : x;
 }
@@ -73,7 +79,7 @@ TEST_P(JudgeRowTarget, SameFiguresAsElementByElement) {
       for (const bool by_encoding : {false, true}) {
         if (by_encoding && (!can_round || claim.kind == Claim::Kind::kModel)) continue;
         for (const int width : {2, 4, 6, 8, 10, 14, 16, 18, 34}) {
-          const Judge judge(TableSpec{.d_model = width}, claim, output);
+          const Judge judge(spec_of(width), claim, output);
           for (int trial = 0; trial < 12; ++trial) {
             const uint64_t pos = trial == 0 ? 0 : rng() % (trial < 6 ? 64 : 1u << 22);
             const double steps = trial % 3 == 0 ? 0 : static_cast<double>(rng() % 64);
@@ -124,7 +130,9 @@ TEST_P(JudgeRowTarget, SameFiguresAsElementByElement) {
             EXPECT_EQ(got.max_ulp, want.max_ulp);
             EXPECT_EQ(got.max_ulp_floored, want.max_ulp_floored);
             EXPECT_EQ(got.worst_fraction, want.worst_fraction);
-            if (want.worst_fraction > 0) EXPECT_EQ(got.worst_column, want.worst_column);
+            if (want.worst_fraction > 0) {
+              EXPECT_EQ(got.worst_column, want.worst_column);
+            }
             EXPECT_NEAR(got.sum_abs, want.sum_abs, 1e-12 * want.sum_abs);
             ++rows;
           }
@@ -144,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(Highway, JudgeRowTarget,
 TEST(JudgeRow, ZerosInFloat64SubnormalQuantaAreWithinTheClaim) {
   const std::vector<double> exact = {0.0, 1.0, 0.0, 1.0};
   for (const Claim& claim : {Claim::model(Dtype::kFloat64), Claim::faithful(), Claim::strict()}) {
-    const Judge judge(TableSpec{.d_model = 4}, claim, Dtype::kFloat64);
+    const Judge judge(spec_of(4), claim, Dtype::kFloat64);
     Figures f;
     judge.add_row(0, 0, exact.data(), exact.data(), f);
     EXPECT_EQ(f.over_claim, 0u) << claim.describe();

@@ -172,7 +172,9 @@ TEST(FastEngine, RotatedRowsNextToZerosMatchMpfr) {
   yarn.rope.type = RopeType::kYarn;
   yarn.rope.factor = 4;
   yarn.rope.original_max_position = 32768;
-  for (const TableSpec& spec : {TableSpec{.d_model = 512}, yarn}) {
+  TableSpec plain;
+  plain.d_model = 512;
+  for (const TableSpec& spec : {plain, yarn}) {
     for (const Dtype dtype :
          {Dtype::kFloat64, Dtype::kFloat32, Dtype::kFloat16, Dtype::kBFloat16}) {
       const auto fast = make_fast_engine(spec, dtype);
