@@ -39,6 +39,9 @@ inline bool copies_differ(double first, double second) {
 // sin^2 + cos^2 = att^2 on the finite pairs of one row; lists the pairs outside the tolerance in
 // `bad` and returns how many. It runs on every pair of every table verify reads, so it calls
 // nothing and knows the claim kind and format at compile time.
+// Pairs a row with no worst fraction yet checks one by one before the cheap test (identity_row).
+constexpr int kWarmUpPairs = 16;
+
 template <Claim::Kind kKind, Dtype kOutput>
 int identity_row(const Claim& claim_in, double pos, double steps_term, int pairs,
                  const int* __restrict sin_col, const int* __restrict cos_col,
@@ -65,10 +68,15 @@ int identity_row(const Claim& claim_in, double pos, double steps_term, int pairs
     // times min(worst, 1) can neither break the identity nor raise the worst fraction, and is
     // settled without its two budgets (in SIMD lanes; the row's worst so far only grows, so the
     // pairs it leaves are at least those the running worst would).
+    // A fresh part (verify's blocks each start one) has no worst yet, and a threshold of 0 settles
+    // nothing: its last pairs, the lowest frequencies, whose small angles give the largest
+    // fractions of the tolerance, are checked one by one first to give it one.
+    int rest = pairs;
+    for (; rest > 0 && worst == 0 && pairs - rest < kWarmUpPairs; --rest) check(rest - 1);
     thread_local std::vector<int> unsettled;
     unsettled.resize(static_cast<size_t>(pairs));
     const int left =
-        bounded_rows::unsettled_pairs({pos, pairs, sin_col, cos_col, rate, row,
+        bounded_rows::unsettled_pairs({pos, rest, sin_col, cos_col, rate, row,
                                        2 * (claim.c * claim.u), att * att, std::min(worst, 1.0)},
                                       unsettled.data());
     for (int i = 0; i < left; ++i) check(unsettled[static_cast<size_t>(i)]);
