@@ -1,7 +1,6 @@
 #include "peverify/measure/judge.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 
 #include "peverify/measure/judge_row.h"

@@ -140,7 +140,8 @@ class FastEngine final : public Engine {
     const auto pairs = static_cast<size_t>(tile.pair_count);
     out.resize(static_cast<size_t>(tile.position_count) * pairs);
     std::vector<uint32_t> undecided(pairs);
-    fast::RowValues anchor;
+    // Per thread, not per call: verify evaluates a tile of 8 rows at a time.
+    thread_local fast::RowValues anchor;
     anchor.resize(pairs);
     bool anchored = false;  // `anchor` holds the values at this group's first row
     uint64_t decided = 0, handed = 0;
@@ -158,7 +159,7 @@ class FastEngine final : public Engine {
         std::fill_n(out.cos_rounded.begin() + first, pairs, cos0_rounded_);
         std::fill_n(out.cos_exact.begin() + first, pairs, cos0_exact_);
         if (j == 0) {  // an exact anchor: sin 0 + 0, cos 1 + 0, bounds 0
-          std::fill(anchor.cos_hi.begin(), anchor.cos_hi.end(), 1.0);
+          anchor.set_exact(0.0, 1.0);
           anchored = true;
         }
         decided += pairs;

@@ -354,7 +354,13 @@ Detail evaluate_rotated_detail(double anchor, double offset, double t0, double t
 
 void RowValues::resize(size_t count) {
   for (auto* v : {&sin_hi, &sin_lo, &sin_bound, &cos_hi, &cos_lo, &cos_bound})
-    v->assign(count + kPad, 0.0);
+    v->resize(count + kPad);
+}
+
+void RowValues::set_exact(double sin, double cos) {
+  std::fill(sin_hi.begin(), sin_hi.end(), sin);
+  std::fill(cos_hi.begin(), cos_hi.end(), cos);
+  for (auto* v : {&sin_lo, &sin_bound, &cos_lo, &cos_bound}) std::fill(v->begin(), v->end(), 0.0);
 }
 
 ValuesAt values_at(const RowValues& v, size_t first) {

@@ -53,7 +53,10 @@ TableWords table_words(const TableSpec& spec);
 // kernel writes whole vectors). What rotated rows start from: an anchor row and the offsets.
 struct RowValues {
   std::vector<double> sin_hi, sin_lo, sin_bound, cos_hi, cos_lo, cos_bound;
+  // Room for `count` values (their contents unspecified until written).
   void resize(size_t count);
+  // Every entry sin + 0 and cos + 0, bounds 0: exact values.
+  void set_exact(double sin, double cos);
 };
 // RowValues from one pair on: readable for the row's count + kPad entries.
 struct ValuesAt {
