@@ -131,13 +131,15 @@ TableSpec make_spec(int d, Layout layout, uint64_t start) {
 class PreciseSinks : public hwy::TestWithParamTarget {};
 HWY_TARGET_INSTANTIATE_TEST_SUITE_P(PreciseSinks);
 
-// d 16: one vector per chunk (or less); 48: an odd number of vectors in runs on AVX-512; 80: a
-// last chunk shorter than the others; 512: full chunks, the unrolled loop. Starts at 0 (sin 0 is
+// d 16: one vector per chunk (or less); 36 and 40: a last vector of N pairs where the 16-bit float
+// rotation takes 2N (SSE4 and AVX2); 48: an odd number of vectors in runs on AVX-512; 80: a last
+// chunk shorter than the others; 136: a full float chunk and a last vector of N pairs (AVX2);
+// 512: full chunks, the unrolled loop. Starts at 0 (sin 0 is
 // exactly 0: the fix-up) and around 355 and 5419351 (sin(pos) nearest zero for pair 0).
 TEST_P(PreciseSinks, EveryLayoutAndOutputEqualsTheGeneralRows) {
   for (const Dtype output : kOutputs)
     for (const Layout layout : kLayouts)
-      for (const int d : {16, 48, 80, 512})
+      for (const int d : {16, 36, 40, 48, 80, 136, 512})
         for (const uint64_t start : {uint64_t{0}, uint64_t{355 - 100}, uint64_t{5419351 - 70}})
           expect_same(make_spec(d, layout, start), 150, output, "plain");
 }

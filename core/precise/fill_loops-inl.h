@@ -45,9 +45,8 @@ inline void BuildTable(Plan& plan) {
   }
   // The float copies (RN, as the float-first sinks' error bound assumes).
   for (size_t k = 0; k < kAnchorInterval * plan.padded; ++k) {
-    const auto s = static_cast<float>(plan.table_sin[k]), c = static_cast<float>(plan.table_cos[k]);
-    plan.table_sin_f[k] = plan.table_sin_f2[2 * k] = plan.table_sin_f2[2 * k + 1] = s;
-    plan.table_cos_f[k] = plan.table_cos_f2[2 * k] = plan.table_cos_f2[2 * k + 1] = c;
+    plan.table_sin_f[k] = static_cast<float>(plan.table_sin[k]);
+    plan.table_cos_f[k] = static_cast<float>(plan.table_cos[k]);
   }
 }
 
@@ -141,9 +140,7 @@ void FillTiled(const Plan& plan, double threshold, uint64_t start, uint64_t coun
                           anchor_sin_f.get(),
                           anchor_cos_f.get(),
                           &plan.table_sin_f[offset],
-                          &plan.table_cos_f[offset],
-                          &plan.table_sin_f2[2 * offset],
-                          &plan.table_cos_f2[2 * offset]};
+                          &plan.table_cos_f[offset]};
         if (HWY_UNLIKELY(sink.template Rows<kStream>(block))) {
           if constexpr (kStream) hwy::FlushStream();  // order the rewrite after streamed rows
           for (uint64_t pos = first; pos < last; ++pos)

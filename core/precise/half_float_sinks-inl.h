@@ -51,24 +51,12 @@
 #include "peverify/core/precise/half_sinks-inl.h"
 #include "peverify/core/precise/rotate-inl.h"
 #include "peverify/core/precise/row_shape.h"
+#include "peverify/encoding/format.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace pev::core::precise::HWY_NAMESPACE {
 
 #if HWY_TARGET != HWY_SCALAR
-using core::HWY_NAMESPACE::BF16RoundedF32Bits;
-
-// The float rotation's threshold T (the comment above) rounded up to float.
-inline float FloatThreshold(double threshold) {
-  auto f = static_cast<float>(threshold);
-  if (f < threshold) f = std::nextafter(f, std::numeric_limits<float>::infinity());
-  return f;
-}
-
-// Whether a vector holds a value below the threshold t, which the float rotation does not round.
-HWY_INLINE bool AnySmall(hn::Vec<DF> y, hn::Vec<DF> t) {
-  return !hn::AllFalse(DF(), hn::Lt(hn::Abs(y), t));
-}
 
 // 2N patterns at p + each run of the row (a run offset < 0: none).
 template <bool kStream>
@@ -77,87 +65,173 @@ HWY_INLINE void StoreRuns(hn::Vec<DU16> bits, uint16_t* HWY_RESTRICT p, const in
     if (off >= 0) StorePatterns<kStream>(bits, p + off);
 }
 
-// 2 x 2N floats -> their 4N patterns at p. bfloat16 without VCVTNEPS2BF16 rounds both vectors,
-// then packs them in one ConcatOdd (a pack and a lane permutation for 4N values where each
-// vector would take its own): a full vector, so a streamed p must be aligned to 8N bytes.
-template <Dtype kOut, bool kNative, bool kStream>
-HWY_INLINE void StorePatternPair(hn::Vec<DF> y0, hn::Vec<DF> y1, uint16_t* HWY_RESTRICT p) {
-  if constexpr (kOut == Dtype::kBFloat16 && !kNative) {
-    const hn::Repartition<uint16_t, DF> d16;
-    const auto bits = hn::ConcatOdd(d16, hn::BitCast(d16, BF16RoundedF32Bits(DF(), y1)),
-                                    hn::BitCast(d16, BF16RoundedF32Bits(DF(), y0)));
-    if constexpr (kStream) {
-      hn::Stream(bits, d16, p);
-    } else {
-      hn::StoreU(bits, d16, p);
-    }
+using DU32 = hn::RebindToUnsigned<DF>;
+using DI32 = hn::RebindToSigned<DF>;
+using DW16 = hn::Repartition<uint16_t, DF>;  // 4N patterns: 2N zipped pairs, a whole vector
+
+// The float rotation of 2N pairs (the bound above): ys = fl(S c + fl(C s)) and
+// yc = fl(fl(C c) - S s), i.e. (P, Q) = (S, C), and (C, -S) with the other product rounded. Both
+// float-first sinks rotate with it and round with FloatPatterns, and send the same groups of
+// values to the double rotation (a kind's 2N values whose patterns SmallPatterns flags): a
+// table's values do not depend on its layout.
+template <bool kSin, bool kCos>
+HWY_INLINE void FloatRotate(hn::Vec<DF> s_a, hn::Vec<DF> c_a, hn::Vec<DF> s_j, hn::Vec<DF> c_j,
+                            hn::Vec<DF>& ys, hn::Vec<DF>& yc) {
+  if constexpr (kSin) ys = hn::MulAdd(s_a, c_j, hn::Mul(c_a, s_j));
+  if constexpr (kCos) yc = hn::NegMulAdd(s_a, s_j, hn::Mul(c_a, c_j));
+}
+
+// bfloat16 patterns of the float rotation, in the top half of each 32-bit lane: the float's bits
+// plus half an ulp, truncated. That rounds to nearest, ties away from zero: the value nearest y_f,
+// which is all the faithful argument above uses (the rotated values are normal floats).
+HWY_INLINE hn::Vec<DU32> BF16NearestInTopHalf(hn::Vec<DF> y) {
+  const DU32 du;
+  return hn::Add(hn::BitCast(du, y), hn::Set(du, 0x8000u));
+}
+
+// 2N rotated values -> their patterns (float16: its conversion, to nearest even).
+template <Dtype kOut>
+HWY_INLINE hn::Vec<DU16> FloatPatterns(hn::Vec<DF> y) {
+  if constexpr (kOut == Dtype::kBFloat16) {
+    return hn::DemoteTo(DU16(), hn::BitCast(DI32(), hn::ShiftRight<16>(BF16NearestInTopHalf(y))));
   } else {
-    StorePatterns<kStream>(HalfBits<kOut, kNative>(y0), p);
-    StorePatterns<kStream>(HalfBits<kOut, kNative>(y1), p + hn::Lanes(DF()));
+    return ToHalfBits</*kMayBeNaN=*/false>(DF(), y, kOut, Conversion::kNearestEven);
   }
 }
 
-// Zipped rows: lane 2k + {0, 1} of a float vector is P c_k + Q s_k with (P, Q) = (S_k, C_k) for a
-// sine and (C_k, -S_k) for a cosine, so the rotation yields the zipped row with no permutation,
-// from the table with each value twice.
+// The zipped row of 2N pairs from its two kinds of 2N patterns: first at even columns.
+HWY_INLINE hn::Vec<DW16> ZipPatterns(hn::Vec<DU16> first, hn::Vec<DU16> second) {
+  const DU32 du;
+  return hn::BitCast(
+      DW16(), hn::Or(hn::PromoteTo(du, first), hn::ShiftLeft<16>(hn::PromoteTo(du, second))));
+}
+
+// ZipPatterns(FloatPatterns(first), FloatPatterns(second)), in fewer instructions: bfloat16
+// needs no narrowing, as each 32-bit lane's top half is its pattern (one shift and a blend).
+template <Dtype kOut>
+HWY_INLINE hn::Vec<DW16> FloatZipped(hn::Vec<DF> first, hn::Vec<DF> second) {
+  if constexpr (kOut == Dtype::kBFloat16) {
+    const DW16 dw;
+    return hn::OddEven(hn::BitCast(dw, BF16NearestInTopHalf(second)),
+                       hn::BitCast(dw, hn::ShiftRight<16>(BF16NearestInTopHalf(first))));
+  } else {
+    return ZipPatterns(FloatPatterns<kOut>(first), FloatPatterns<kOut>(second));
+  }
+}
+
+// The smallest 16-bit pattern of kOut at or above t, plus one: a rounded magnitude below it is at
+// most RU(t), so it flags every value whose |y| < t (rounding is monotonic and RU(t) rounds to
+// itself); an unflagged one has |y| >= RU(t) >= t. Patterns of non-negative values order as their
+// values, up to Inf's.
+template <Dtype kOut>
+int16_t PatternLimit(double t) {
+  uint32_t lo = 0, hi = kOut == Dtype::kFloat16 ? 0x7c00 : 0x7f80;  // Inf: at or above any t
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (decode(mid, kOut) >= t) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return static_cast<int16_t>(lo + 1);
+}
+
+// The magnitudes of 16-bit patterns (sign cleared), as signed lanes: they compare as values.
+template <class D>
+HWY_INLINE hn::Vec<hn::RebindToSigned<D>> Magnitudes(D d, hn::Vec<D> bits) {
+  return hn::BitCast(hn::RebindToSigned<D>(), hn::And(bits, hn::Set(d, 0x7fff)));
+}
+
+// Whether some pattern is of a value the float rotation does not round (limit: PatternLimit).
+template <class D>
+HWY_INLINE bool SmallPatterns(D d, hn::Vec<D> bits, int16_t limit) {
+  const hn::RebindToSigned<D> di;
+  return !hn::AllFalse(di, hn::Lt(Magnitudes(d, bits), hn::Set(di, limit)));
+}
+
+// Zipped rows: each float vector holds 2N pairs' sines (or cosines), as in runs; the two kinds'
+// patterns are zipped by integer ops and stored as one whole vector. The small-value test reads
+// the zipped patterns, once per row of a full chunk; where it fires, each kind of each flagged
+// vector is tested on its own and takes the double rotation's patterns if it holds a small value.
 template <Dtype kOut, bool kNative, Pairing kPairing>
 class ZippedHalfFloatFirst {
   using F = hn::Vec<DF>;
-  static_assert(kChunkVectors % 2 == 0, "a full chunk's rows are stored two vectors at a time");
+  using W = hn::Vec<DW16>;
+  static constexpr bool kSin = kPairing != Pairing::kCosCos;
+  static constexpr bool kCos = kPairing != Pairing::kSinSin;
+  // Float vectors in a full chunk of the float table (kFloatChunkPairs, plan.h).
+  static constexpr size_t kVectors = HWY_MAX(size_t{1}, kFloatChunkPairs / hn::MaxLanes(DF()));
 
  public:
   static constexpr bool kFloatFirst = true;
   using Exact = ZippedHalf<kOut, kNative, kPairing>;
-  // Whether StorePatternPair stores a full vector, 8N bytes: streamed, that needs rows of a
-  // multiple of 2N pairs and the table aligned to 8N bytes.
-  static constexpr bool kWholePairs = kOut == Dtype::kBFloat16 && !kNative;
-  static constexpr size_t kStreamAlignment =
-      kWholePairs ? 8 * hn::MaxLanes(DF64()) : Exact::kStreamAlignment;
+  // Whole-vector stores of 8N bytes.
+  static constexpr size_t kStreamAlignment = 8 * hn::MaxLanes(DF64());
   // fixup: the double sinks' threshold; small: the float rotation's (float_rotation_threshold).
   ZippedHalfFloatFirst(uint16_t* table, size_t width, double fixup, double small)
-      : exact_(table, width, fixup), small_(FloatThreshold(small)) {}
+      : exact_(table, width, fixup), limit_(PatternLimit<kOut>(small)) {}
+  // Streamed: rows of whole vectors (a multiple of 2N pairs), hence every chunk too.
   static constexpr bool CanStream(size_t half) {
-    return Exact::CanStream(half) && (!kWholePairs || half % (2 * hn::MaxLanes(DF64())) == 0);
+    return Exact::CanStream(half) && half % (2 * hn::MaxLanes(DF64())) == 0;
   }
   template <bool kStream>
   HWY_INLINE bool Rows(const Block& block) const {
-    const Block b = block;  // a local copy: the stores below may not alias it
-    const DF df;
-    const size_t n = hn::Lanes(DF64());  // pairs per float vector
+    const Block b = block;              // a local copy: the stores below may not alias it
+    const size_t n2 = hn::Lanes(DF());  // pairs per float vector
     const size_t chunk = b.i1 - b.i0;
-    const size_t width = exact_.width();  // a local: the stores may alias the member
-    const auto small = hn::Set(df, small_);
-    auto min = hn::Set(df, std::numeric_limits<float>::infinity());
+    const size_t width = exact_.width();  // locals: the stores may alias the members
+    const int16_t limit = limit_;
+    const auto limit_v = hn::Set(hn::RebindToSigned<DW16>(), limit);
+    auto min = hn::Set(DF(), std::numeric_limits<float>::infinity());  // the double path's
     uint16_t* HWY_RESTRICT row = exact_.table() + b.row0 * width + 2 * b.i0;
-    if (chunk == kChunkVectors * n) {
-      // Anchors in registers, the loop over lanes unrolled, and one test per row: its smallest
-      // magnitude (a branch per vector cost ~8% of the time). A row that fails it takes SmallRow:
-      // about 1 float16 value in 800 is small, so 1 row of a chunk in 12 on AVX2 (64 values).
-      F pv[kChunkVectors], qv[kChunkVectors];
-      for (size_t k = 0; k < kChunkVectors; ++k) Anchors(b, b.i0 + k * n, pv[k], qv[k]);
+    size_t i = 0;
+    if (chunk == kVectors * n2) {
+      // Anchors in registers (as many as fit), the loop over vectors unrolled, and one test per
+      // row (a branch per vector cost ~8%); the rare row that fails it has its flagged vectors
+      // repaired in place, the loop over them running in such rows only.
+      F s_a[kVectors], c_a[kVectors];
+      for (size_t k = 0; k < kVectors; ++k) Anchors(b, k * n2, s_a[k], c_a[k]);
       uint16_t* p = row;
       for (size_t r = 0; r < b.rows; ++r, p += width) {
-        F y[kChunkVectors];
-        y[0] = Rotated(b, pv[0], qv[0], r, 0);
-        auto least = hn::Abs(y[0]);
-        for (size_t k = 1; k < kChunkVectors; ++k) {
-          y[k] = Rotated(b, pv[k], qv[k], r, k * n);
-          least = hn::Min(least, hn::Abs(y[k]));
+        W bits[kVectors];
+        auto least = hn::Set(hn::RebindToSigned<DW16>(), 0x7fff);
+        for (size_t k = 0; k < kVectors; ++k) {
+          bits[k] = Zipped(b, s_a[k], c_a[k], r, k * n2);
+          least = hn::Min(least, Magnitudes(DW16(), bits[k]));
         }
-        if (HWY_LIKELY(hn::AllFalse(df, hn::Lt(least, small)))) {
-          for (size_t k = 0; k < kChunkVectors; k += 2)
-            StorePatternPair<kOut, kNative, kStream>(y[k], y[k + 1], p + 2 * k * n);
-        } else {
-          SmallRow<kStream>(b, pv, qv, r, p, min);
+        if (HWY_UNLIKELY(!hn::AllFalse(hn::RebindToSigned<DW16>(), hn::Lt(least, limit_v)))) {
+          uint32_t flagged = 0;  // bit k: vector k holds a small value
+          for (size_t k = 0; k < kVectors; ++k)
+            flagged |= uint32_t{SmallPatterns(DW16(), bits[k], limit)} << k;
+          for (; flagged != 0; flagged &= flagged - 1) {
+            const auto k = static_cast<size_t>(__builtin_ctz(flagged));
+            bits[k] = Repaired(b, s_a[k], c_a[k], r, k * n2, limit, min);
+          }
         }
+        for (size_t k = 0; k < kVectors; ++k) Store<kStream>(bits[k], p + 2 * k * n2);
       }
-    } else {
-      for (size_t i = 0; i < chunk; i += n) {
-        F pv, qv;
-        Anchors(b, b.i0 + i, pv, qv);
-        uint16_t* p = row + 2 * i;
-        for (size_t r = 0; r < b.rows; ++r, p += width)
-          Put<kStream>(b, Rotated(b, pv, qv, r, i), r, i, p, min);
+      i = chunk;
+    }
+    for (; i + n2 <= chunk; i += n2) {
+      F s_a, c_a;
+      Anchors(b, i, s_a, c_a);
+      uint16_t* p = row + 2 * i;
+      for (size_t r = 0; r < b.rows; ++r, p += width) {
+        W bits = Zipped(b, s_a, c_a, r, i);
+        if (HWY_UNLIKELY(SmallPatterns(DW16(), bits, limit)))
+          bits = Repaired(b, s_a, c_a, r, i, limit, min);
+        Store<kStream>(bits, p);
+      }
+    }
+    if (i < chunk) {  // N pairs at the end: the double sink's
+      uint16_t* p = row + 2 * i;
+      for (size_t r = 0; r < b.rows; ++r, p += width) {
+        V ys, yc;
+        const size_t t = r * chunk + i;
+        Rotate(DF64(), b.anchor_sin + b.i0 + i, b.anchor_cos + b.i0 + i, b.table_sin + t,
+               b.table_cos + t, ys, yc);
+        Exact::template Store<kStream>(p, ys, yc, ZipIndices(), min);
       }
     }
     return exact_.Flagged(min);
@@ -166,100 +240,77 @@ class ZippedHalfFloatFirst {
   void Touch(uint64_t r0, uint64_t r1) const { exact_.Touch(r0, r1); }
 
  private:
-  // P and Q for pairs [i, i + N).
-  static HWY_INLINE void Anchors(const Block& b, size_t i, F& pv, F& qv) {
-    const DH dh;
-    const auto idx = ZipIndices();
-    const auto s = hn::LoadU(dh, b.anchor_sin_f + i);
-    const auto c = hn::LoadU(dh, b.anchor_cos_f + i);
-    const auto minus_s = hn::Neg(s);
-    switch (kPairing) {
-      case Pairing::kSinCos:
-        pv = ZipHalves(s, c, idx), qv = ZipHalves(c, minus_s, idx);
-        break;
-      case Pairing::kCosSin:
-        pv = ZipHalves(c, s, idx), qv = ZipHalves(minus_s, c, idx);
-        break;
-      case Pairing::kCosCos:
-        pv = ZipHalves(c, c, idx), qv = ZipHalves(minus_s, minus_s, idx);
-        break;
-      case Pairing::kSinSin:
-        pv = ZipHalves(s, s, idx), qv = ZipHalves(c, c, idx);
-        break;
-    }
+  // The float anchors of pairs [i, i + 2N) of the chunk.
+  static HWY_INLINE void Anchors(const Block& b, size_t i, F& s_a, F& c_a) {
+    s_a = hn::LoadU(DF(), b.anchor_sin_f + b.i0 + i);
+    c_a = hn::LoadU(DF(), b.anchor_cos_f + b.i0 + i);
   }
-  // Pairs [i, i + N) of row r in float (i within the chunk).
-  static HWY_INLINE F Rotated(const Block& b, F pv, F qv, size_t r, size_t i) {
-    const DF df;
-    const size_t t = 2 * (r * (b.i1 - b.i0) + i);
-    return hn::MulAdd(pv, hn::LoadU(df, b.table_cos_f2 + t),
-                      hn::Mul(qv, hn::LoadU(df, b.table_sin_f2 + t)));
+  // Pairs [i, i + 2N) of row r rotated in float (those the pairing stores).
+  static HWY_INLINE void Rotated(const Block& b, F s_a, F c_a, size_t r, size_t i, F& ys, F& yc) {
+    const size_t t = r * (b.i1 - b.i0) + i;
+    FloatRotate<kSin, kCos>(s_a, c_a, hn::LoadU(DF(), b.table_sin_f + t),
+                            hn::LoadU(DF(), b.table_cos_f + t), ys, yc);
   }
-  // Those pairs at p: y rounded, or the double rotation's where y holds a small value.
-  template <bool kStream>
-  HWY_INLINE void Put(const Block& b, F y, size_t r, size_t i, uint16_t* HWY_RESTRICT p,
-                      F& min) const {
-    if (HWY_LIKELY(!AnySmall(y, hn::Set(DF(), small_)))) {
-      StorePatterns<kStream>(HalfBits<kOut, kNative>(y), p);
-    } else {
-      V ys, yc;
-      const size_t t = r * (b.i1 - b.i0) + i;
-      Rotate(DF64(), b.anchor_sin + b.i0 + i, b.anchor_cos + b.i0 + i, b.table_sin + t,
-             b.table_cos + t, ys, yc);
-      Exact::template Store<kStream>(p, ys, yc, ZipIndices(), min);
-    }
+  // Their zipped patterns from the float rotation.
+  static HWY_INLINE W Zipped(const Block& b, F s_a, F c_a, size_t r, size_t i) {
+    F ys, yc, first, second;
+    Rotated(b, s_a, c_a, r, i, ys, yc);
+    zip_pair(kPairing, ys, yc, first, second);
+    return FloatZipped<kOut>(first, second);
   }
-  // Row r of a full chunk at p, a row that holds a small value: each vector's patterns from its
-  // float rotation (done again from the anchors pv, qv), or from the double rotation where that
-  // holds a small value, as Put. Usually one vector does: it is found from the comparison masks
-  // and the others keep their float patterns without a branch per vector, which would be
-  // mispredicted here; a row with several takes Put's branch per vector.
-  template <bool kStream>
-  HWY_NOINLINE void SmallRow(const Block& b, const F (&pv)[kChunkVectors],
-                             const F (&qv)[kChunkVectors], size_t r, uint16_t* HWY_RESTRICT p,
-                             F& min) const {
+  // The same where a kind holds a small value: its 2N patterns from the double rotation.
+  static HWY_NOINLINE W Repaired(const Block& b, F s_a, F c_a, size_t r, size_t i, int16_t limit,
+                                 F& min) {
     const DF64 d;
-    const DU16 du16;
-    const size_t n = hn::Lanes(d);
-    const auto small = hn::Set(DF(), small_);
-    F y[kChunkVectors];
-    unsigned flagged = 0;  // bit k: vector k holds a small value
-    for (size_t k = 0; k < kChunkVectors; ++k) {
-      y[k] = Rotated(b, pv[k], qv[k], r, k * n);
-      flagged |= static_cast<unsigned>(AnySmall(y[k], small)) << k;
+    const size_t n = hn::Lanes(d), t = r * (b.i1 - b.i0) + i;
+    F ys, yc;
+    Rotated(b, s_a, c_a, r, i, ys, yc);
+    V ys0, yc0, ys1, yc1;
+    const double *as = b.anchor_sin + b.i0 + i, *ac = b.anchor_cos + b.i0 + i;
+    Rotate(d, as, ac, b.table_sin + t, b.table_cos + t, ys0, yc0);
+    Rotate(d, as + n, ac + n, b.table_sin + t + n, b.table_cos + t + n, ys1, yc1);
+    hn::Vec<DU16> sines, cosines;
+    if constexpr (kSin) {
+      sines = FloatPatterns<kOut>(ys);
+      if (SmallPatterns(DU16(), sines, limit)) sines = DoublePatterns<kOut, kNative>(ys0, ys1, min);
     }
-    if (HWY_UNLIKELY(flagged == 0 || (flagged & (flagged - 1)) != 0)) {
-      for (size_t k = 0; k < kChunkVectors; ++k)
-        Put<kStream>(b, y[k], r, k * n, p + 2 * k * n, min);
-      return;
+    if constexpr (kCos) {
+      cosines = FloatPatterns<kOut>(yc);
+      if (SmallPatterns(DU16(), cosines, limit))
+        cosines = DoublePatterns<kOut, kNative>(yc0, yc1, min);
     }
-    const auto odd = static_cast<size_t>(__builtin_ctz(flagged));
-    V ys, yc;
-    const size_t j = odd * n, t = r * (b.i1 - b.i0) + j;
-    Rotate(d, b.anchor_sin + b.i0 + j, b.anchor_cos + b.i0 + j, b.table_sin + t, b.table_cos + t,
-           ys, yc);
-    const auto exact = Exact::Bits(ys, yc, ZipIndices(), min);
-    for (size_t k = 0; k < kChunkVectors; ++k) {
-      const auto take = hn::Set(du16, static_cast<uint16_t>(k == odd ? 0xffff : 0));
-      const auto bits = hn::IfThenElse(hn::MaskFromVec(take), exact, HalfBits<kOut, kNative>(y[k]));
-      StorePatterns<kStream>(bits, p + 2 * k * n);
+    if constexpr (!kSin) sines = cosines;
+    if constexpr (!kCos) cosines = sines;
+    hn::Vec<DU16> first, second;
+    zip_pair(kPairing, sines, cosines, first, second);
+    return ZipPatterns(first, second);
+  }
+  template <bool kStream>
+  static HWY_INLINE void Store(W bits, uint16_t* HWY_RESTRICT p) {
+    if constexpr (kStream) {
+      hn::Stream(bits, DW16(), p);
+    } else {
+      hn::StoreU(bits, DW16(), p);
     }
   }
   Exact exact_;
-  float small_;
+  int16_t limit_;
 };
 
-// Rows in runs: 2N pairs per float vector; a run's 2N values rounded and checked together, and
-// redone by the double sink (two vectors of pairs) where the check fails.
+// Rows in runs: 2N pairs per float vector, a kind's 2N values rounded and tested together, and
+// taken from the double rotation (two vectors of pairs) where the test fires.
 template <Dtype kOut, bool kNative, bool kSin, bool kCos>
 class RunsHalfFloatFirst {
+  using P = hn::Vec<DU16>;
+  using DI16 = hn::RebindToSigned<DU16>;
+
  public:
   static constexpr bool kFloatFirst = true;
   using Exact = RunsHalf<kOut, kNative, kSin, kCos>;
   static constexpr size_t kStreamAlignment = Exact::kStreamAlignment;
   RunsHalfFloatFirst(uint16_t* table, size_t width, double threshold, const RowShape& shape,
                      double small)
-      : exact_(table, width, threshold, shape), small_(FloatThreshold(small)) {}
+      : exact_(table, width, threshold, shape), limit_(PatternLimit<kOut>(small)) {}
   static constexpr bool CanStream(size_t half) { return Exact::CanStream(half); }
   template <bool kStream>
   HWY_INLINE bool Rows(const Block& block) const {
@@ -268,14 +319,20 @@ class RunsHalfFloatFirst {
     const DF64 d;
     const size_t n = hn::Lanes(d);
     const size_t chunk = b.i1 - b.i0;
-    const auto small = hn::Set(df, small_);
+    const int16_t limit = limit_;  // locals: the stores may alias the members
+    const size_t width = exact_.width();
+    // The run offsets in locals: read through `this`, they would be loaded again after every
+    // store, which may alias them.
+    const int sin_runs[2] = {exact_.sin_runs()[0], exact_.sin_runs()[1]};
+    const int cos_runs[2] = {exact_.cos_runs()[0], exact_.cos_runs()[1]};
     auto min = hn::Set(df, std::numeric_limits<float>::infinity());
-    uint16_t* HWY_RESTRICT row = exact_.table() + b.row0 * exact_.width() + b.i0;
-    // One value's 2N pairs [i, i + 2N) of row r at p + each run, or the double sink's.
-    const auto side = [&](uint16_t* HWY_RESTRICT p, hn::Vec<DF> y, const int(&runs)[2], bool sin,
-                          size_t r, size_t i) HWY_ATTR {
-      if (HWY_LIKELY(!AnySmall(y, small))) {
-        StoreRuns<kStream>(HalfBits<kOut, kNative>(y), p, runs);
+    uint16_t* HWY_RESTRICT row = exact_.table() + b.row0 * width + b.i0;
+    // One kind's 2N patterns of pairs [i, i + 2N) of row r at p + each run, or the double
+    // rotation's where they hold a small value.
+    const auto side = [&](uint16_t* HWY_RESTRICT p, P bits, const int(&runs)[2], bool sin, size_t r,
+                          size_t i) HWY_ATTR {
+      if (HWY_LIKELY(!SmallPatterns(DU16(), bits, limit))) {
+        StoreRuns<kStream>(bits, p, runs);
       } else {
         V ys0, yc0, ys1, yc1;
         const size_t t = r * chunk + i;
@@ -290,52 +347,46 @@ class RunsHalfFloatFirst {
         }
       }
     };
-    // The sines and cosines of pairs [i, i + 2N) of row r in float (those the layout stores).
-    const auto rotate = [&](hn::Vec<DF> s_a, hn::Vec<DF> c_a, size_t r, size_t i, hn::Vec<DF>& ys,
-                            hn::Vec<DF>& yc) HWY_ATTR {
-      const size_t t = r * chunk + i;
-      const auto s_j = hn::LoadU(df, b.table_sin_f + t);
-      const auto c_j = hn::LoadU(df, b.table_cos_f + t);
-      if constexpr (kSin) ys = hn::MulAdd(s_a, c_j, hn::Mul(c_a, s_j));
-      if constexpr (kCos) yc = hn::MulAdd(c_a, c_j, hn::Mul(hn::Neg(s_a), s_j));
+    // The patterns of pairs [i, i + 2N) of row r from the float rotation (the kinds the layout
+    // stores).
+    const auto patterns = [&](hn::Vec<DF> s_a, hn::Vec<DF> c_a, size_t r, size_t i, P& ps, P& pc)
+                              HWY_ATTR {
+                                const size_t t = r * chunk + i;
+                                hn::Vec<DF> ys, yc;
+                                FloatRotate<kSin, kCos>(s_a, c_a, hn::LoadU(df, b.table_sin_f + t),
+                                                        hn::LoadU(df, b.table_cos_f + t), ys, yc);
+                                if constexpr (kSin) ps = FloatPatterns<kOut>(ys);
+                                if constexpr (kCos) pc = FloatPatterns<kOut>(yc);
+                              };
+    const auto put = [&](uint16_t* HWY_RESTRICT p, P ps, P pc, size_t r, size_t i) HWY_ATTR {
+      if constexpr (kSin) side(p, ps, sin_runs, true, r, i);
+      if constexpr (kCos) side(p, pc, cos_runs, false, r, i);
     };
-    const auto put = [&](uint16_t* HWY_RESTRICT p, hn::Vec<DF> ys, hn::Vec<DF> yc, size_t r,
-                         size_t i) HWY_ATTR {
-      if constexpr (kSin) side(p, ys, exact_.sin_runs(), true, r, i);
-      if constexpr (kCos) side(p, yc, exact_.cos_runs(), false, r, i);
-    };
-    constexpr size_t kFloatVectors = kChunkVectors / 2;
+    constexpr size_t kFloatVectors = HWY_MAX(size_t{1}, kFloatChunkPairs / hn::MaxLanes(DF()));
     size_t i = 0;
-    if (chunk == kChunkVectors * n && kChunkVectors % 2 == 0) {
+    if (chunk == kFloatVectors * 2 * n) {
       // Anchors in registers and one test per row, as in ZippedHalfFloatFirst.
       hn::Vec<DF> s_a[kFloatVectors], c_a[kFloatVectors];
       for (size_t k = 0; k < kFloatVectors; ++k) {
         s_a[k] = hn::LoadU(df, b.anchor_sin_f + b.i0 + 2 * k * n);
         c_a[k] = hn::LoadU(df, b.anchor_cos_f + b.i0 + 2 * k * n);
       }
-      // The run offsets in locals: read through `this`, they would be loaded again after every
-      // store, which may alias them.
-      const int sin_runs[2] = {exact_.sin_runs()[0], exact_.sin_runs()[1]};
-      const int cos_runs[2] = {exact_.cos_runs()[0], exact_.cos_runs()[1]};
-      const size_t width = exact_.width();
       uint16_t* p = row;
       for (size_t r = 0; r < b.rows; ++r, p += width) {
-        hn::Vec<DF> ys[kFloatVectors], yc[kFloatVectors];
-        auto least = hn::Set(df, std::numeric_limits<float>::infinity());
+        P ps[kFloatVectors], pc[kFloatVectors];
+        auto least = hn::Set(DI16(), 0x7fff);
         for (size_t k = 0; k < kFloatVectors; ++k) {
-          rotate(s_a[k], c_a[k], r, 2 * k * n, ys[k], yc[k]);
-          if constexpr (kSin) least = MinMagnitude(least, ys[k]);
-          if constexpr (kCos) least = MinMagnitude(least, yc[k]);
+          patterns(s_a[k], c_a[k], r, 2 * k * n, ps[k], pc[k]);
+          if constexpr (kSin) least = hn::Min(least, Magnitudes(DU16(), ps[k]));
+          if constexpr (kCos) least = hn::Min(least, Magnitudes(DU16(), pc[k]));
         }
-        if (HWY_LIKELY(hn::AllFalse(df, hn::Lt(least, small)))) {
+        if (HWY_LIKELY(hn::AllFalse(DI16(), hn::Lt(least, hn::Set(DI16(), limit))))) {
           for (size_t k = 0; k < kFloatVectors; ++k) {
-            if constexpr (kSin)
-              StoreRuns<kStream>(HalfBits<kOut, kNative>(ys[k]), p + 2 * k * n, sin_runs);
-            if constexpr (kCos)
-              StoreRuns<kStream>(HalfBits<kOut, kNative>(yc[k]), p + 2 * k * n, cos_runs);
+            if constexpr (kSin) StoreRuns<kStream>(ps[k], p + 2 * k * n, sin_runs);
+            if constexpr (kCos) StoreRuns<kStream>(pc[k], p + 2 * k * n, cos_runs);
           }
         } else {
-          for (size_t k = 0; k < kFloatVectors; ++k) put(p + 2 * k * n, ys[k], yc[k], r, 2 * k * n);
+          for (size_t k = 0; k < kFloatVectors; ++k) put(p + 2 * k * n, ps[k], pc[k], r, 2 * k * n);
         }
       }
       i = chunk;
@@ -344,20 +395,20 @@ class RunsHalfFloatFirst {
       const auto s_a = hn::LoadU(df, b.anchor_sin_f + b.i0 + i);
       const auto c_a = hn::LoadU(df, b.anchor_cos_f + b.i0 + i);
       uint16_t* p = row + i;
-      for (size_t r = 0; r < b.rows; ++r, p += exact_.width()) {
-        hn::Vec<DF> ys, yc;
-        rotate(s_a, c_a, r, i, ys, yc);
-        put(p, ys, yc, r, i);
+      for (size_t r = 0; r < b.rows; ++r, p += width) {
+        P ps, pc;
+        patterns(s_a, c_a, r, i, ps, pc);
+        put(p, ps, pc, r, i);
       }
     }
     if (i < chunk) {  // an odd vector of pairs at the end: the double sink's plain stores
       uint16_t* p = row + i;
-      for (size_t r = 0; r < b.rows; ++r, p += exact_.width()) {
+      for (size_t r = 0; r < b.rows; ++r, p += width) {
         V ys, yc;
         Rotate(d, b.anchor_sin + b.i0 + i, b.anchor_cos + b.i0 + i, b.table_sin + r * chunk + i,
                b.table_cos + r * chunk + i, ys, yc);
-        if constexpr (kSin) Exact::Store1(ys, p, exact_.sin_runs(), min);
-        if constexpr (kCos) Exact::Store1(yc, p, exact_.cos_runs(), min);
+        if constexpr (kSin) Exact::Store1(ys, p, sin_runs, min);
+        if constexpr (kCos) Exact::Store1(yc, p, cos_runs, min);
       }
     }
     return exact_.Flagged(min);
@@ -367,7 +418,7 @@ class RunsHalfFloatFirst {
 
  private:
   Exact exact_;
-  float small_;
+  int16_t limit_;
 };
 #endif  // HWY_TARGET != HWY_SCALAR
 

@@ -114,6 +114,17 @@ class HalfTable {
   float threshold_;
 };
 
+// 2N values of one kind (sines or cosines) from two rotated vectors of N pairs -> their 2N
+// patterns, each double rounded once (to odd, then to nearest: core/convert-inl.h); the smaller
+// magnitudes tracked in min where the output has a fix-up.
+template <Dtype kOut, bool kNative>
+HWY_INLINE hn::Vec<DU16> DoublePatterns(V y0, V y1, hn::Vec<DF>& min) {
+  const DF64 d;
+  const auto v = hn::Combine(DF(), DemoteToOddF32(d, y1), DemoteToOddF32(d, y0));
+  if constexpr (HalfTable<kOut>::kTrack) min = MinMagnitude(min, v);
+  return HalfBits<kOut, kNative>(v);
+}
+
 // Zipped 16-bit rows (interleaved, polar, the rotary pair caches): the pair's two values rounded
 // to odd, zipped as floats, then rounded to the 16-bit format: 2N values, 4N bytes, per store.
 template <Dtype kOut, bool kNative, Pairing kPairing>
@@ -270,10 +281,7 @@ class RunsHalf : public HalfTable<kOut> {
   template <bool kStream>
   static HWY_INLINE void Store2(V y0, V y1, uint16_t* HWY_RESTRICT p, const int (&runs)[2],
                                 hn::Vec<DF>& min) {
-    const DF64 d;
-    const auto v = hn::Combine(DF(), DemoteToOddF32(d, y1), DemoteToOddF32(d, y0));
-    if constexpr (kTrack) min = MinMagnitude(min, v);
-    const auto bits = HalfBits<kOut, kNative>(v);
+    const auto bits = DoublePatterns<kOut, kNative>(y0, y1, min);
     for (int off : runs)
       if (off >= 0) StorePatterns<kStream>(bits, p + off);
   }

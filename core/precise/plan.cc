@@ -14,12 +14,13 @@ bool same_recipe(const RopeScaling& a, const RopeScaling& b) {
 
 }  // namespace
 
-std::shared_ptr<const Plan> PlanCache::get(const TableSpec& spec, size_t lanes,
+std::shared_ptr<const Plan> PlanCache::get(const TableSpec& spec, size_t lanes, size_t chunk_pairs,
                                            const std::function<void(Plan&)>& build_table) {
+  const size_t chunk = std::max(lanes, chunk_pairs / lanes * lanes);
   const std::lock_guard<std::mutex> lock(mutex_);
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
     if (it->d_model == spec.d_model && it->base == spec.base && it->schedule == spec.schedule &&
-        same_recipe(it->rope, spec.rope) && it->lanes == lanes) {
+        same_recipe(it->rope, spec.rope) && it->lanes == lanes && it->chunk == chunk) {
       std::rotate(it, it + 1, entries_.end());
       return entries_.back().plan;
     }
@@ -27,7 +28,7 @@ std::shared_ptr<const Plan> PlanCache::get(const TableSpec& spec, size_t lanes,
   auto plan = std::make_shared<Plan>();
   plan->pairs = spec.d_model / 2;
   plan->padded = (static_cast<size_t>(plan->pairs) + lanes - 1) / lanes * lanes;
-  plan->chunk = std::max(lanes, kTableChunkBytes / (16 * kAnchorInterval) / lanes * lanes);
+  plan->chunk = chunk;
   plan->attention = attention_in_double(spec);
   plan->w_hi = hwy::AllocateAligned<double>(plan->padded);
   plan->w_lo = hwy::AllocateAligned<double>(plan->padded);
@@ -40,11 +41,9 @@ std::shared_ptr<const Plan> PlanCache::get(const TableSpec& spec, size_t lanes,
   plan->table_cos = hwy::AllocateAligned<double>(kAnchorInterval * plan->padded);
   plan->table_sin_f = hwy::AllocateAligned<float>(kAnchorInterval * plan->padded);
   plan->table_cos_f = hwy::AllocateAligned<float>(kAnchorInterval * plan->padded);
-  plan->table_sin_f2 = hwy::AllocateAligned<float>(2 * kAnchorInterval * plan->padded);
-  plan->table_cos_f2 = hwy::AllocateAligned<float>(2 * kAnchorInterval * plan->padded);
   build_table(*plan);
   if (entries_.size() == kCapacity) entries_.erase(entries_.begin());
-  entries_.push_back({spec.d_model, spec.base, spec.schedule, spec.rope, lanes, plan});
+  entries_.push_back({spec.d_model, spec.base, spec.schedule, spec.rope, lanes, chunk, plan});
   return plan;
 }
 

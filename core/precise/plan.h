@@ -21,12 +21,18 @@ namespace pev::core::precise {
 // Rows between directly computed anchor rows (positions that are multiples of it). The error of
 // a rotated row does not depend on it (one rotation from the anchor, by a tabulated angle); it
 // trades anchor cost (1/B of the rows, ~10% of the time at B = 64) against the rotation table's
-// chunk width (the table is read chunk by chunk from L1: B x chunk x 16 bytes = 32 KiB, so 32
-// pairs at B = 64, i.e. 256 bytes of an interleaved float32 row per store run). A constant, as
+// chunk width (the table is read chunk by chunk from L1: 32 KiB a chunk). A constant, as
 // the tables and loops are sized with it; the value is encoding/claims.json's anchor_interval
 // (core/registry_test.cc checks that the two agree).
 inline constexpr uint64_t kAnchorInterval = 64;
 inline constexpr size_t kTableChunkBytes = size_t{32} << 10;
+// Pairs per chunk, for the sinks that read the double table (16 bytes a pair a row: 32 pairs,
+// 256 bytes of an interleaved float32 row per store run) and for those that read the float one
+// (8 bytes: 64 pairs, 256 bytes of an interleaved 16-bit row). Streamed runs of 256 bytes or
+// more write at the store roofline; runs of 128 bytes a row, over the rows of a span, reached
+// 0.65 of it on 2 cores (AMD EPYC, 24.6 GB/s where sequential stores made 37.7).
+inline constexpr size_t kDoubleChunkPairs = kTableChunkBytes / (16 * kAnchorInterval);
+inline constexpr size_t kFloatChunkPairs = kTableChunkBytes / (8 * kAnchorInterval);
 
 struct Plan {
   int pairs = 0;      // d/2
@@ -40,9 +46,9 @@ struct Plan {
   // sin(j w_k), cos(j w_k) for j < kAnchorInterval, laid out [chunk][j][pair in chunk]: each
   // chunk contiguous.
   hwy::AlignedFreeUniquePtr<double[]> table_sin, table_cos;
-  // The same rounded to float, in the same layout (at table_offset), and with each value twice
-  // (at 2 table_offset: [s_0, s_0, s_1, s_1, ...]): the float-first 16-bit sinks' inputs.
-  hwy::AlignedFreeUniquePtr<float[]> table_sin_f, table_cos_f, table_sin_f2, table_cos_f2;
+  // The same rounded to float, in the same layout (at table_offset): the float-first 16-bit
+  // sinks' inputs.
+  hwy::AlignedFreeUniquePtr<float[]> table_sin_f, table_cos_f;
 
   // Where lanes [i0, i0 + chunk) of row j start; i0 is a multiple of `chunk`.
   size_t table_offset(uint64_t j, size_t i0) const {
@@ -50,13 +56,13 @@ struct Plan {
   }
 };
 
-// The plan for (spec.d_model, spec.base, spec.schedule, spec.rope) at `lanes` doubles per vector.
-// On a miss
+// The plan for (spec.d_model, spec.base, spec.schedule, spec.rope) at `lanes` doubles per vector,
+// in chunks of `chunk_pairs` (rounded to a multiple of lanes, at least one vector). On a miss
 // it fills the frequencies and calls `build_table` for the rotation table. Keeps the few most
 // recently used plans. Thread-safe.
 class PlanCache {
  public:
-  std::shared_ptr<const Plan> get(const TableSpec& spec, size_t lanes,
+  std::shared_ptr<const Plan> get(const TableSpec& spec, size_t lanes, size_t chunk_pairs,
                                   const std::function<void(Plan&)>& build_table);
 
  private:
@@ -65,7 +71,7 @@ class PlanCache {
     double base;
     Schedule schedule;
     RopeScaling rope;
-    size_t lanes;
+    size_t lanes, chunk;
     std::shared_ptr<const Plan> plan;
   };
   static constexpr size_t kCapacity = 8;

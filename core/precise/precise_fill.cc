@@ -159,7 +159,8 @@ void FillZippedF32(const Plan& plan, const TableSpec& spec, uint64_t count, floa
 void FillReference(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion,
                    void* out) {
   if (count == 0) return;
-  const std::shared_ptr<const Plan> plan = Cache().get(spec, hn::Lanes(DF64()), BuildTable);
+  const std::shared_ptr<const Plan> plan =
+      Cache().get(spec, hn::Lanes(DF64()), kDoubleChunkPairs, BuildTable);
   const double threshold = fixup_threshold(*plan, output);
   DoubleRows sink(spec, plan->padded, threshold, output, conversion, out);
   FillWhole(*plan, threshold, spec.start, count, sink);
@@ -169,7 +170,10 @@ void FillPrecise(const TableSpec& spec, uint64_t count, Dtype output, Conversion
                  void* out) {
   if (count == 0) return;
   const size_t n = hn::Lanes(DF64());
-  const std::shared_ptr<const Plan> plan = Cache().get(spec, n, BuildTable);
+  // 16-bit rows read the float table, float32 rows the double one (plan.h).
+  const bool half_output = output == Dtype::kFloat16 || output == Dtype::kBFloat16;
+  const std::shared_ptr<const Plan> plan =
+      Cache().get(spec, n, half_output ? kFloatChunkPairs : kDoubleChunkPairs, BuildTable);
   const auto width = static_cast<size_t>(table_width(spec));
   const size_t row_bytes = width * element_size(output);
   const int half = spec.d_model / 2;

@@ -38,10 +38,9 @@ HWY_INLINE void Rotate(DF64 d, const double* anchor_sin, const double* anchor_co
          hn::Load(d, table_cos), ys, yc);
 }
 
-// Vectors in a full table chunk (Plan::chunk / N): the hot loops keep that many anchor vectors
-// in registers.
-constexpr size_t kChunkVectors =
-    HWY_MAX(size_t{1}, kTableChunkBytes / (16 * kAnchorInterval) / hn::MaxLanes(DF64()));
+// Vectors in a full chunk of the double table (kDoubleChunkPairs / N): the hot loops keep that
+// many anchor vectors in registers.
+constexpr size_t kChunkVectors = HWY_MAX(size_t{1}, kDoubleChunkPairs / hn::MaxLanes(DF64()));
 
 // min(|a|, |b|) lane by lane.
 template <class VT>
@@ -67,10 +66,9 @@ struct Block {
   size_t rows, i0, i1;
   const double *anchor_sin, *anchor_cos, *table_sin, *table_cos;
   // Float copies for the float-first sinks: anchors [padded] (set when Sink::kFloatFirst), the
-  // table at the block's first row, once and with each value twice.
+  // table at the block's first row.
   const float *anchor_sin_f = nullptr, *anchor_cos_f = nullptr;
   const float *table_sin_f = nullptr, *table_cos_f = nullptr;
-  const float *table_sin_f2 = nullptr, *table_cos_f2 = nullptr;
 };
 
 // The hot loop of the double sinks: every row of block b rotated one vector of N pairs at a time,
