@@ -121,7 +121,7 @@ template <Dtype kOut, bool kNative>
 HWY_INLINE hn::Vec<DU16> DoublePatterns(V y0, V y1, hn::Vec<DF>& min) {
   const DF64 d;
   const auto v = hn::Combine(DF(), DemoteToOddF32(d, y1), DemoteToOddF32(d, y0));
-  if constexpr (HalfTable<kOut>::kTrack) min = MinMagnitude(min, v);
+  if constexpr (HalfTable<kOut>::kTrack) min = LeastMagnitude(min, v);
   return HalfBits<kOut, kNative>(v);
 }
 
@@ -146,9 +146,10 @@ class ZippedHalf : public HalfTable<kOut> {
     const Block b = block;  // a local copy: the stores below may not alias it
     const auto idx = ZipIndices();
     auto min = hn::Set(DF(), std::numeric_limits<float>::infinity());
-    uint16_t* HWY_RESTRICT row = table_ + b.row0 * width_ + 2 * b.i0;
+    const size_t width = width_;  // a local: the stores may alias the member
+    uint16_t* HWY_RESTRICT row = table_ + b.row0 * width + 2 * b.i0;
     ForEachRotated(b, [&](size_t r, size_t i, V ys, V yc)
-                          HWY_ATTR { Store<kStream>(row + r * width_ + 2 * i, ys, yc, idx, min); });
+                          HWY_ATTR { Store<kStream>(row + r * width + 2 * i, ys, yc, idx, min); });
     return Flagged(min);
   }
   // One vector of N pairs at p (2N values), the smaller magnitudes tracked in min.
@@ -159,7 +160,7 @@ class ZippedHalf : public HalfTable<kOut> {
   // The 2N patterns that Store stores.
   static HWY_INLINE hn::Vec<DU16> Bits(V ys, V yc, ZipIdx idx, hn::Vec<DF>& min) {
     const auto v = Zip(ys, yc, idx);
-    if constexpr (kTrack) min = MinMagnitude(min, v);
+    if constexpr (kTrack) min = LeastMagnitude(min, v);
     return HalfBits<kOut, kNative>(v);
   }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
@@ -217,7 +218,8 @@ class RunsHalf : public HalfTable<kOut> {
     const size_t n = hn::Lanes(d);
     const size_t chunk = b.i1 - b.i0;
     auto min = hn::Set(df, std::numeric_limits<float>::infinity());
-    uint16_t* HWY_RESTRICT row = table_ + b.row0 * width_ + b.i0;
+    const size_t width = width_;  // a local: the stores may alias the member
+    uint16_t* HWY_RESTRICT row = table_ + b.row0 * width + b.i0;
     // Lanes [i, i + 2N) of a row, from two rotated vectors.
     const auto put2 = [&](uint16_t* HWY_RESTRICT p, V ys0, V yc0, V ys1, V yc1) HWY_ATTR {
       if constexpr (kSin) Store2<kStream>(ys0, ys1, p, sin_, min);
@@ -229,7 +231,7 @@ class RunsHalf : public HalfTable<kOut> {
         s_a[k] = hn::Load(d, b.anchor_sin + b.i0 + k * n);
         c_a[k] = hn::Load(d, b.anchor_cos + b.i0 + k * n);
       }
-      for (size_t r = 0; r < b.rows; ++r, row += width_) {
+      for (size_t r = 0; r < b.rows; ++r, row += width) {
         const double* ts = b.table_sin + r * chunk;
         const double* tc = b.table_cos + r * chunk;
         for (size_t k = 0; k < kChunkVectors; k += 2) {
@@ -241,7 +243,7 @@ class RunsHalf : public HalfTable<kOut> {
         }
       }
     } else {
-      for (size_t r = 0; r < b.rows; ++r, row += width_) {
+      for (size_t r = 0; r < b.rows; ++r, row += width) {
         const double* ts = b.table_sin + r * chunk;
         const double* tc = b.table_cos + r * chunk;
         const double* as = b.anchor_sin + b.i0;
@@ -289,7 +291,7 @@ class RunsHalf : public HalfTable<kOut> {
   static HWY_INLINE void Store1(V y, uint16_t* HWY_RESTRICT p, const int (&runs)[2],
                                 hn::Vec<DF>& min) {
     const auto f = DemoteToOddF32(DF64(), y);
-    if constexpr (kTrack) min = MinMagnitude(min, hn::Combine(DF(), f, f));
+    if constexpr (kTrack) min = LeastMagnitude(min, hn::Combine(DF(), f, f));
     const auto bits = ToHalfBits<false>(DH(), f, kOut, Conversion::kNearestEven);
     for (int off : runs)
       if (off >= 0) hn::StoreU(bits, DUH(), p + off);
