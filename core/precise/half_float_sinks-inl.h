@@ -206,7 +206,7 @@ class ZippedHalfFloatFirst {
             flagged |= uint32_t{SmallPatterns(DW16(), bits[k], limit)} << k;
           for (; flagged != 0; flagged &= flagged - 1) {
             const auto k = static_cast<size_t>(__builtin_ctz(flagged));
-            bits[k] = Repaired(b, s_a[k], c_a[k], r, k * n2, limit, min);
+            bits[k] = Repaired(b, bits[k], r, k * n2, limit, min);
           }
         }
         for (size_t k = 0; k < kVectors; ++k) Store<kStream>(bits[k], p + 2 * k * n2);
@@ -220,7 +220,7 @@ class ZippedHalfFloatFirst {
       for (size_t r = 0; r < b.rows; ++r, p += width) {
         W bits = Zipped(b, s_a, c_a, r, i);
         if (HWY_UNLIKELY(SmallPatterns(DW16(), bits, limit)))
-          bits = Repaired(b, s_a, c_a, r, i, limit, min);
+          bits = Repaired(b, bits, r, i, limit, min);
         Store<kStream>(bits, p);
       }
     }
@@ -258,32 +258,40 @@ class ZippedHalfFloatFirst {
     zip_pair(kPairing, ys, yc, first, second);
     return FloatZipped<kOut>(first, second);
   }
-  // The same where a kind holds a small value: its 2N patterns from the double rotation.
-  static HWY_NOINLINE W Repaired(const Block& b, F s_a, F c_a, size_t r, size_t i, int16_t limit,
+  // The zipped patterns `bits` of pairs [i, i + 2N) of row r, each kind that holds a small value
+  // replaced by the double rotation's 2N patterns (the kinds' float patterns are bits' even and
+  // odd lanes, as FloatZipped made them).
+  static HWY_NOINLINE W Repaired(const Block& b, W bits, size_t r, size_t i, int16_t limit,
                                  F& min) {
+    const DU32 du;
+    const DW16 dw;
+    const hn::RebindToSigned<DW16> di;
+    const auto small =
+        hn::BitCast(du, hn::VecFromMask(di, hn::Lt(Magnitudes(dw, bits), hn::Set(di, limit))));
+    const auto any = [&](uint32_t half) HWY_ATTR {
+      return !hn::AllFalse(du, hn::Ne(hn::And(small, hn::Set(du, half)), hn::Zero(du)));
+    };
+    const bool first_small = any(0xffffu), second_small = any(0xffff0000u);
+    const bool sin_first = kPairing == Pairing::kSinCos || kPairing == Pairing::kSinSin;
+    const bool sin_second = kPairing == Pairing::kCosSin || kPairing == Pairing::kSinSin;
+    const bool sin_small = (sin_first && first_small) || (sin_second && second_small);
+    const bool cos_small = (!sin_first && first_small) || (!sin_second && second_small);
     const DF64 d;
     const size_t n = hn::Lanes(d), t = r * (b.i1 - b.i0) + i;
-    F ys, yc;
-    Rotated(b, s_a, c_a, r, i, ys, yc);
-    V ys0, yc0, ys1, yc1;
     const double *as = b.anchor_sin + b.i0 + i, *ac = b.anchor_cos + b.i0 + i;
+    V ys0, yc0, ys1, yc1;
     Rotate(d, as, ac, b.table_sin + t, b.table_cos + t, ys0, yc0);
     Rotate(d, as + n, ac + n, b.table_sin + t + n, b.table_cos + t + n, ys1, yc1);
     hn::Vec<DU16> sines, cosines;
-    if constexpr (kSin) {
-      sines = FloatPatterns<kOut>(ys);
-      if (SmallPatterns(DU16(), sines, limit)) sines = DoublePatterns<kOut, kNative>(ys0, ys1, min);
-    }
-    if constexpr (kCos) {
-      cosines = FloatPatterns<kOut>(yc);
-      if (SmallPatterns(DU16(), cosines, limit))
-        cosines = DoublePatterns<kOut, kNative>(yc0, yc1, min);
-    }
-    if constexpr (!kSin) sines = cosines;
-    if constexpr (!kCos) cosines = sines;
-    hn::Vec<DU16> first, second;
-    zip_pair(kPairing, sines, cosines, first, second);
-    return ZipPatterns(first, second);
+    if (sin_small) sines = DoublePatterns<kOut, kNative>(ys0, ys1, min);
+    if (cos_small) cosines = DoublePatterns<kOut, kNative>(yc0, yc1, min);
+    if ((sin_first && sin_small) || (!sin_first && cos_small))
+      bits = hn::OddEven(bits, hn::BitCast(dw, hn::PromoteTo(du, sin_first ? sines : cosines)));
+    if ((sin_second && sin_small) || (!sin_second && cos_small))
+      bits = hn::OddEven(
+          hn::BitCast(dw, hn::ShiftLeft<16>(hn::PromoteTo(du, sin_second ? sines : cosines))),
+          bits);
+    return bits;
   }
   template <bool kStream>
   static HWY_INLINE void Store(W bits, uint16_t* HWY_RESTRICT p) {
