@@ -8,6 +8,7 @@
 #include <map>
 #include <tuple>
 
+#include "peverify/bench/roofline.h"
 #include "peverify/core/convert.h"
 #include "peverify/core/highway/highway_dispatch.h"
 #include "peverify/core/sleef/sleef_dispatch.h"
@@ -91,7 +92,7 @@ Report summarize(const std::map<std::string, Measured>& measured,
       continue;
     }
     r.fills.emplace_back(m.impl, f);
-    if (f.median > r.bytes_per_s.median) {
+    if (is_store_fill(m.impl) && f.median > r.bytes_per_s.median) {
       r.bytes_per_s = f;
       r.best = m.impl;
     }

@@ -139,6 +139,8 @@ void register_rooflines(const CaseRegistry& r, int columns, int element_bytes, i
                             std::to_string(element_bytes) + "B";
   std::vector<Fill> fills(std::begin(kStoreFills), std::end(kStoreFills));
   fills.push_back(Fill::kMemcpy);
+  const size_t row_bytes = static_cast<size_t>(columns) * element_bytes;
+  if (row_bytes % 64 == 0) fills.insert(fills.end(), std::begin(kRunFills), std::end(kRunFills));
   for (const Fill f : fills) {
     const std::string name = "roofline/" + std::string(name_of(f)) + "/" + r.tc.label + "/" +
                              shape + threads_suffix(threads);
@@ -147,11 +149,12 @@ void register_rooflines(const CaseRegistry& r, int columns, int element_bytes, i
     const size_t bytes = m.bytes;
     time_as_configured(benchmark::RegisterBenchmark(
                            name.c_str(),
-                           [buf = r.buffer, f, threads, bytes](benchmark::State& state) {
+                           [buf = r.buffer, f, threads, bytes, row_bytes](benchmark::State& state) {
                              const char* src = f == Fill::kMemcpy ? buf->memcpy_source() : nullptr;
                              for (auto _ : state)
                                split(bytes, threads, [&](size_t at, size_t n) {
-                                 fill(f, buf->data.get() + at, src ? src + at : nullptr, n);
+                                 fill(f, buf->data.get() + at, src ? src + at : nullptr, n,
+                                      row_bytes);
                                });
                              benchmark::ClobberMemory();
                            }),

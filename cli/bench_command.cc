@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "peverify/bench/bench_report.h"
+#include "peverify/bench/roofline.h"
 #include "peverify/cli/command.h"
 #include "peverify/cli/enum_option.h"
 #include "peverify/encoding/request.h"
@@ -89,10 +90,16 @@ int run_bench(const BenchOptions& o) {
   // ratio is to the roofline of its own bytes: its columns of its element size (B, per value).
   fmt::print("{:<40} {:<12} {:>3} {:>2} {:>11} {:>11} {:>8}\n", "implementation", "table", "thr",
              "B", "values/s", "bytes/s", "roofline");
-  for (const bench::Roofline& r : report.rooflines)
+  for (const bench::Roofline& r : report.rooflines) {
     fmt::print("{:<40} {:<12} {:>3} {:>2} {:>11.3g} {:>11.3g} {:>8}\n",
                fmt::format("roofline ({}, {} columns)", r.best, r.columns), r.table, r.threads,
                r.element_bytes, r.bytes_per_s.median / r.element_bytes, r.bytes_per_s.median, "1");
+    for (const auto& [fill, f] : r.fills)  // the store orders reported beside it
+      if (!bench::is_store_fill(fill))
+        fmt::print("{:<40} {:<12} {:>3} {:>2} {:>11.3g} {:>11.3g} {:>8.3f}\n", "  " + fill, r.table,
+                   r.threads, r.element_bytes, f.median / r.element_bytes, f.median,
+                   f.median / r.bytes_per_s.median);
+  }
   for (const bench::Result& r : report.results)
     fmt::print("{:<40} {:<12} {:>3} {:>2} {:>11.3g} {:>11.3g} {:>8.3f}\n",
                r.layout == "interleaved" ? r.impl : r.impl + " " + r.layout, r.table, r.threads,

@@ -116,7 +116,7 @@ void expect_same(const TableSpec& spec, uint64_t rows, Dtype output, const std::
                               std::string(name_of(output)) + " d=" + std::to_string(spec.d_model) +
                               " start=" + std::to_string(spec.start);
   EXPECT_EQ(diff, "") << context;
-  // About 1 in 10000 float16 values (1 in 70000 bfloat16) are (half_float_sinks-inl.h).
+  // About 1 in 10000 float16 values (1 in 60000 bfloat16) are (half_float_sinks-inl.h).
   EXPECT_LE(others, got.size() / 2 / 100) << context;
 }
 

@@ -1,10 +1,11 @@
 // Per-target (Highway) float-rotation sinks of the precise strategy for float16 and bfloat16 rows:
-// the rotation in float (twice the lanes of double, no demotion), rounded once to the 16-bit
-// format. That is faithful wherever the value is not small (below); a vector holding a small value
-// goes through the double sinks of half_sinks-inl.h instead, fix-up tracking included. The double
+// the rotation in float (2N pairs' sines or cosines a vector, twice the lanes of double, no
+// demotion), rounded once to the 16-bit format. That is faithful wherever the value is not small
+// (below); a vector's sines or cosines holding a small value go through the double rotation
+// instead (half_sinks-inl.h), fix-up tracking included. The double
 // rotation is faithful too, and correctly rounded but for values within 2^-49 of a midpoint; the
 // float one is not correctly rounded within its error bound (2^-22 A) of a midpoint, where it may
-// give the other faithful neighbour: 417 of 4194304 float16 values and 57 bfloat16 ones of a
+// give the other faithful neighbour: 424 of 4194304 float16 values and 67 bfloat16 ones of a
 // 8192 x 512 table from position 100000 (`peverify verify --budget strict`). Checking for that
 // costs as much as the rotation (crosscheck/precise_sinks_test.cc bounds every such
 // value). Included by precise_fill.cc, which chooses them (float_rotation_threshold,
@@ -34,8 +35,7 @@
 // < A 2^-12 (1 + 2^-9.9) for bfloat16, so T = A~ 2^-9 (1 + 2^-11) and A~ 2^-12 (1 + 2^-8)
 // (kFloatRotationThreshold*, precise_fill.h; A~ >= A (1 - 2^-53)), rounded up to float. Values
 // below T, about (4/pi) T/A of them, go through the double rotation. The thresholds keep y_f a
-// normal float (A >= 2^-60: VCVTNEPS2BF16 reads subnormals as zero), and float16 finite (A <=
-// 2^15).
+// normal float (A >= 2^-60), and float16 finite (A <= 2^15).
 
 #if defined(PEV_CORE_PRECISE_HALF_FLOAT_SINKS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef PEV_CORE_PRECISE_HALF_FLOAT_SINKS_INL_H_
