@@ -157,6 +157,14 @@ TEST_P(PreciseSinks, StreamedAndUnalignedTablesEqualTheGeneralRows) {
   }
 }
 
+// d = 4096 16-bit rows in runs: the cos cache's two runs (and the halves' sin and cos) start 4 KiB
+// apart, so the block's rows are written one run at a time.
+TEST_P(PreciseSinks, RunsFourKiBApartEqualTheGeneralRows) {
+  for (const Dtype output : {Dtype::kFloat16, Dtype::kBFloat16})
+    for (const Layout layout : {Layout::kRopeCosDup, Layout::kHalves, Layout::kRopeSinDup})
+      expect_same(make_spec(4096, layout, 355 - 100), 80, output, "4 KiB apart");
+}
+
 // Real models' caches: the attention factor scales anchors and fixed-up values alike.
 TEST_P(PreciseSinks, RecipesEqualTheGeneralRows) {
   for (const models::RopeModel& m : models::every_rope_model())

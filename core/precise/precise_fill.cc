@@ -94,8 +94,8 @@ void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint1
   const auto run = [&](auto& sink) HWY_ATTR {
     using Sink = std::decay_t<decltype(sink)>;
     const bool aligned = reinterpret_cast<uintptr_t>(out) % Sink::kStreamAlignment == 0;
-    FillTiledMaybeStreaming(plan, t, spec.start, count, big && aligned && sink.CanStream(half),
-                            sink);
+    FillTiledMaybeStreaming(plan, t, spec.start, count, 2 * width,
+                            big && aligned && sink.CanStream(half), sink);
   };
   const RowShape shape = row_shape(spec.layout, spec.d_model / 2);
   if (shape.zipped) {
@@ -149,7 +149,7 @@ void FillZippedF32(const Plan& plan, const TableSpec& spec, uint64_t count, floa
   const double t = fixup_threshold(plan, Dtype::kFloat32);
   WithPairing(pairing_of(row_shape(spec.layout, spec.d_model / 2)), [&](auto pairing) HWY_ATTR {
     ZippedF32<decltype(pairing)::value> sink(out, width, t);
-    FillTiledMaybeStreaming(plan, t, spec.start, count, stream, sink);
+    FillTiledMaybeStreaming(plan, t, spec.start, count, 4 * width, stream, sink);
   });
 }
 #endif  // HWY_TARGET != HWY_SCALAR
@@ -204,8 +204,8 @@ void FillPrecise(const TableSpec& spec, uint64_t count, Dtype output, Conversion
 #endif
   if (vectors && output == Dtype::kFloat32 && !shape.zipped) {
     SplitF32 sink(static_cast<float*>(out), width, threshold, shape);
-    FillTiledMaybeStreaming(*plan, threshold, spec.start, count, big && address % (4 * n) == 0,
-                            sink);
+    FillTiledMaybeStreaming(*plan, threshold, spec.start, count, row_bytes,
+                            big && address % (4 * n) == 0, sink);
     return;
   }
   DoubleRows sink(spec, plan->padded, threshold, output, conversion, out);
