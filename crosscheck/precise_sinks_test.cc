@@ -157,10 +157,10 @@ TEST_P(PreciseSinks, StreamedAndUnalignedTablesEqualTheGeneralRows) {
   }
 }
 
-// d = 4096 16-bit rows in runs: the cos cache's two runs (and the halves' sin and cos) start 4 KiB
-// apart, so the block's rows are written one run at a time.
+// Rows in runs whose runs start a multiple of 4 KiB apart (d = 4096: 4 KiB in 16 bits, 8 KiB in
+// float32): the block's rows are written one run at a time (runs_apart_4k).
 TEST_P(PreciseSinks, RunsFourKiBApartEqualTheGeneralRows) {
-  for (const Dtype output : {Dtype::kFloat16, Dtype::kBFloat16})
+  for (const Dtype output : kOutputs)
     for (const Layout layout : {Layout::kRopeCosDup, Layout::kHalves, Layout::kRopeSinDup})
       expect_same(make_spec(4096, layout, 355 - 100), 80, output, "4 KiB apart");
 }

@@ -45,7 +45,6 @@
 #endif
 
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <type_traits>
 
@@ -322,7 +321,7 @@ class RunsHalfFloatFirst {
                      double small)
       : exact_(table, width, threshold, shape),
         limit_(PatternLimit<kOut>(small)),
-        run_by_run_((kSin && kCos) || RunsApart4K(shape)) {}
+        run_by_run_((kSin && kCos) || runs_apart_4k(shape, sizeof(uint16_t))) {}
   static constexpr bool CanStream(size_t half) { return Exact::CanStream(half); }
   template <bool kStream>
   HWY_INLINE bool Rows(const Block& block) const {
@@ -464,25 +463,14 @@ class RunsHalfFloatFirst {
   void Touch(uint64_t r0, uint64_t r1) const { exact_.Touch(r0, r1); }
 
  private:
-  // Whether two of the row's runs start a multiple of 4 KiB apart.
-  static bool RunsApart4K(const RowShape& shape) {
-    const int offsets[4] = {shape.sin_runs[0], shape.sin_runs[1], shape.cos_runs[0],
-                            shape.cos_runs[1]};
-    for (int x = 0; x < 4; ++x)
-      for (int y = x + 1; y < 4; ++y)
-        if (offsets[x] >= 0 && offsets[y] >= 0 &&
-            std::abs(offsets[y] - offsets[x]) * sizeof(uint16_t) % 4096 == 0)
-          return true;
-    return false;
-  }
   Exact exact_;
   int16_t limit_;
   // Whether the block's rows are written one run at a time rather than a row at a time: where
   // the row holds sines and cosines (each run then rotates only its own kind; halves 3.9e9 ->
   // 4.2e9 bfloat16 values/s at 131072 x 512), and where two runs start a multiple of 4 KiB
-  // apart, which stored in turn ran at 0.3 of the speed of other widths (halves at d = 4096:
-  // 1.2e9 -> 3.9e9). A cache of one kind in two runs (rope-cos-dup) is faster a row at a time:
-  // its runs hold the same values (5.8e9 against 4.3e9 at d = 512).
+  // apart (runs_apart_4k, row_shape.h; halves at d = 4096: 1.2e9 -> 3.9e9). A cache of one kind in
+  // two runs (rope-cos-dup) is faster a row at a time: its runs hold the same values (5.8e9
+  // against 4.3e9 at d = 512).
   bool run_by_run_;
 };
 #endif  // HWY_TARGET != HWY_SCALAR

@@ -228,7 +228,8 @@ class SplitF32 {
         width_(width),
         threshold_(threshold),
         sin_{shape.sin_runs[0], shape.sin_runs[1]},
-        cos_{shape.cos_runs[0], shape.cos_runs[1]} {}
+        cos_{shape.cos_runs[0], shape.cos_runs[1]},
+        run_by_run_(runs_apart_4k(shape, sizeof(float))) {}
   static constexpr bool CanStream(size_t /* half */) { return true; }
   void Touch(uint64_t r0, uint64_t r1) const {
     TouchPages(table_ + r0 * width_, table_ + r1 * width_);
@@ -240,10 +241,24 @@ class SplitF32 {
     V min = hn::Set(d, std::numeric_limits<double>::infinity());
     const size_t width = width_;  // a local: the stores may alias the member
     float* HWY_RESTRICT row = table_ + b.row0 * width + b.i0;
-    ForEachRotated(b, [&](size_t r, size_t i, V ys, V yc) HWY_ATTR {
-      min = hn::Min(min, MinMagnitude(ys, yc));
-      Store<kStream>(ys, yc, row + r * width + i);
-    });
+    if (HWY_UNLIKELY(run_by_run_)) {  // one run of the rows at a time (runs_apart_4k)
+      for (const int* runs : {sin_, cos_}) {
+        const bool sin = runs == sin_;
+        for (int x = 0; x < 2; ++x) {
+          if (runs[x] < 0) continue;
+          float* HWY_RESTRICT run = row + runs[x];
+          ForEachRotated(b, [&](size_t r, size_t i, V ys, V yc) HWY_ATTR {
+            min = hn::Min(min, MinMagnitude(ys, yc));
+            StoreOne<kStream>(sin ? ys : yc, run + r * width + i);
+          });
+        }
+      }
+    } else {
+      ForEachRotated(b, [&](size_t r, size_t i, V ys, V yc) HWY_ATTR {
+        min = hn::Min(min, MinMagnitude(ys, yc));
+        Store<kStream>(ys, yc, row + r * width + i);
+      });
+    }
     return hn::GetLane(hn::MinOfLanes(d, min)) < threshold_;
   }
   void Put(uint64_t row, size_t i, V ys, V yc) const {
@@ -251,32 +266,28 @@ class SplitF32 {
   }
 
  private:
+  // y rounded to float at p.
+  template <bool kStream>
+  static HWY_INLINE void StoreOne(V y, float* HWY_RESTRICT p) {
+    const DH dh;
+    if constexpr (kStream && kCanStream) {
+      hn::Stream(hn::DemoteTo(dh, y), dh, p);
+    } else {
+      hn::StoreU(hn::DemoteTo(dh, y), dh, p);
+    }
+  }
   template <bool kStream>
   HWY_INLINE void Store(V ys, V yc, float* HWY_RESTRICT p) const {
-    const DH dh;
-    const auto fs = hn::DemoteTo(dh, ys);
-    const auto fc = hn::DemoteTo(dh, yc);
-    for (int off : sin_) {
-      if (off < 0) continue;
-      if constexpr (kStream && kCanStream) {
-        hn::Stream(fs, dh, p + off);
-      } else {
-        hn::StoreU(fs, dh, p + off);
-      }
-    }
-    for (int off : cos_) {
-      if (off < 0) continue;
-      if constexpr (kStream && kCanStream) {
-        hn::Stream(fc, dh, p + off);
-      } else {
-        hn::StoreU(fc, dh, p + off);
-      }
-    }
+    for (int off : sin_)
+      if (off >= 0) StoreOne<kStream>(ys, p + off);
+    for (int off : cos_)
+      if (off >= 0) StoreOne<kStream>(yc, p + off);
   }
   float* table_;
   size_t width_;
   double threshold_;
   int sin_[2], cos_[2];
+  bool run_by_run_;
 };
 
 // Any output type and layout, one row at a time: the row's doubles go to scratch, then RowWriter
