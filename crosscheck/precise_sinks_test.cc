@@ -2,7 +2,7 @@
 // layout) against its general rows (fill_reference: each double rounded once by RowWriter), on
 // every SIMD target: through the unrolled and the generic loops, odd vector counts, streamed
 // stores, the fix-up and real models' recipes (A != 1). float32 rows are the very bits of the
-// general rows. float16 and bfloat16 rows come from the float rotation (half_float_sinks-inl.h):
+// general rows. float16 and bfloat16 rows come from the float rotation (float_rotation-inl.h):
 // each element is the general rows' or, where the two differ, its neighbour across a midpoint
 // that lies within the float rotation's error bound (A 2^-22 (1 + 2^-18)) of the exact value, as
 // the oracle says, and such elements are rare. The general rows' own accuracy is the oracle's

@@ -128,7 +128,7 @@ void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint1
 // The float rotation wherever its bound holds for the plan's A (float_rotation_threshold): twice
 // the values per instruction of the double one, which it needs for a value in about 800 (float16)
 // or 6400 (bfloat16): (2/pi) T/A. kNative: AVX512_BF16's VCVTNEPS2BF16 rounds the double
-// rotation's bfloat16 values (the float rotation rounds by integer ops, half_float_sinks-inl.h).
+// rotation's bfloat16 values (the float rotation rounds by integer ops, float_rotation-inl.h).
 template <Dtype kOut>
 void FillHalf(const Plan& plan, const TableSpec& spec, uint64_t count, uint16_t* out, bool big) {
   const bool float_rotation = float_rotation_threshold(plan, kOut) > 0;

@@ -34,7 +34,7 @@ inline double fixup_threshold(const Plan& plan, Dtype output) {
 }
 
 // Rotated float16 and bfloat16 outputs at least this large, in units of A, are computed by the
-// float rotation (derived in half_float_sinks-inl.h), the others by the double one.
+// float rotation (derived in float_rotation-inl.h), the others by the double one.
 inline constexpr double kFloatRotationThresholdF16 = 0x1.002p-9;   // 2^-9 (1 + 2^-11)
 inline constexpr double kFloatRotationThresholdBF16 = 0x1.01p-12;  // 2^-12 (1 + 2^-8)
 
