@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hwy/highway.h"
+#include "hwy/targets.h"
 #include "hwy/tests/hwy_gtest.h"
 #include "peverify/core/precise/precise_fill.h"
 #include "peverify/core/rope_models_testutil.h"
@@ -172,6 +173,40 @@ TEST_P(PreciseSinks, RecipesEqualTheGeneralRows) {
       for (const Layout layout : {Layout::kRopeCosSin, Layout::kRopeCosDup, Layout::kInterleaved})
         for (const uint64_t start : {uint64_t{0}, uint64_t{103993 - 50}})
           expect_same(spec_of(m.model, layout, start, 120), 120, output, m.name);
+}
+
+// Which rotation gives each 16-bit value is decided value by value (float_rotation-inl.h), so
+// every x86 target with FMA (AVX2 and up) writes the same table bit for bit wherever rows are
+// whole vectors of the widest target (d/2 a multiple of 16): the CI gate's records (d = 512) do
+// not depend on the machine measuring them. Layouts: zipped, runs (one kind each), run by run.
+TEST(PreciseTargets, EveryTargetWithFmaWritesTheSameTable) {
+#if HWY_ARCH_X86
+  std::vector<int64_t> targets;
+  for (int64_t bits = HWY_TARGETS & hwy::SupportedTargets(); bits != 0; bits &= bits - 1)
+    if ((bits & -bits) <= HWY_AVX2) targets.push_back(bits & -bits);
+  if (targets.size() < 2) GTEST_SKIP() << "one FMA target on this machine: " << compiled_targets();
+  for (const Dtype output : kOutputs) {
+    for (const Layout layout : {Layout::kInterleaved, Layout::kRopeCosDup, Layout::kHalves}) {
+      for (const int d : {64, 512, 4096}) {
+        for (const uint64_t start : {uint64_t{0}, uint64_t{100000}, uint64_t{5419351 - 70}}) {
+          const TableSpec spec = make_spec(d, layout, start);
+          const uint64_t rows = d == 4096 ? 80 : 300;
+          hwy::SetSupportedTargetsForTest(targets[0]);
+          const std::vector<char> want = filled(false, spec, rows, output);
+          for (size_t k = 1; k < targets.size(); ++k) {
+            hwy::SetSupportedTargetsForTest(targets[k]);
+            EXPECT_TRUE(filled(false, spec, rows, output) == want)
+                << hwy::TargetName(targets[k]) << " against " << hwy::TargetName(targets[0]) << " "
+                << name_of(layout) << " " << name_of(output) << " d=" << d << " start=" << start;
+          }
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+#else
+  GTEST_SKIP() << "FMA targets are listed for x86 only";
+#endif
 }
 
 }  // namespace

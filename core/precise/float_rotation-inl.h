@@ -8,26 +8,31 @@
 // A v (precise_fill.cc). The floats are RN of each: S_f = S (1 + a), |a| <= 2^-24, likewise C_f,
 // c_f, s_f, and y_f = fl(P c_f + fl(Q s_f)) with (P, Q) = (S_f, C_f) or (C_f, -S_f) (either
 // product may be the rounded one: the bound is symmetric). With |S c| + |C s| <= A~ (1 + 2^-50)
-// (Cauchy-Schwarz; both pairs lie within a few u of circles of radius A~ and 1), |C_f s_f| <=
-// A~ (1 + 2^-22) and |y_f| <= A~ (1 + 2^-21):
+// (Cauchy-Schwarz; both pairs lie within a few u of circles of radius A~ and 1) and
+// |C_f s_f| <= A~ (1 + 2^-22.9):
 //   |y_f - y_d| <= 2^-23 (1 + 2^-25) (|S c| + |C s|)     inputs rounded to float
-//                + 2^-24 |C_f s_f| + 2^-24 |y_f|        the float product and FMA
+//                + 2^-24 |C_f s_f|                      the float product
 //                + 2^-53 (|C s| + |y_d|)                the double rotation
-//               <= A~ 2^-22 (1 + 2^-19),
-// so with A~ = A (1 + 2^-53) at most, |y_f - A v| <= A 2^-22 (1 + 2^-18) =: E. Anchors below
-// float's normal range add at most 2^-149 A~-free absolute error, far inside the slack while
-// A >= 2^-60.
+//                + 2^-24 |y_f|                          the FMA (RN: within u of its result)
+// and with A~ <= A (1 + 2^-53) and y_d's own error, |y_f - A v| <= A 3 2^-24 (1 + 2^-23.1) +
+// 2^-24 |y_f| <= A B + 2^-24 |y_f| =: E(y_f), B = 3 2^-24 (1 + 2^-22) (kFloatRotationBound,
+// precise_fill.h). The old bound A 2^-22 (1 + 2^-18) took |y_f| <= A; small values, the only ones
+// in doubt, err by at most about 3/4 of it. Anchors, products and sums below float's normal range
+// err by at most 2^-149 absolutely each, far inside the slack while A >= 2^-60; float16 stays
+// finite while A <= 2^15.
 //
-// Faithful rounding. Let x = A v lie in a binade of the 16-bit format with p bits (11 for float16,
-// 8 for bfloat16), U the spacing there, so U >= |x| 2^-p (subnormals included). If |y_f - x| <
-// U / 4, y_f is within U/4 of that binade, whose values are spaced U and include both ends, so the
-// one nearest y_f is within U/2 of y_f and 3U/4 of x: one of the two bracketing x. A vector is
-// rounded in float when every |y_f| >= T, which makes |x| >= T - E; U / 4 >= (T - E) 2^-(p+2) > E
-// holds for T > E (1 + 2^(p+2)): E (1 + 2^13) < A 2^-9 (1 + 2^-12.9) for float16 and E (1 + 2^10)
-// < A 2^-12 (1 + 2^-9.9) for bfloat16, so T = A~ 2^-9 (1 + 2^-11) and A~ 2^-12 (1 + 2^-8)
-// (kFloatRotationThreshold*, precise_fill.h; A~ >= A (1 - 2^-53)), rounded up to float. Values
-// below T, about (4/pi) T/A of them, go through the double rotation. The thresholds keep y_f a
-// normal float (A >= 2^-60), and float16 finite (A <= 2^15).
+// Faithful rounding. Let x = A v and r the 16-bit value nearest y_f (either tie). If r is not
+// one of the two values bracketing x, r's neighbour q on x's side lies between them, x included
+// (x = q: the only faithful value is q). r is at least as near y_f as q is, so y_f lies on r's
+// side of their midpoint and E(y_f) >= |y_f - x| >= |r - q| / 2. Spacing never shrinks away from
+// zero, so |r - q| >= g(|r|), the gap below |r| (g(0): the least subnormal), and |y_f| <= |r| +
+// half the gap above it. Hence r is faithful wherever g(|r|) > 2 E(|r| + that half gap): a vector
+// of patterns is kept when every magnitude is at least float_rotation_limit (precise_fill.h),
+// whose every pattern meets it, and its values otherwise come from the double rotation. For A = 1
+// that keeps |r| >= 2^-11 + 2^-21 in float16 (the gap below 2^-11 is 2^-22, under 2 E = 2^-21.4,
+// which 2^-21 exceeds) and |r| >= 2^-14 + 2^-21 in bfloat16: the double rotation takes about (4/pi)
+// 2^-11 and (4/pi) 2^-14 of the pairs. The rounded values alone decide: there is no threshold on
+// y_f or x to bound first.
 
 #if defined(PEV_CORE_PRECISE_FLOAT_ROTATION_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef PEV_CORE_PRECISE_FLOAT_ROTATION_INL_H_
@@ -53,9 +58,9 @@ using DW16 = hn::Repartition<uint16_t, DF>;  // 4N patterns: 2N zipped pairs, a 
 
 // The float rotation of 2N pairs (the bound above): ys = fl(S c + fl(C s)) and
 // yc = fl(fl(C c) - S s), i.e. (P, Q) = (S, C), and (C, -S) with the other product rounded. Both
-// float-first sinks rotate with it and round with FloatPatterns, and send the same groups of
-// values to the double rotation (a kind's 2N values whose patterns SmallPatterns flags): a
-// table's values do not depend on its layout.
+// float-first sinks rotate with it and round with FloatPatterns, and take from the double rotation
+// the same values, each whose pattern PatternBelow marks: a table's values depend neither on its
+// layout nor on the vector length.
 template <bool kSin, bool kCos>
 HWY_INLINE void FloatRotate(hn::Vec<DF> s_a, hn::Vec<DF> c_a, hn::Vec<DF> s_j, hn::Vec<DF> c_j,
                             hn::Vec<DF>& ys, hn::Vec<DF>& yc) {
@@ -101,35 +106,24 @@ HWY_INLINE hn::Vec<DW16> FloatZipped(hn::Vec<DF> first, hn::Vec<DF> second) {
   }
 }
 
-// The smallest 16-bit pattern of kOut at or above t, plus one: a rounded magnitude below it is at
-// most RU(t), so it flags every value whose |y| < t (rounding is monotonic and RU(t) rounds to
-// itself); an unflagged one has |y| >= RU(t) >= t. Patterns of non-negative values order as their
-// values, up to Inf's.
-template <Dtype kOut>
-int16_t PatternLimit(double t) {
-  uint32_t lo = 0, hi = kOut == Dtype::kFloat16 ? 0x7c00 : 0x7f80;  // Inf: at or above any t
-  while (lo < hi) {
-    const uint32_t mid = (lo + hi) / 2;
-    if (decode(mid, kOut) >= t) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return static_cast<int16_t>(lo + 1);
-}
-
 // The magnitudes of 16-bit patterns (sign cleared), as signed lanes: they compare as values.
 template <class D>
 HWY_INLINE hn::Vec<hn::RebindToSigned<D>> Magnitudes(D d, hn::Vec<D> bits) {
   return hn::BitCast(hn::RebindToSigned<D>(), hn::And(bits, hn::Set(d, 0x7fff)));
 }
 
-// Whether some pattern is of a value the float rotation does not round (limit: PatternLimit).
+// The lanes of 16-bit patterns whose value the float rotation does not round (limit:
+// float_rotation_limit, precise_fill.h).
+template <class D>
+HWY_INLINE hn::Mask<D> PatternBelow(D d, hn::Vec<D> bits, int16_t limit) {
+  const hn::RebindToSigned<D> di;
+  return hn::RebindMask(d, hn::Lt(Magnitudes(d, bits), hn::Set(di, limit)));
+}
+
+// Whether some pattern is of a value the float rotation does not round.
 template <class D>
 HWY_INLINE bool SmallPatterns(D d, hn::Vec<D> bits, int16_t limit) {
-  const hn::RebindToSigned<D> di;
-  return !hn::AllFalse(di, hn::Lt(Magnitudes(d, bits), hn::Set(di, limit)));
+  return !hn::AllFalse(d, PatternBelow(d, bits, limit));
 }
 
 #endif  // HWY_TARGET != HWY_SCALAR

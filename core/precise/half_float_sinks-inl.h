@@ -1,14 +1,14 @@
 // Per-target (Highway) float-rotation sinks of the precise strategy for float16 and bfloat16 rows:
 // the rotation in float (2N pairs' sines or cosines a vector, twice the lanes of double, no
-// demotion), rounded once to the 16-bit format. That is faithful wherever the value is not small
-// (float_rotation-inl.h); a vector's sines or cosines holding a small value go through the double
-// rotation instead (half_sinks-inl.h), fix-up tracking included. The double rotation is faithful
+// demotion), rounded once to the 16-bit format. That is faithful wherever the rounded value is not
+// small (float_rotation-inl.h); each small one is taken from the double rotation instead
+// (half_sinks-inl.h), fix-up tracking included. The double rotation is faithful
 // too, and correctly rounded but for values within 2^-49 of a midpoint; the float one is not
-// correctly rounded within its error bound (2^-22 A) of a midpoint, where it may give the other
-// faithful neighbour: 424 of 4194304 float16 values and 67 bfloat16 ones of a 8192 x 512 table from
-// position 100000 (`peverify verify --budget strict`). Checking for that costs as much as the
-// rotation (crosscheck/precise_sinks_test.cc bounds every such value). Included by precise_fill.cc,
-// which chooses them (float_rotation_threshold, precise_fill.h).
+// correctly rounded within its error bound (about 2^-22 A) of a midpoint, where it may give the
+// other faithful neighbour: 475 of 4194304 float16 values and 76 bfloat16 ones of a 8192 x 512
+// table from position 100000 (`peverify verify --budget strict`). Checking for that costs as much
+// as the rotation (crosscheck/precise_sinks_test.cc bounds every such value). Included by
+// precise_fill.cc, which chooses them (float_rotation_bound, precise_fill.h).
 //
 // The error bound and the faithful argument are in float_rotation-inl.h.
 
@@ -43,25 +43,26 @@ HWY_INLINE void StoreRuns(hn::Vec<DU16> bits, uint16_t* HWY_RESTRICT p, const in
 
 // Zipped rows: each float vector holds 2N pairs' sines (or cosines), as in runs; the two kinds'
 // patterns are zipped by integer ops and stored as one whole vector. The small-value test reads
-// the zipped patterns, once per row of a full chunk; where it fires, each kind of each flagged
-// vector is tested on its own and takes the double rotation's patterns if it holds a small value.
+// the zipped patterns, once per row of a full chunk; where it fires, each flagged vector takes the
+// double rotation's patterns for its small values (Repaired).
 template <Dtype kOut, bool kNative, Pairing kPairing>
 class ZippedHalfFloatFirst {
   using F = hn::Vec<DF>;
   using W = hn::Vec<DW16>;
   static constexpr bool kSin = kPairing != Pairing::kCosCos;
   static constexpr bool kCos = kPairing != Pairing::kSinSin;
-  // Float vectors in a full chunk of the float table (kFloatChunkPairs, plan.h).
-  static constexpr size_t kVectors = HWY_MAX(size_t{1}, kFloatChunkPairs / hn::MaxLanes(DF()));
+  // Float vectors in a full chunk of the float table (kTargetFloatChunkPairs, rotate-inl.h).
+  static constexpr size_t kVectors =
+      HWY_MAX(size_t{1}, kTargetFloatChunkPairs / hn::MaxLanes(DF()));
 
  public:
   static constexpr bool kFloatFirst = true;
   using Exact = ZippedHalf<kOut, kNative, kPairing>;
   // Whole-vector stores of 8N bytes.
   static constexpr size_t kStreamAlignment = 8 * hn::MaxLanes(DF64());
-  // fixup: the double sinks' threshold; small: the float rotation's (float_rotation_threshold).
-  ZippedHalfFloatFirst(uint16_t* table, size_t width, double fixup, double small)
-      : exact_(table, width, fixup), limit_(PatternLimit<kOut>(small)) {}
+  // fixup: the double sinks' threshold; limit: the float rotation's (float_rotation_limit).
+  ZippedHalfFloatFirst(uint16_t* table, size_t width, double fixup, int16_t limit)
+      : exact_(table, width, fixup), limit_(limit) {}
   // Streamed: rows of whole vectors (a multiple of 2N pairs), hence every chunk too.
   static constexpr bool CanStream(size_t half) {
     return Exact::CanStream(half) && half % (2 * hn::MaxLanes(DF64())) == 0;
@@ -79,28 +80,34 @@ class ZippedHalfFloatFirst {
     size_t i = 0;
     if (chunk == kVectors * n2) {
       // Anchors in registers (as many as fit), the loop over vectors unrolled, and one test per
-      // row (a branch per vector cost ~8%); the rare row that fails it has its flagged vectors
-      // repaired in place, the loop over them running in such rows only.
+      // row, without a branch: every row is stored from the float rotation, and those holding a
+      // small value (about 1 in 12 for float16 at 128 pairs a chunk, at random) are listed and
+      // rewritten after the loop. Branching on the test instead cost float16 40% (Zen 5).
       F s_a[kVectors], c_a[kVectors];
       for (size_t k = 0; k < kVectors; ++k) Anchors(b, k * n2, s_a[k], c_a[k]);
+      static_assert(kAnchorInterval <= 256, "rows within a block fit uint8_t");
+      uint8_t later[kAnchorInterval];  // rows within the block (at most kAnchorInterval)
+      size_t count = 0;
       uint16_t* p = row;
       for (size_t r = 0; r < b.rows; ++r, p += width) {
-        W bits[kVectors];
         auto least = hn::Set(hn::RebindToSigned<DW16>(), 0x7fff);
         for (size_t k = 0; k < kVectors; ++k) {
-          bits[k] = Zipped(b, s_a[k], c_a[k], r, k * n2);
-          least = hn::Min(least, Magnitudes(DW16(), bits[k]));
+          const W bits = Zipped(b, s_a[k], c_a[k], r, k * n2);
+          least = hn::Min(least, Magnitudes(DW16(), bits));
+          Store<kStream>(bits, p + 2 * k * n2);
         }
-        if (HWY_UNLIKELY(!hn::AllFalse(hn::RebindToSigned<DW16>(), hn::Lt(least, limit_v)))) {
-          uint32_t flagged = 0;  // bit k: vector k holds a small value
-          for (size_t k = 0; k < kVectors; ++k)
-            flagged |= uint32_t{SmallPatterns(DW16(), bits[k], limit)} << k;
-          for (; flagged != 0; flagged &= flagged - 1) {
-            const auto k = static_cast<size_t>(__builtin_ctz(flagged));
-            bits[k] = Repaired(b, bits[k], r, k * n2, limit, min);
-          }
+        later[count] = static_cast<uint8_t>(r);
+        count += !hn::AllFalse(hn::RebindToSigned<DW16>(), hn::Lt(least, limit_v));
+      }
+      if (kStream && count != 0) hwy::FlushStream();  // order the rewrites after streamed rows
+      for (size_t j = 0; j < count; ++j) {
+        const size_t r = later[j];
+        for (size_t k = 0; k < kVectors; ++k) {
+          const W bits = Zipped(b, s_a[k], c_a[k], r, k * n2);
+          if (SmallPatterns(DW16(), bits, limit))
+            Store</*kStream=*/false>(Repaired(b, bits, r, k * n2, limit, min),
+                                     row + r * width + 2 * k * n2);
         }
-        for (size_t k = 0; k < kVectors; ++k) Store<kStream>(bits[k], p + 2 * k * n2);
       }
       i = chunk;
     }
@@ -149,40 +156,34 @@ class ZippedHalfFloatFirst {
     zip_pair(kPairing, ys, yc, first, second);
     return FloatZipped<kOut>(first, second);
   }
-  // The zipped patterns `bits` of pairs [i, i + 2N) of row r, each kind that holds a small value
-  // replaced by the double rotation's 2N patterns (the kinds' float patterns are bits' even and
-  // odd lanes, as FloatZipped made them).
+  // The zipped patterns `bits` of pairs [i, i + 2N) of row r, each value the float rotation does
+  // not round (PatternBelow) replaced by the double rotation's. Value by value, so that which
+  // rotation a value comes from does not depend on the vector length: every target with FMA
+  // writes the same table. A kind with no such value is not rounded from double at all.
   static HWY_NOINLINE W Repaired(const Block& b, W bits, size_t r, size_t i, int16_t limit,
                                  F& min) {
     const DU32 du;
     const DW16 dw;
-    const hn::RebindToSigned<DW16> di;
-    const auto small =
-        hn::BitCast(du, hn::VecFromMask(di, hn::Lt(Magnitudes(dw, bits), hn::Set(di, limit))));
+    const auto small = hn::BitCast(du, hn::VecFromMask(dw, PatternBelow(dw, bits, limit)));
     const auto any = [&](uint32_t half) HWY_ATTR {
       return !hn::AllFalse(du, hn::Ne(hn::And(small, hn::Set(du, half)), hn::Zero(du)));
     };
     const bool first_small = any(0xffffu), second_small = any(0xffff0000u);
-    const bool sin_first = kPairing == Pairing::kSinCos || kPairing == Pairing::kSinSin;
-    const bool sin_second = kPairing == Pairing::kCosSin || kPairing == Pairing::kSinSin;
-    const bool sin_small = (sin_first && first_small) || (sin_second && second_small);
-    const bool cos_small = (!sin_first && first_small) || (!sin_second && second_small);
+    constexpr bool kSinFirst = kPairing == Pairing::kSinCos || kPairing == Pairing::kSinSin;
+    constexpr bool kSinSecond = kPairing == Pairing::kCosSin || kPairing == Pairing::kSinSin;
+    const bool sin_small = (kSinFirst && first_small) || (kSinSecond && second_small);
+    const bool cos_small = (!kSinFirst && first_small) || (!kSinSecond && second_small);
     const DF64 d;
     const size_t n = hn::Lanes(d), t = r * (b.i1 - b.i0) + i;
     const double *as = b.anchor_sin + b.i0 + i, *ac = b.anchor_cos + b.i0 + i;
     V ys0, yc0, ys1, yc1;
     Rotate(d, as, ac, b.table_sin + t, b.table_cos + t, ys0, yc0);
     Rotate(d, as + n, ac + n, b.table_sin + t + n, b.table_cos + t + n, ys1, yc1);
-    hn::Vec<DU16> sines, cosines;
+    auto sines = hn::Zero(DU16()), cosines = hn::Zero(DU16());  // lanes kept from `bits`
     if (sin_small) sines = DoublePatterns<kOut, kNative>(ys0, ys1, min);
     if (cos_small) cosines = DoublePatterns<kOut, kNative>(yc0, yc1, min);
-    if ((sin_first && sin_small) || (!sin_first && cos_small))
-      bits = hn::OddEven(bits, hn::BitCast(dw, hn::PromoteTo(du, sin_first ? sines : cosines)));
-    if ((sin_second && sin_small) || (!sin_second && cos_small))
-      bits = hn::OddEven(
-          hn::BitCast(dw, hn::ShiftLeft<16>(hn::PromoteTo(du, sin_second ? sines : cosines))),
-          bits);
-    return bits;
+    const W exact = ZipPatterns(kSinFirst ? sines : cosines, kSinSecond ? sines : cosines);
+    return hn::IfThenElse(hn::MaskFromVec(hn::BitCast(dw, small)), exact, bits);
   }
   template <bool kStream>
   static HWY_INLINE void Store(W bits, uint16_t* HWY_RESTRICT p) {
@@ -197,7 +198,7 @@ class ZippedHalfFloatFirst {
 };
 
 // Rows in runs: 2N pairs per float vector, a kind's 2N values rounded and tested together, and
-// taken from the double rotation (two vectors of pairs) where the test fires.
+// each small one taken from the double rotation (two vectors of pairs) where the test fires.
 template <Dtype kOut, bool kNative, bool kSin, bool kCos>
 class RunsHalfFloatFirst {
   using P = hn::Vec<DU16>;
@@ -208,9 +209,9 @@ class RunsHalfFloatFirst {
   using Exact = RunsHalf<kOut, kNative, kSin, kCos>;
   static constexpr size_t kStreamAlignment = Exact::kStreamAlignment;
   RunsHalfFloatFirst(uint16_t* table, size_t width, double threshold, const RowShape& shape,
-                     double small)
+                     int16_t limit)
       : exact_(table, width, threshold, shape),
-        limit_(PatternLimit<kOut>(small)),
+        limit_(limit),
         run_by_run_((kSin && kCos) || runs_apart_4k(shape, sizeof(uint16_t))) {}
   static constexpr bool CanStream(size_t half) { return Exact::CanStream(half); }
   template <bool kStream>
@@ -228,8 +229,8 @@ class RunsHalfFloatFirst {
     const int cos_runs[2] = {exact_.cos_runs()[0], exact_.cos_runs()[1]};
     auto min = hn::Set(df, std::numeric_limits<float>::infinity());
     uint16_t* HWY_RESTRICT row = exact_.table() + b.row0 * width + b.i0;
-    // One kind's 2N patterns of pairs [i, i + 2N) of row r at p + each run, or the double
-    // rotation's where they hold a small value.
+    // One kind's 2N patterns of pairs [i, i + 2N) of row r at p + each run, those below the limit
+    // replaced by the double rotation's.
     const auto side = [&](uint16_t* HWY_RESTRICT p, P bits, const int(&runs)[2], bool sin, size_t r,
                           size_t i) HWY_ATTR {
       if (HWY_LIKELY(!SmallPatterns(DU16(), bits, limit))) {
@@ -241,11 +242,9 @@ class RunsHalfFloatFirst {
                b.table_cos + t, ys0, yc0);
         Rotate(d, b.anchor_sin + b.i0 + i + n, b.anchor_cos + b.i0 + i + n, b.table_sin + t + n,
                b.table_cos + t + n, ys1, yc1);
-        if (sin) {
-          Exact::template Store2<kStream>(ys0, ys1, p, runs, min);
-        } else {
-          Exact::template Store2<kStream>(yc0, yc1, p, runs, min);
-        }
+        // Value by value, as ZippedHalfFloatFirst::Repaired.
+        const P exact = DoublePatterns<kOut, kNative>(sin ? ys0 : yc0, sin ? ys1 : yc1, min);
+        StoreRuns<kStream>(hn::IfThenElse(PatternBelow(DU16(), bits, limit), exact, bits), p, runs);
       }
     };
     // The patterns of pairs [i, i + 2N) of row r from the float rotation (the kinds the layout
@@ -263,7 +262,8 @@ class RunsHalfFloatFirst {
       if constexpr (kSin) side(p, ps, sin_runs, true, r, i);
       if constexpr (kCos) side(p, pc, cos_runs, false, r, i);
     };
-    constexpr size_t kFloatVectors = HWY_MAX(size_t{1}, kFloatChunkPairs / hn::MaxLanes(DF()));
+    constexpr size_t kFloatVectors =
+        HWY_MAX(size_t{1}, kTargetFloatChunkPairs / hn::MaxLanes(DF()));
     size_t i = 0;
     if (chunk == kFloatVectors * 2 * n) {
       // Anchors in registers and one test per row, as in ZippedHalfFloatFirst.

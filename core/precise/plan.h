@@ -29,8 +29,9 @@ inline constexpr size_t kTableChunkBytes = size_t{32} << 10;
 // Pairs per chunk, for the sinks that read the double table (16 bytes a pair a row: 32 pairs,
 // 256 bytes of an interleaved float32 row per store run) and for those that read the float one
 // (8 bytes: 64 pairs, 256 bytes of an interleaved 16-bit row). Streamed runs of 256 bytes or
-// more write at the store roofline; runs of 128 bytes a row, over the rows of a span, reached
-// 0.65 of it on 2 cores (AMD EPYC, 24.6 GB/s where sequential stores made 37.7).
+// more write at the store roofline on Zen 3 (AVX2); runs of 128 bytes a row, over the rows of a
+// span, reached 0.65 of it (24.6 GB/s where sequential stores made 37.7). Targets with wider
+// vectors take wider chunks (kTargetDoubleChunkPairs, rotate-inl.h).
 inline constexpr size_t kDoubleChunkPairs = kTableChunkBytes / (16 * kAnchorInterval);
 inline constexpr size_t kFloatChunkPairs = kTableChunkBytes / (8 * kAnchorInterval);
 

@@ -56,6 +56,7 @@
 #include "peverify/core/precise/rotate-inl.h"
 #include "peverify/core/precise/row_shape.h"
 #include "peverify/core/row_writer.h"
+#include "peverify/encoding/format.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace pev::core::precise::HWY_NAMESPACE {
@@ -90,7 +91,7 @@ void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint1
   const auto width = static_cast<size_t>(table_width(spec));
   const auto half = static_cast<size_t>(spec.d_model / 2);
   const double t = fixup_threshold(plan, kOut);
-  const double small = float_rotation_threshold(plan, kOut);
+  const int16_t limit = float_rotation_limit(kOut, float_rotation_bound(plan, kOut));
   const auto run = [&](auto& sink) HWY_ATTR {
     using Sink = std::decay_t<decltype(sink)>;
     const bool aligned = reinterpret_cast<uintptr_t>(out) % Sink::kStreamAlignment == 0;
@@ -101,7 +102,7 @@ void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint1
   if (shape.zipped) {
     return WithPairing(pairing_of(shape), [&](auto pairing) HWY_ATTR {
       if constexpr (kFloatFirst) {
-        ZippedHalfFloatFirst<kOut, kNative, decltype(pairing)::value> sink(out, width, t, small);
+        ZippedHalfFloatFirst<kOut, kNative, decltype(pairing)::value> sink(out, width, t, limit);
         run(sink);
       } else {
         ZippedHalf<kOut, kNative, decltype(pairing)::value> sink(out, width, t);
@@ -112,7 +113,7 @@ void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint1
   const auto runs = [&](auto sin, auto cos) HWY_ATTR {
     if constexpr (kFloatFirst) {
       RunsHalfFloatFirst<kOut, kNative, decltype(sin)::value, decltype(cos)::value> sink(
-          out, width, t, shape, small);
+          out, width, t, shape, limit);
       run(sink);
     } else {
       RunsHalf<kOut, kNative, decltype(sin)::value, decltype(cos)::value> sink(out, width, t,
@@ -125,13 +126,14 @@ void FillHalfWith(const Plan& plan, const TableSpec& spec, uint64_t count, uint1
   runs(std::true_type(), std::true_type());
 }
 
-// The float rotation wherever its bound holds for the plan's A (float_rotation_threshold): twice
-// the values per instruction of the double one, which it needs for a value in about 800 (float16)
-// or 6400 (bfloat16): (2/pi) T/A. kNative: AVX512_BF16's VCVTNEPS2BF16 rounds the double
-// rotation's bfloat16 values (the float rotation rounds by integer ops, float_rotation-inl.h).
+// The float rotation wherever its bound holds for the plan's A (float_rotation_bound): twice
+// the values per instruction of the double one, which it needs for a value in about 3200 (float16)
+// or 25700 (bfloat16): (2/pi) 2^-11 and 2^-14 (float_rotation-inl.h). kNative: AVX512_BF16's
+// VCVTNEPS2BF16 rounds the double rotation's bfloat16 values (the float rotation rounds by integer
+// ops, float_rotation-inl.h).
 template <Dtype kOut>
 void FillHalf(const Plan& plan, const TableSpec& spec, uint64_t count, uint16_t* out, bool big) {
-  const bool float_rotation = float_rotation_threshold(plan, kOut) > 0;
+  const bool float_rotation = float_rotation_bound(plan, kOut) > 0;
   if constexpr (kOut == Dtype::kBFloat16) {
     if (HasNativeBF16()) {
       if (float_rotation) return FillHalfWith<kOut, true, true>(plan, spec, count, out, big);
@@ -172,8 +174,8 @@ void FillPrecise(const TableSpec& spec, uint64_t count, Dtype output, Conversion
   const size_t n = hn::Lanes(DF64());
   // 16-bit rows read the float table, float32 rows the double one (plan.h).
   const bool half_output = output == Dtype::kFloat16 || output == Dtype::kBFloat16;
-  const std::shared_ptr<const Plan> plan =
-      Cache().get(spec, n, half_output ? kFloatChunkPairs : kDoubleChunkPairs, BuildTable);
+  const std::shared_ptr<const Plan> plan = Cache().get(
+      spec, n, half_output ? kTargetFloatChunkPairs : kTargetDoubleChunkPairs, BuildTable);
   const auto width = static_cast<size_t>(table_width(spec));
   const size_t row_bytes = width * element_size(output);
   const int half = spec.d_model / 2;
@@ -229,6 +231,30 @@ void fill(const TableSpec& spec, uint64_t count, Dtype output, Conversion conver
 void fill_reference(const TableSpec& spec, uint64_t count, Dtype output, Conversion conversion,
                     void* out) {
   HWY_DYNAMIC_DISPATCH(FillReference)(spec, count, output, conversion, out);
+}
+
+// Binade by binade from the top: inside one (patterns first + 1 .. last) the gaps are equal and
+// the bound grows with |y_f|, so its last pattern decides for them all; its first pattern has the
+// smaller gap below (the binade under it). The first binade that fails puts the limit just above
+// the failing pattern: exact for the first pattern, conservative inside a binade.
+int16_t float_rotation_limit(Dtype output, double bound) {
+  const int mantissa_bits = output == Dtype::kFloat16 ? 10 : 7;
+  const uint32_t top_exponent = output == Dtype::kFloat16 ? 30 : 254;  // below Inf's
+  const auto value = [output](uint32_t m) { return decode(m, output); };
+  // Pattern m (not the largest finite) keeps its value faithful.
+  const auto faithful = [&](uint32_t m) {
+    const double gap_below = m == 0 ? value(1) : value(m) - value(m - 1);  // exact
+    const double most = value(m) + (value(m + 1) - value(m)) / 2;          // |y_f| rounding to m
+    return gap_below > 2 * (bound + kFloatRotationRelative * most);
+  };
+  for (uint32_t e = top_exponent + 1; e-- > 0;) {
+    const uint32_t first = e << mantissa_bits, last = first + (uint32_t{1} << mantissa_bits) - 1;
+    // No y_f rounds to the largest finite value (|y_f| <= A (1 + 2^-21), float_rotation_bound's
+    // range of A), nor to Inf: the top binade's check stops below them.
+    if (!faithful(e == top_exponent ? last - 1 : last)) return static_cast<int16_t>(last + 1);
+    if (!faithful(first)) return static_cast<int16_t>(first + 1);
+  }
+  return 0;
 }
 
 std::string compiled_targets() {

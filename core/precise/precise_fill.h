@@ -33,24 +33,34 @@ inline double fixup_threshold(const Plan& plan, Dtype output) {
   }
 }
 
-// Rotated float16 and bfloat16 outputs at least this large, in units of A, are computed by the
-// float rotation (derived in float_rotation-inl.h), the others by the double one.
-inline constexpr double kFloatRotationThresholdF16 = 0x1.002p-9;   // 2^-9 (1 + 2^-11)
-inline constexpr double kFloatRotationThresholdBF16 = 0x1.01p-12;  // 2^-12 (1 + 2^-8)
+// The float rotation's error bound (derived in float_rotation-inl.h): |y_f - A v| <= A B + 2^-24
+// |y_f|, with B = 3 2^-24 (1 + 2^-22) in units of A (the inputs' roundings and the product's) and
+// 2^-24 |y_f| the final FMA's. Its float16 and bfloat16 outputs are rounded in float wherever the
+// format's gap below the rounded value exceeds twice that (float_rotation_limit), the others by
+// the double rotation.
+inline constexpr double kFloatRotationBound = 0x1.800006p-23;  // B: 3 2^-24 (1 + 2^-22)
+inline constexpr double kFloatRotationRelative = 0x1p-24;      // of |y_f|
 
-// The float rotation's threshold for `output` and the plan's attention factor; 0 where it does not
-// serve them (float32, or A beyond the range its bound holds for).
-inline double float_rotation_threshold(const Plan& plan, Dtype output) {
+// A B for `output` and the plan's attention factor (A~ kFloatRotationBound rounded once: at least
+// A 3 2^-24 (1 + 2^-22) (1 - 2^-52), above the derivation's A 3 2^-24 (1 + 2^-23.1)); 0 where the
+// float rotation does not serve them (float32, or A beyond the range its bound holds for).
+inline double float_rotation_bound(const Plan& plan, Dtype output) {
   const double a = plan.attention;
   switch (output) {
     case Dtype::kFloat16:
-      return a >= 0x1p-60 && a <= 0x1p15 ? a * kFloatRotationThresholdF16 : 0.0;
+      return a >= 0x1p-60 && a <= 0x1p15 ? a * kFloatRotationBound : 0.0;
     case Dtype::kBFloat16:
-      return a >= 0x1p-60 && a <= 0x1p60 ? a * kFloatRotationThresholdBF16 : 0.0;
+      return a >= 0x1p-60 && a <= 0x1p60 ? a * kFloatRotationBound : 0.0;
     default:
       return 0.0;
   }
 }
+
+// The least 16-bit pattern of `output` (float16 or bfloat16) from which on every pattern's gap
+// below (to the next value towards zero; for pattern 0, to the least negative subnormal) exceeds
+// 2 (bound + 2^-24 |y_f|) for every y_f rounding to it: a rotated value rounded to a magnitude at
+// or above it is faithful (float_rotation-inl.h). bound: float_rotation_bound's.
+int16_t float_rotation_limit(Dtype output, double bound);
 
 // Fills of at least this many bytes use non-temporal stores (when aligned): they skip the read for
 // ownership and do not evict the caller's data. Measured on a 32 MiB L3: float32 fills of 16 MiB
