@@ -20,11 +20,25 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Non-temporal stores of `bytes` (a multiple of 64) at p (64-byte aligned; vectors are at most
 // 64 bytes).
-void StreamBytes(char* p, size_t bytes) {
+HWY_INLINE void StreamAt(char* p, size_t bytes) {
   const hn::ScalableTag<uint32_t> d;
   const auto v = hn::Set(d, 0x3f800000u);
   const size_t step = hn::Lanes(d) * sizeof(uint32_t);
   for (size_t i = 0; i < bytes; i += step) hn::Stream(v, d, reinterpret_cast<uint32_t*>(p + i));
+}
+
+void StreamBytes(char* p, size_t bytes) { StreamAt(p, bytes); }
+
+// The tiled order of `rows` rows: spans of 1024 rows, each written run by run (kStreamingRuns*).
+// One dispatch for the whole loop: runs are a few vectors each.
+void StreamRuns(char* dst, size_t rows, size_t row_bytes, size_t run) {
+  constexpr size_t kSpanRows = 1024;
+  for (size_t s = 0; s < rows; s += kSpanRows) {
+    const size_t span_end = std::min(s + kSpanRows, rows);
+    for (size_t c = 0; c < row_bytes; c += run)
+      for (size_t r = s; r < span_end; ++r)
+        StreamAt(dst + r * row_bytes + c, std::min(run, row_bytes - c));
+  }
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
@@ -60,19 +74,13 @@ bool is_store_fill(std::string_view name) {
 namespace {
 
 HWY_EXPORT(StreamBytes);
+HWY_EXPORT(StreamRuns);
 
 void stream(char* p, size_t bytes) { HWY_DYNAMIC_DISPATCH(StreamBytes)(p, bytes); }
 
-// The tiled order: spans of 1024 rows, each written run by run (kStreamingRuns*).
 void stream_runs(char* dst, size_t bytes, size_t row_bytes, size_t run) {
-  constexpr size_t kSpanRows = 1024;
   const size_t rows = row_bytes == 0 ? 0 : bytes / row_bytes;
-  for (size_t s = 0; s < rows; s += kSpanRows) {
-    const size_t span_end = std::min(s + kSpanRows, rows);
-    for (size_t c = 0; c < row_bytes; c += run)
-      for (size_t r = s; r < span_end; ++r)
-        stream(dst + r * row_bytes + c, std::min(run, row_bytes - c));
-  }
+  HWY_DYNAMIC_DISPATCH(StreamRuns)(dst, rows, row_bytes, run);
   hwy::FlushStream();
   std::memset(dst + rows * row_bytes, 0x3f, bytes - rows * row_bytes);
 }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,8 +51,8 @@ bool brackets(int64_t k, double x, Dtype output) {
 }
 
 struct Verdict {
-  int64_t accepted_unfaithful = -1;  // a pattern at or above the limit rounded unfaithfully
-  bool below_limit_fails = false;    // the pattern just below the limit can be unfaithful
+  std::optional<int64_t> accepted_unfaithful;  // a pattern at or above the limit, unfaithful
+  bool below_limit_fails = false;              // the pattern just below the limit can be unfaithful
   int64_t limit = 0;
 };
 
@@ -110,7 +111,7 @@ TEST(FloatRotationLimit, IsFaithfulAtAndAboveAndTightJustBelow) {
       ASSERT_GT(bound, 0) << a;
       const Verdict verdict = adversary(output, bound, 40);
       const std::string what = std::string(name_of(output)) + " A=" + std::to_string(a);
-      EXPECT_EQ(verdict.accepted_unfaithful, -1) << what;
+      EXPECT_EQ(verdict.accepted_unfaithful, std::nullopt) << what;
       EXPECT_GT(verdict.limit, 0) << what;
       EXPECT_TRUE(verdict.below_limit_fails) << what << ": the limit is not the least";
     }
@@ -131,7 +132,7 @@ TEST(FloatRotationLimit, CountsTheErrorRelativeToTheRotatedValue) {
   for (const auto& [output, bound] : {std::pair{Dtype::kFloat16, 0x1p-23 - 0x1p-36},
                                       std::pair{Dtype::kBFloat16, 0x1p-23 - 0x1p-39}}) {
     const Verdict verdict = adversary(output, bound, 40);
-    EXPECT_EQ(verdict.accepted_unfaithful, -1) << name_of(output);
+    EXPECT_EQ(verdict.accepted_unfaithful, std::nullopt) << name_of(output);
     EXPECT_TRUE(verdict.below_limit_fails) << name_of(output) << ": the limit is not the least";
   }
 }
