@@ -8,12 +8,12 @@
 #include <map>
 #include <tuple>
 
+#include "peverify/bench/engine_benchmark.h"
 #include "peverify/bench/roofline.h"
 #include "peverify/core/convert.h"
 #include "peverify/core/highway/highway_dispatch.h"
 #include "peverify/core/sleef/sleef_dispatch.h"
 #include "peverify/oracle/engine.h"
-#include "peverify/oracle/engine_benchmark.h"
 #include "peverify/oracle/table.h"
 #include "peverify/support/parallel.h"
 
@@ -143,7 +143,7 @@ OracleThroughput measure_oracle(double seconds) {
   spec.d_model = 512;
   spec.start = 1000000;
   // Both engines on the same cases in the same run, one thread each.
-  const oracle::EngineComparison c = oracle::compare_engines(spec, Dtype::kFloat32, 1024, seconds);
+  const EngineComparison c = compare_engines(spec, Dtype::kFloat32, 1024, seconds);
   OracleThroughput o;
   o.values_per_s = {{"mpfr", c.mpfr_values_per_s}, {"fast", c.fast_values_per_s}};
   o.speedup = c.speedup;

@@ -11,14 +11,19 @@
 #include <string>
 #include <vector>
 
+#include "peverify/bench/engine_benchmark.h"
 #include "peverify/encoding/spec.h"
 #include "peverify/oracle/engine.h"
-#include "peverify/oracle/engine_benchmark.h"
 #include "peverify/oracle/frequencies.h"
 #include "peverify/oracle/table.h"
 
-namespace pev::oracle {
+namespace pev::bench {
 namespace {
+
+using oracle::EngineKind;
+using oracle::ExactTable;
+using oracle::Frequencies;
+using oracle::Tile;
 
 constexpr int kTilePositions = 16;  // compute_table's tile height
 // Each run cycles over this many tiles from the region's start, so a region is 1024 positions.
@@ -87,8 +92,8 @@ void BM_RawMpfrSinCos128(benchmark::State& state, uint64_t start) {
 void BM_OracleEngine(benchmark::State& state, EngineKind kind, const TableSpec& spec,
                      uint64_t start, Dtype dtype) {
   const int pairs = spec.d_model / 2;
-  const auto engine = make_engine(kind, spec, dtype);
-  TileValues values;
+  const auto engine = oracle::make_engine(kind, spec, dtype);
+  oracle::TileValues values;
   uint64_t iteration = 0;
   for (auto _ : state) {
     engine->evaluate(tile_at(start, iteration++, pairs), values);
@@ -100,7 +105,7 @@ void BM_OracleEngine(benchmark::State& state, EngineKind kind, const TableSpec& 
     state.counters["handed_off"] = static_cast<double>(engine->stats().handed_off.load());
 }
 
-// Both engines in one run (oracle/engine_benchmark.h), alternating on this thread: the speedup is
+// Both engines in one run (bench/engine_benchmark.h), alternating on this thread: the speedup is
 // a ratio of medians measured under the same conditions. Runs once; its own budget is 1 s of CPU.
 void BM_OracleSpeedup(benchmark::State& state, TableSpec spec, uint64_t start, Dtype dtype) {
   spec.start = start;
@@ -135,7 +140,7 @@ void BM_OracleComputeTable(benchmark::State& state, EngineKind kind, uint64_t st
   const int threads = static_cast<int>(state.range(0));
   TableSpec spec = bench_spec();
   spec.start = start;
-  const auto engine = make_engine(kind, spec, dtype);
+  const auto engine = oracle::make_engine(kind, spec, dtype);
   for (auto _ : state) {
     const ExactTable table = compute_table(*engine, spec, rows, threads);
     benchmark::DoNotOptimize(table.rounded.data());
@@ -196,6 +201,6 @@ const bool registered = [] {
 }();
 
 }  // namespace
-}  // namespace pev::oracle
+}  // namespace pev::bench
 
 BENCHMARK_MAIN();

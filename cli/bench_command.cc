@@ -13,17 +13,17 @@
 #include "peverify/cli/enum_option.h"
 #include "peverify/encoding/request.h"
 #include "peverify/reports/study/study.h"
-#include "peverify/reports/verify/verify_benchmark.h"
-#include "peverify/reports/verify/verify_rotary_benchmark.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
+#include "peverify/verify/verify_benchmark.h"
+#include "peverify/verify/verify_rotary_benchmark.h"
 
 namespace pev::cli {
 namespace {
 
 struct BenchOptions {
   bool verify = false, verify_rotary = false;
-  reports::VerifyBenchConfig verify_config;
-  reports::VerifyRotaryBenchConfig rotary_config;
+  verify::VerifyBenchConfig verify_config;
+  verify::VerifyRotaryBenchConfig rotary_config;
   std::optional<int64_t> rotary_tokens;
   bool quick = false;
   std::string filter;
@@ -37,38 +37,38 @@ struct BenchOptions {
 };
 
 int run_verify_bench(const BenchOptions& o) {
-  const reports::VerifyBenchResult r = reports::run_verify_benchmark(
+  const verify::VerifyBenchResult r = verify::run_verify_benchmark(
       o.verify_config, [](const std::string& line) { fmt::print(stderr, "bench: {}\n", line); });
   write_file_atomically(o.json,
-                        [&](std::ostream& out) { out << reports::to_json(r).dump(2) << "\n"; });
-  std::fputs(reports::to_text(r).c_str(), stdout);
+                        [&](std::ostream& out) { out << verify::to_json(r).dump(2) << "\n"; });
+  std::fputs(verify::to_text(r).c_str(), stdout);
   return kExitOk;
 }
 
 int run_verify_rotary_bench(const BenchOptions& o) {
-  reports::VerifyRotaryBenchConfig c = o.rotary_config;
+  verify::VerifyRotaryBenchConfig c = o.rotary_config;
   c.work_dir = o.verify_config.work_dir;
   c.threads = o.verify_config.threads;
   c.repetitions = o.verify_config.repetitions;
   c.numpy = o.verify_config.numpy;
   if (o.rotary_tokens) c.tokens = non_negative(*o.rotary_tokens, "--rotary-tokens");
   if (c.tokens == 0) throw UsageError("--rotary-tokens must be >= 1");
-  const reports::VerifyRotaryBenchResult r = reports::run_verify_rotary_benchmark(
+  const verify::VerifyRotaryBenchResult r = verify::run_verify_rotary_benchmark(
       c, [](const std::string& line) { fmt::print(stderr, "bench: {}\n", line); });
   write_file_atomically(o.json,
-                        [&](std::ostream& out) { out << reports::to_json(r).dump(2) << "\n"; });
-  std::fputs(reports::to_text(r).c_str(), stdout);
+                        [&](std::ostream& out) { out << verify::to_json(r).dump(2) << "\n"; });
+  std::fputs(verify::to_text(r).c_str(), stdout);
   return kExitOk;
 }
 
 int run_bench(const BenchOptions& o) {
   if (o.verify_rotary) return run_verify_rotary_bench(o);
   if (o.verify) return run_verify_bench(o);
-  if (const auto problem = reports::filter_problem(o.filter))
+  if (const auto problem = reports::study::filter_problem(o.filter))
     throw UsageError("--filter is not a usable regular expression: " + *problem);
   // A filter no entry's name matches is a typo, not a request to time the roofline alone (a
   // filter selecting only entries this machine cannot run still does that).
-  if (!o.filter.empty()) (void)reports::select_implementations(o.filter);
+  if (!o.filter.empty()) (void)reports::study::select_implementations(o.filter);
   bench::Config config;
   config.quick = o.quick;
   config.filter = o.filter;

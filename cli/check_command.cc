@@ -11,8 +11,8 @@
 #include "peverify/cli/rotary_options.h"
 #include "peverify/cli/table_options.h"
 #include "peverify/encoding/model_presets.h"
-#include "peverify/reports/gate/gate.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/gate/gate.h"
+#include "peverify/support/atomic_file.h"
 #include "peverify/tables/table_file.h"
 
 namespace pev::cli {
@@ -26,7 +26,7 @@ struct CheckOptions {
 
 // A table subject's model_config and rope_scaling, applied exactly as verify's --model-config and
 // --rope-scaling are (cli/rotary_options.h).
-void apply_rotary(const std::string& budgets, reports::GateSubject& g) {
+void apply_rotary(const std::string& budgets, gate::GateSubject& g) {
   if (g.table.empty()) return;
   RotaryOptions rotary;
   // A config beside the budgets, else a preset's name (`peverify list --models`), as verify
@@ -50,14 +50,14 @@ void apply_rotary(const std::string& budgets, reports::GateSubject& g) {
 }
 
 int run_check(const CheckOptions& o) {
-  reports::BudgetFile file = reports::read_budget_file(o.budget_file);
-  for (reports::GateSubject& g : file.subjects) apply_rotary(o.budget_file, g);
+  gate::BudgetFile file = gate::read_budget_file(o.budget_file);
+  for (gate::GateSubject& g : file.subjects) apply_rotary(o.budget_file, g);
   if (!o.junit.empty()) check_writable(o.junit);
-  const auto outcomes = reports::run_gate(file, [](const std::string& subject) {
+  const auto outcomes = gate::run_gate(file, [](const std::string& subject) {
     fmt::print(stderr, "check: measured {}\n", subject);
   });
   int regressions = 0, shown = 0, skipped = 0;
-  for (const reports::GateOutcome& g : outcomes) {
+  for (const gate::GateOutcome& g : outcomes) {
     if (g.skipped) {
       ++skipped;
       continue;
@@ -70,7 +70,7 @@ int run_check(const CheckOptions& o) {
     ++shown;
     if (o.update && !not_recordable)  // what it records, not the comparison with the old records
       fmt::print("{:<8} {:<34} positions {:<18} measured {} ({})\n", "record", g.subject, g.band,
-                 reports::format_figures(g.measured), g.coverage);
+                 gate::format_figures(g.measured), g.coverage);
     else {
       fmt::print("{:<8} {:<34} positions {:<18} {}\n", g.regressed ? "FAIL" : "ok", g.subject,
                  g.band, g.message);
@@ -78,7 +78,7 @@ int run_check(const CheckOptions& o) {
     }
   }
   if (!o.junit.empty())
-    write_file_atomically(o.junit, [&](std::ostream& out) { out << reports::junit_xml(outcomes); });
+    write_file_atomically(o.junit, [&](std::ostream& out) { out << gate::junit_xml(outcomes); });
   if (o.update && regressions) {
     fmt::print(
         "check: {} not rewritten: {} band(s) hold NaN, Inf, wrong signs or elements that stand "
@@ -89,9 +89,9 @@ int run_check(const CheckOptions& o) {
   if (o.update) {
     if (file.completed)
       fmt::print("check: {} had no version or grid: filled in the defaults\n", o.budget_file);
-    const reports::BudgetFile next = reports::updated(file, outcomes);
-    write_file_atomically(
-        o.budget_file, [&](std::ostream& out) { out << reports::to_json(next).dump(2) << "\n"; });
+    const gate::BudgetFile next = gate::updated(file, outcomes);
+    write_file_atomically(o.budget_file,
+                          [&](std::ostream& out) { out << gate::to_json(next).dump(2) << "\n"; });
     fmt::print("check: rewrote {} with the measured budgets\n", o.budget_file);
     return kExitOk;
   }

@@ -8,8 +8,8 @@
 
 #include "peverify/cli/command.h"
 #include "peverify/encoding/model_config.h"
+#include "peverify/support/atomic_file.h"
 #include "peverify/support/temporary_files.h"
-#include "peverify/tables/atomic_file.h"
 
 namespace {
 

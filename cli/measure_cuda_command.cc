@@ -9,7 +9,7 @@
 #include "peverify/cli/progress.h"
 #include "peverify/cli/table_options.h"
 #include "peverify/reports/measured/measure_cuda.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
 
 namespace pev::cli {
 namespace {

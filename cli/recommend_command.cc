@@ -24,7 +24,7 @@
 #include "peverify/reports/study/report_json.h"
 #include "peverify/reports/study/snippets.h"
 #include "peverify/reports/study/study.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
 
 namespace pev::cli {
 namespace {
@@ -47,7 +47,7 @@ constexpr const char* kDefaultReport = "peverify-report";
 // The study `peverify recommend --run` makes: the entries storing `dtype`, on the first grid of
 // the default study, up to the context (a few seconds, not the report's minutes).
 json run_small_study(const RecommendOptions& o) {
-  reports::StudyConfig config;
+  reports::study::StudyConfig config;
   config.d_models = {config.d_models.front()};
   config.bases = {config.bases.front()};
   config.max_position = std::max<uint64_t>(static_cast<uint64_t>(o.positions), 8192);
@@ -58,8 +58,8 @@ json run_small_study(const RecommendOptions& o) {
   config.filter = ">" + short_name + "/";
   config.rotary_models.clear();  // the plain encoding's question
   Progress progress("peverify recommend", o.quiet);
-  return reports::to_json(
-      reports::run_study(config, [&](const std::string& s, double f) { progress.update(s, f); }));
+  return reports::study::to_json(reports::study::run_study(
+      config, [&](const std::string& s, double f) { progress.update(s, f); }));
 }
 
 json read_report(const std::string& path) {
@@ -120,21 +120,21 @@ int run_recommend(const RecommendOptions& o) {
     report = read_report(path);
     source = path;
   }
-  const auto candidates = reports::candidates_from_report(report, source);
+  const auto candidates = reports::study::candidates_from_report(report, source);
   const std::optional<uint64_t> studied = studied_up_to(report);
-  const auto recs = reports::recommend(candidates, {std::string(name_of(o.dtype))}, {positions},
-                                       targets, true, o.framework);
+  const auto recs = reports::study::recommend(candidates, {std::string(name_of(o.dtype))},
+                                              {positions}, targets, true, o.framework);
   // The file first: an unwritable --json is an error before anything is printed.
   if (!o.json_path.empty()) {
     json out = {
         {"source", source}, {"study", describe(report)}, {"recommendations", json::array()}};
-    for (const reports::Recommendation& r : recs)
-      out["recommendations"].push_back(reports::to_json(r));
+    for (const reports::study::Recommendation& r : recs)
+      out["recommendations"].push_back(reports::study::to_json(r));
     write_file_atomically(o.json_path, [&](std::ostream& s) { s << out.dump(2) << "\n"; });
   }
   fmt::print("answered from {} ({})\n", source, describe(report));
   bool all = true;
-  for (const reports::Recommendation& r : recs) {
+  for (const reports::study::Recommendation& r : recs) {
     std::string why = r.evidence;
     if (r.entry.empty() && studied && positions > *studied)
       why += fmt::format(
@@ -188,7 +188,8 @@ void add_recommend_command(CLI::App& root, std::vector<Command>& commands) {
   app->add_flag("--run", o->run, "run a study of the entries storing --dtype instead");
   app->add_flag("--quiet", o->quiet, "no progress on stderr");
   std::vector<std::string> frameworks;
-  for (const reports::Framework& f : reports::frameworks()) frameworks.push_back(f.name);
+  for (const reports::study::Framework& f : reports::study::frameworks())
+    frameworks.push_back(f.name);
   app->add_option("--framework", o->framework,
                   "whose code the answer replaces: " + in_words(frameworks, "or") + " (default hf)")
       ->check(CLI::IsMember(frameworks));

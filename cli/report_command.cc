@@ -14,8 +14,8 @@
 #include "peverify/reports/render/render.h"
 #include "peverify/reports/study/report_json.h"
 #include "peverify/reports/study/study.h"
+#include "peverify/support/atomic_file.h"
 #include "peverify/support/temporary_files.h"
-#include "peverify/tables/atomic_file.h"
 
 namespace pev::cli {
 namespace {
@@ -59,7 +59,7 @@ int render_sweep(const ReportOptions& o) {
     throw FileError(path + " is not a peverify report");
   create_output_directory(o.out);
   reports::measured::attach(json, reports::measured::compiled_in());
-  const auto files = reports::write_report(json, o.out);
+  const auto files = reports::render::write_report(json, o.out);
   if (!o.quiet)
     fmt::print(stderr, "peverify report: rendered the sweep in {}; wrote {}\n", o.from,
                fmt::join(files, " "));
@@ -68,20 +68,21 @@ int render_sweep(const ReportOptions& o) {
 
 int run_report(const ReportOptions& o) {
   if (!o.from.empty()) return render_sweep(o);
-  const reports::StudyConfig config =
-      o.config.empty() ? reports::StudyConfig{} : reports::read_study_config(o.config);
-  (void)reports::select_implementations(config.filter);  // before the directory exists
-  create_output_directory(o.out);                        // fails early, not after the study
-  reports::StudyResult study;
+  const reports::study::StudyConfig config = o.config.empty()
+                                                 ? reports::study::StudyConfig{}
+                                                 : reports::study::read_study_config(o.config);
+  (void)reports::study::select_implementations(config.filter);  // before the directory exists
+  create_output_directory(o.out);                               // fails early, not after the study
+  reports::study::StudyResult study;
   {
     Progress progress("peverify report", o.quiet);
-    study = reports::run_study(
+    study = reports::study::run_study(
         config, [&](const std::string& step, double fraction) { progress.update(step, fraction); });
   }
-  nlohmann::json json = reports::to_json(study);
+  nlohmann::json json = reports::study::to_json(study);
   // The CUDA entries a GPU measured (reports/measured), where they could not run here.
   reports::measured::attach(json, reports::measured::compiled_in());
-  const auto files = reports::write_report(json, o.out);
+  const auto files = reports::render::write_report(json, o.out);
   if (!o.quiet)
     fmt::print(stderr, "peverify report: {} implementations in {:.1f} s; wrote {}\n",
                study.entries.size(), study.seconds, fmt::join(files, " "));

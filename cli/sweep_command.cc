@@ -30,28 +30,28 @@ struct SweepOptions {
   bool quiet = false;
 };
 
-std::vector<size_t> open_dir(const reports::StudyPlan& plan, const SweepOptions& o) {
-  reports::open_sweep_dir(plan, o.out);
-  std::vector<size_t> missing = reports::missing_shards(plan, o.out);
+std::vector<size_t> open_dir(const reports::study::StudyPlan& plan, const SweepOptions& o) {
+  reports::study::open_sweep_dir(plan, o.out);
+  std::vector<size_t> missing = reports::study::missing_shards(plan, o.out);
   if (!o.quiet)
     fmt::print(stderr, "peverify sweep: {} shards, {} already recorded in {}, {} to compute\n",
                plan.shards().size(), plan.shards().size() - missing.size(), o.out, missing.size());
   return missing;
 }
 
-int finish(const reports::StudyPlan& plan, const SweepOptions& o,
+int finish(const reports::study::StudyPlan& plan, const SweepOptions& o,
            std::chrono::steady_clock::time_point t0) {
-  reports::StudyResult study;
+  reports::study::StudyResult study;
   {
     Progress progress("peverify sweep: merging", o.quiet);
-    study = reports::merge_sweep(plan, o.out, [&](const std::string& step, double fraction) {
+    study = reports::study::merge_sweep(plan, o.out, [&](const std::string& step, double fraction) {
       progress.update(step, fraction);
     });
   }
   study.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  nlohmann::json json = reports::to_json(study);
+  nlohmann::json json = reports::study::to_json(study);
   reports::measured::attach(json, reports::measured::compiled_in());  // as `peverify report` does
-  const auto files = reports::write_report(json, o.out);
+  const auto files = reports::render::write_report(json, o.out);
   if (!o.quiet)
     fmt::print(stderr, "peverify sweep: {} implementations from {} shards in {:.1f} s; wrote {}\n",
                study.entries.size(), plan.shards().size(), study.seconds, fmt::join(files, " "));
@@ -60,10 +60,11 @@ int finish(const reports::StudyPlan& plan, const SweepOptions& o,
 
 int run_sweep(const SweepOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
-  reports::StudyConfig config =
-      o.config.empty() ? reports::StudyConfig{} : reports::read_study_config(o.config);
+  reports::study::StudyConfig config = o.config.empty()
+                                           ? reports::study::StudyConfig{}
+                                           : reports::study::read_study_config(o.config);
   config.threads = resolve_threads(o.threads);
-  const reports::StudyPlan plan(config);
+  const reports::study::StudyPlan plan(config);
   if (launched_by_mpirun()) {
 #ifdef PEV_HAVE_MPI
     return run_sweep_mpi(
@@ -79,7 +80,7 @@ int run_sweep(const SweepOptions& o) {
   const std::vector<size_t> missing = open_dir(plan, o);
   {
     Progress progress("peverify sweep", o.quiet);
-    reports::run_shards(plan, o.out, missing, config.threads, [&](size_t done) {
+    reports::study::run_shards(plan, o.out, missing, config.threads, [&](size_t done) {
       progress.update(plan.shards()[missing[done - 1]].key(),
                       static_cast<double>(done) / missing.size());
     });

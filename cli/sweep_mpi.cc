@@ -12,7 +12,7 @@
 
 #include "peverify/cli/command.h"
 #include "peverify/reports/study/sweep.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
 
 namespace pev::cli {
 namespace {
@@ -38,7 +38,7 @@ void wait_for(MPI_Request& request) {
   std::abort();
 }
 
-int worker(const reports::StudyPlan& plan, const std::string& dir, int rank) {
+int worker(const reports::study::StudyPlan& plan, const std::string& dir, int rank) {
   long long finished = -1;
   for (;;) {
     MPI_Send(&finished, 1, MPI_LONG_LONG, 0, kTagRequest, MPI_COMM_WORLD);
@@ -48,7 +48,7 @@ int worker(const reports::StudyPlan& plan, const std::string& dir, int rank) {
     wait_for(request);
     if (assigned < 0) break;
     try {
-      reports::compute_shard(plan, dir, static_cast<size_t>(assigned), 1);
+      reports::study::compute_shard(plan, dir, static_cast<size_t>(assigned), 1);
     } catch (const std::exception& e) {
       abort_job(rank, plan.shards()[assigned].key() + ": " + e.what());
     }
@@ -60,7 +60,7 @@ int worker(const reports::StudyPlan& plan, const std::string& dir, int rank) {
 
 }  // namespace
 
-int run_sweep_mpi(const reports::StudyPlan& plan, const std::string& dir, bool quiet,
+int run_sweep_mpi(const reports::study::StudyPlan& plan, const std::string& dir, bool quiet,
                   const std::function<std::vector<size_t>()>& open,
                   const std::function<int()>& finish) {
   int provided = 0, rank = 0, size = 1;
@@ -110,7 +110,7 @@ int run_sweep_mpi(const reports::StudyPlan& plan, const std::string& dir, bool q
   std::thread local([&] {
     try {
       for (long long i; !failed && (i = take()) >= 0;) {
-        reports::compute_shard(plan, dir, static_cast<size_t>(i), 1);
+        reports::study::compute_shard(plan, dir, static_cast<size_t>(i), 1);
         record(i, 0);
       }
     } catch (const std::exception& e) {

@@ -17,7 +17,7 @@ bool launched_by_mpirun();
 // Runs the sweep across the ranks. `open` (rank 0 only) prepares the directory and returns the
 // shards to compute; `finish` (rank 0 only, after MPI is finalized) merges and writes the report.
 // Returns the process's exit code; exceptions from `open` and `finish` reach rank 0's caller.
-int run_sweep_mpi(const reports::StudyPlan& plan, const std::string& dir, bool quiet,
+int run_sweep_mpi(const reports::study::StudyPlan& plan, const std::string& dir, bool quiet,
                   const std::function<std::vector<size_t>()>& open,
                   const std::function<int()>& finish);
 #endif

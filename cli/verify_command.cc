@@ -12,11 +12,11 @@
 #include "peverify/cli/table_options.h"
 #include "peverify/cli/verify_sinusoids.h"
 #include "peverify/encoding/request.h"
-#include "peverify/reports/verify/verify.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
 #include "peverify/tables/position_ids.h"
 #include "peverify/tables/table_file.h"
 #include "peverify/tables/table_stream.h"
+#include "peverify/verify/verify.h"
 
 namespace pev::cli {
 namespace {
@@ -69,14 +69,14 @@ int run_verify(const VerifyCommandOptions& o) {
     set_sequence_length(spec, *positions);
   }
 
-  reports::TableInput input{
+  verify::TableInput input{
       o.file,
       t.description(),
       t.dtype(),
       t.rows(),
       [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); },
       {}};
-  reports::VerifyOptions options;
+  verify::VerifyOptions options;
   options.spec = spec;
   options.positions = std::move(positions);
   options.positions_name = ids_path;
@@ -85,11 +85,11 @@ int run_verify(const VerifyCommandOptions& o) {
   if (q.rotary.model) options.head_dim = q.rotary.model->head_dim;
   options.claim = claim;
   options.threads = threads;
-  const reports::VerifyResult r = reports::verify_table(std::move(input), options);
-  std::fputs(reports::to_text(r).c_str(), stdout);
+  const verify::VerifyResult r = verify::verify_table(std::move(input), options);
+  std::fputs(verify::to_text(r).c_str(), stdout);
   if (!o.json.empty())
     write_file_atomically(o.json,
-                          [&](std::ostream& out) { out << reports::to_json(r).dump(2) << "\n"; });
+                          [&](std::ostream& out) { out << verify::to_json(r).dump(2) << "\n"; });
   return r.holds() ? kExitOk : kExitCheckFailed;
 }
 

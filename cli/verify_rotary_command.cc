@@ -12,11 +12,11 @@
 #include "peverify/cli/table_options.h"
 #include "peverify/cli/verify_sinusoids.h"
 #include "peverify/encoding/request.h"
-#include "peverify/reports/sinusoids/rotary_axes.h"
-#include "peverify/reports/verify/verify_rotary.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
 #include "peverify/tables/position_ids.h"
 #include "peverify/tables/table_stream.h"
+#include "peverify/verify/sinusoids/rotary_axes.h"
+#include "peverify/verify/verify_rotary.h"
 
 namespace pev::cli {
 namespace {
@@ -58,7 +58,7 @@ int run_verify_rotary(const VerifyRotaryCommandOptions& o) {
   if (x.complex() || y.complex())
     throw ConfigError("complex tensors are not q or k: save them real");
 
-  reports::RotaryArguments args;
+  verify::RotaryArguments args;
   args.shape = x.shape();
   args.axes = o.axes;
   args.pairs = o.pairs;
@@ -81,30 +81,30 @@ int run_verify_rotary(const VerifyRotaryCommandOptions& o) {
   }
   args.claim = o.claim;
   args.threads = threads;
-  const reports::VerifyRotaryOptions options = reports::resolve_rotary(std::move(args));
+  const verify::VerifyRotaryOptions options = verify::resolve_rotary(std::move(args));
   const auto reader = [](const TableStream& t) {
     return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };
   };
   if (rope_axes) {
-    const reports::AxesRotation declared =
-        reports::axes_rotation(*rope_axes, options, numbers_of(o.table.positions));
-    const reports::SinusoidVerdict v =
-        reports::verify_rotary_axes({o.input, x.description(), x.dtype(), reader(x)},
-                                    {o.output, y.description(), y.dtype(), reader(y)}, declared);
-    std::fputs(reports::to_text(v).c_str(), stdout);
+    const verify::sinusoids::AxesRotation declared =
+        verify::sinusoids::axes_rotation(*rope_axes, options, numbers_of(o.table.positions));
+    const verify::sinusoids::SinusoidVerdict v = verify::sinusoids::verify_rotary_axes(
+        {o.input, x.description(), x.dtype(), reader(x)},
+        {o.output, y.description(), y.dtype(), reader(y)}, declared);
+    std::fputs(verify::sinusoids::to_text(v).c_str(), stdout);
     if (!o.json.empty())
-      write_file_atomically(o.json,
-                            [&](std::ostream& os) { os << reports::to_json(v).dump(2) << "\n"; });
+      write_file_atomically(
+          o.json, [&](std::ostream& os) { os << verify::sinusoids::to_json(v).dump(2) << "\n"; });
     return v.holds() ? kExitOk : kExitCheckFailed;
   }
 
-  const reports::RotaryTensor in{o.input, x.description(), x.dtype(), reader(x)};
-  const reports::RotaryTensor out{o.output, y.description(), y.dtype(), reader(y)};
-  const reports::VerifyRotaryResult r = reports::verify_rotary(in, out, options);
-  std::fputs(reports::to_text(r).c_str(), stdout);
+  const verify::RotaryTensor in{o.input, x.description(), x.dtype(), reader(x)};
+  const verify::RotaryTensor out{o.output, y.description(), y.dtype(), reader(y)};
+  const verify::VerifyRotaryResult r = verify::verify_rotary(in, out, options);
+  std::fputs(verify::to_text(r).c_str(), stdout);
   if (!o.json.empty())
     write_file_atomically(o.json,
-                          [&](std::ostream& os) { os << reports::to_json(r).dump(2) << "\n"; });
+                          [&](std::ostream& os) { os << verify::to_json(r).dump(2) << "\n"; });
   return r.holds() ? kExitOk : kExitCheckFailed;
 }
 

@@ -8,15 +8,15 @@
 #include "peverify/encoding/model_config.h"
 #include "peverify/encoding/sinusoids/rope_axes.h"
 #include "peverify/encoding/sinusoids/timestep.h"
-#include "peverify/reports/sinusoids/alibi_verify.h"
-#include "peverify/reports/sinusoids/declarations.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
 #include "peverify/tables/number_array.h"
 #include "peverify/tables/table_file.h"
+#include "peverify/verify/sinusoids/alibi_verify.h"
+#include "peverify/verify/sinusoids/declarations.h"
 
 namespace pev::cli {
 
-reports::Numbers numbers_of(const std::string& path) {
+verify::sinusoids::Numbers numbers_of(const std::string& path) {
   NumberArray a = read_number_array(path);
   return {path, a.type, a.shape, std::move(a.values)};
 }
@@ -39,7 +39,7 @@ void refuse_table_flags(const TableOptions& t, const std::string& mode, bool axe
 
 namespace {
 
-reports::SinusoidInput input_of(const SinusoidRun& run, bool any_rank) {
+verify::sinusoids::SinusoidInput input_of(const SinusoidRun& run, bool any_rank) {
   ReadOptions read;
   read.dtype = run.dtype;
   read.any_rank = any_rank;
@@ -52,11 +52,11 @@ reports::SinusoidInput input_of(const SinusoidRun& run, bool any_rank) {
   return {run.file, t.description, t.dtype, t.rows, t.width, std::move(t.values)};
 }
 
-int finish(const reports::SinusoidVerdict& v, const SinusoidRun& run) {
-  std::fputs(reports::to_text(v).c_str(), stdout);
+int finish(const verify::sinusoids::SinusoidVerdict& v, const SinusoidRun& run) {
+  std::fputs(verify::sinusoids::to_text(v).c_str(), stdout);
   if (!run.json.empty())
-    write_file_atomically(run.json,
-                          [&](std::ostream& out) { out << reports::to_json(v).dump(2) << "\n"; });
+    write_file_atomically(
+        run.json, [&](std::ostream& out) { out << verify::sinusoids::to_json(v).dump(2) << "\n"; });
   return v.holds() ? kExitOk : kExitCheckFailed;
 }
 
@@ -100,8 +100,8 @@ int run_sinusoid_verify(const SinusoidOptions& o, const SinusoidRun& run) {
     refuse_table_flags(t, "--alibi", false);
     if (o.layout_option && o.layout_option->count())
       throw UsageError("--alibi does not take --layout");
-    const reports::SinusoidInput in = input_of(run, true);
-    return finish(reports::verify_alibi(in, o.alibi_max_bias, run.claim), run);
+    const verify::sinusoids::SinusoidInput in = input_of(run, true);
+    return finish(verify::sinusoids::verify_alibi(in, o.alibi_max_bias, run.claim), run);
   }
   if (!o.timesteps.empty()) {
     refuse_table_flags(t, "--timesteps", false);
@@ -110,27 +110,28 @@ int run_sinusoid_verify(const SinusoidOptions& o, const SinusoidRun& run) {
           "--timesteps does not take --layout (flip_sin_to_cos in the recipe says it)");
     const TimestepRecipe recipe =
         parse_timestep_recipe(o.timestep_recipe.empty() ? "diffusers" : o.timestep_recipe);
-    const reports::SinusoidInput in = input_of(run, false);
-    const reports::Numbers ts = numbers_of(o.timesteps);
+    const verify::sinusoids::SinusoidInput in = input_of(run, false);
+    const verify::sinusoids::Numbers ts = numbers_of(o.timesteps);
     const int width = static_cast<int>(in.width);
-    const reports::SinusoidDeclaration d =
-        reports::timestep_declaration(recipe, width, ts, in.rows);
-    return finish(
-        reports::verify_sinusoid(in, d, reports::timestep_alternatives(recipe, width, ts, in.rows),
-                                 run.claim, run.threads),
-        run);
+    const verify::sinusoids::SinusoidDeclaration d =
+        verify::sinusoids::timestep_declaration(recipe, width, ts, in.rows);
+    return finish(verify::sinusoids::verify_sinusoid(
+                      in, d, verify::sinusoids::timestep_alternatives(recipe, width, ts, in.rows),
+                      run.claim, run.threads),
+                  run);
   }
   refuse_table_flags(t, "--rope-axes", true);
   if (t.positions.empty())
     throw UsageError("--rope-axes needs --positions: a .npy of each row's ids, [axes, N]");
   const RopeAxes axes = parse_rope_axes(
       o.rope_axes, t.base_option && t.base_option->count() ? std::optional(t.base) : std::nullopt);
-  const reports::SinusoidInput in = input_of(run, false);
-  const reports::SinusoidDeclaration d =
-      reports::axes_declaration(axes, t.layout, numbers_of(t.positions), in.rows, in.width);
-  return finish(reports::verify_sinusoid(in, d, reports::axes_alternatives(axes, t.layout, d),
-                                         run.claim, run.threads),
-                run);
+  const verify::sinusoids::SinusoidInput in = input_of(run, false);
+  const verify::sinusoids::SinusoidDeclaration d = verify::sinusoids::axes_declaration(
+      axes, t.layout, numbers_of(t.positions), in.rows, in.width);
+  return finish(
+      verify::sinusoids::verify_sinusoid(
+          in, d, verify::sinusoids::axes_alternatives(axes, t.layout, d), run.claim, run.threads),
+      run);
 }
 
 }  // namespace pev::cli

@@ -8,7 +8,7 @@
 
 #include "peverify/cli/table_options.h"
 #include "peverify/encoding/claim.h"
-#include "peverify/reports/sinusoids/declarations.h"
+#include "peverify/verify/sinusoids/declarations.h"
 
 namespace pev::cli {
 
@@ -38,7 +38,7 @@ struct SinusoidRun {
 };
 
 // A .npy of numbers (tables/number_array.h) as the sinusoid checks take them.
-reports::Numbers numbers_of(const std::string& path);
+verify::sinusoids::Numbers numbers_of(const std::string& path);
 
 // Flags of the Transformer's tables that say nothing about these tables (`mode` names the one
 // given, `width_flag` the width's flag in that command): UsageError, one line. `axes`: multi-axis

@@ -28,14 +28,20 @@ function(pev_test name)
 endfunction()
 
 # pev_fuzz_test(NAME SEEDS dir... SOURCES target.cc f.cc...)
-# A reader's libFuzzer target: support/fuzz/run_fuzzer.sh builds it with clang++ (the project
+# A reader's libFuzzer target: scripts/run_fuzzer.sh builds it with clang++ (the project
 # builds with g++) and fuzzes it for a bounded time (PEV_FUZZ_SECONDS, default 20) from its seed
 # folders, as the ctest NAME; skipped (exit 77) where clang++ or libFuzzer is missing. SOURCES
 # are relative to the source root (or absolute): the target first, then every file it links.
 function(pev_fuzz_test name)
   cmake_parse_arguments(ARG "" "" "SEEDS;SOURCES" ${ARGN})
+  # Compiled by the runner, not by a target: recorded so that the include guard knows them as tests.
+  foreach(source IN LISTS ARG_SOURCES)
+    if(NOT IS_ABSOLUTE ${source})
+      set_property(GLOBAL APPEND PROPERTY PEV_FUZZ_SOURCES ${source})
+    endif()
+  endforeach()
   add_test(NAME ${name}
-           COMMAND ${PROJECT_SOURCE_DIR}/support/fuzz/run_fuzzer.sh ${name} ${PROJECT_SOURCE_DIR}
+           COMMAND ${PROJECT_SOURCE_DIR}/scripts/run_fuzzer.sh ${name} ${PROJECT_SOURCE_DIR}
                    ${CMAKE_BINARY_DIR}/fuzz
                    "${PEV_INCLUDE_ROOT};$<TARGET_PROPERTY:nlohmann_json::nlohmann_json,INTERFACE_INCLUDE_DIRECTORIES>"
                    ${ARG_SEEDS} -- ${ARG_SOURCES})

@@ -13,7 +13,7 @@
 
 #include "peverify/core/generate.h"
 #include "peverify/core/recipe.h"
-#include "peverify/core/rope_models_testutil.h"
+#include "peverify/encoding/rope_models_testutil.h"
 #include "peverify/measure/judge.h"
 
 namespace pev::core {

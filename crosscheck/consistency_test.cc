@@ -11,12 +11,12 @@
 #include <cmath>
 #include <random>
 
+#include "peverify/adapters/table_entry.h"
 #include "peverify/core/convert.h"
 #include "peverify/core/generate.h"
 #include "peverify/core/recipe.h"
 #include "peverify/core/registry.h"
-#include "peverify/core/rope_models_testutil.h"
-#include "peverify/crosscheck/registry_under_test.h"
+#include "peverify/encoding/rope_models_testutil.h"
 #include "peverify/measure/judge.h"
 #include "peverify/oracle/table.h"
 #include "peverify/properties/consistent.h"
@@ -61,7 +61,7 @@ class Consistency : public testing::TestWithParam<const Implementation*> {};
 TEST_P(Consistency, NoFalseAlarmOnHonestTables) {
   const Implementation& impl = *GetParam();
   if (impl.available && !impl.available()) GTEST_SKIP() << impl.unavailable_reason;
-  const auto ut = crosscheck::registry_entry(impl);
+  const auto ut = adapters::registry_entry(impl);
   double worst = 0;
   uint64_t elements = 0;
   for (const Case& c : cases()) {

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "peverify/adapters/table_entry.h"
 #include "peverify/core/convert.h"
 #include "peverify/core/generate.h"
 #include "peverify/core/registry.h"
-#include "peverify/core/rope_models_testutil.h"
-#include "peverify/crosscheck/registry_under_test.h"
+#include "peverify/encoding/rope_models_testutil.h"
 #include "peverify/properties/checks.h"
 #include "peverify/properties/under_test.h"
 
@@ -24,7 +24,7 @@ const core::Implementation& good() {
 
 // The good table, widened to double.
 std::vector<double> good_rows(const TableSpec& spec, uint64_t count) {
-  return crosscheck::registry_entry(good())->rows(spec, count);
+  return adapters::registry_entry(good())->rows(spec, count);
 }
 
 double exact_pe(double pos, const TableSpec& spec, bool is_sin, double exponent) {
@@ -101,7 +101,7 @@ std::vector<Mutant> mutants() {
   m.push_back({"drifting recurrence",
                [](const TableSpec& spec, uint64_t n, double* out) {
                  const std::vector<double> t =
-                     crosscheck::registry_entry(
+                     adapters::registry_entry(
                          *core::find_implementation("cpu/recurrence/f32>f32/glibc"))
                          ->rows(spec, n);
                  std::copy(t.begin(), t.end(), out);
@@ -144,7 +144,7 @@ std::vector<PropertyVerdict> all_verdicts(const UnderTest& ut) {
 }
 
 TEST(Mutation, TheUnbrokenImplementationPassesEveryProperty) {
-  const auto ut = crosscheck::registry_entry(good());
+  const auto ut = adapters::registry_entry(good());
   for (const PropertyVerdict& v : all_verdicts(*ut))
     EXPECT_TRUE(v.holds) << v.property << ": " << v.summary;
 }
@@ -167,7 +167,7 @@ TEST(Mutation, EveryBrokenImplementationIsCaught) {
 // The recipe bugs users hit (/work/shared/ROPE.md), each on the model it was found with: the
 // unbroken entry computes the recipe and passes; each bug is caught by the oracle.
 TEST(Mutation, RecipeBugsAreCaught) {
-  const std::vector<core::models::RopeModel> real = core::models::real_rope_models();
+  const std::vector<models::RopeModel> real = models::real_rope_models();
   const auto rows_of = [](const TableSpec& s, uint64_t n) { return good_rows(s, n); };
   struct RecipeMutant {
     std::string name;
@@ -204,7 +204,7 @@ TEST(Mutation, RecipeBugsAreCaught) {
        }},
   };
   for (const RecipeMutant& m : mutants) {
-    const auto good_ut = crosscheck::registry_entry(good());
+    const auto good_ut = adapters::registry_entry(good());
     EXPECT_TRUE(check_oracle(*good_ut, m.spec, 1024).holds) << m.name << ": unbroken";
     const auto ut = callable(m.name, Dtype::kFloat32, good().claim, m.fill, 1 << 20);
     const PropertyVerdict v = check_oracle(*ut, m.spec, 1024);
@@ -230,7 +230,7 @@ TEST(DefaultBudget, PassesTheSeedsFloat32TablesAndCatchesA1e4ErrorAtLowFrequency
     const core::Implementation& impl = *core::find_implementation(seed_way);
     const auto ut = callable(
         seed_way, Dtype::kFloat32, model, [&](const TableSpec& s, uint64_t n, double* out) {
-          const std::vector<double> t = crosscheck::registry_entry(impl)->rows(s, n);
+          const std::vector<double> t = adapters::registry_entry(impl)->rows(s, n);
           std::copy(t.begin(), t.end(), out);
         });
     EXPECT_TRUE(check_oracle(*ut, spec, 512).holds) << seed_way;

@@ -9,8 +9,8 @@
 #include <random>
 
 #include "peverify/core/precise/plan.h"
-#include "peverify/core/rope_models_testutil.h"
 #include "peverify/crosscheck/precise_testutil.h"
+#include "peverify/encoding/rope_models_testutil.h"
 
 namespace pev::core::precise {
 namespace {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "peverify/core/precise/frequencies.h"
-#include "peverify/core/rope_models_testutil.h"
 #include "peverify/crosscheck/precise_testutil.h"
+#include "peverify/encoding/rope_models_testutil.h"
 #include "peverify/oracle/frequencies.h"
 
 namespace pev::core::precise {

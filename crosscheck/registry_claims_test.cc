@@ -1,6 +1,6 @@
 // Every registry entry against the oracle, within the claim it makes: plain tables (d in {64,
 // 512}, positions [0, 4096) and sampled blocks up to its valid range), and the rotary caches of
-// real models, every recipe (core/rope_models_testutil.h), whose known honest failures are
+// real models, every recipe (encoding/rope_models_testutil.h), whose known honest failures are
 // crosscheck/expectations.tsv's rules for the property "recipes", asserted both ways.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -11,8 +11,8 @@
 #include "peverify/core/generate.h"
 #include "peverify/core/recipe.h"
 #include "peverify/core/registry.h"
-#include "peverify/core/rope_models_testutil.h"
 #include "peverify/crosscheck/expectations_testutil.h"
+#include "peverify/encoding/rope_models_testutil.h"
 #include "peverify/measure/judge.h"
 #include "peverify/oracle/table.h"
 

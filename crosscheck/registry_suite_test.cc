@@ -2,9 +2,9 @@
 // honest failures of crosscheck/expectations.tsv asserted as failures.
 #include <gtest/gtest.h>
 
+#include "peverify/adapters/table_entry.h"
 #include "peverify/core/registry.h"
 #include "peverify/crosscheck/expectations_testutil.h"
-#include "peverify/crosscheck/registry_under_test.h"
 #include "peverify/properties/gtest/register_suite.h"
 
 int main(int argc, char** argv) {
@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
     // CUDA entries: crosscheck/cuda/device_test.cc runs the suite on device results (label cuda).
     if (e.device == core::Device::kCuda) continue;
     properties::register_suite(
-        e.name, [&e] { return crosscheck::registry_entry(e); },
+        e.name, [&e] { return adapters::registry_entry(e); },
         crosscheck::expectations_for(e.name, rules));
   }
   testing::InitGoogleTest(&argc, argv);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "peverify/crosscheck/rotation_under_test.h"
+#include "peverify/adapters/rotation_entry.h"
 
 namespace pev::crosscheck {
 namespace {
@@ -20,7 +20,7 @@ class EveryEntry : public testing::TestWithParam<const core::RotationImplementat
 TEST_P(EveryEntry, HoldsThemUnderItsClaim) {
   const core::RotationImplementation& e = *GetParam();
   if (!e.runs_here()) GTEST_SKIP() << e.unavailable_reason;
-  EXPECT_TRUE(properties::check_rotation_properties(rotation_under_test(e))) << e.name;
+  EXPECT_TRUE(properties::check_rotation_properties(adapters::rotation_under_test(e))) << e.name;
 }
 
 std::vector<const core::RotationImplementation*> entries() {
@@ -54,15 +54,15 @@ std::vector<double> swap_pairs(const RotationSpec& spec, std::vector<double> v) 
 // property breaks. The b elements come from the rotation by -p: the honest kernel with each
 // pair's dims exchanged around it.
 TEST(RotationProperties, ASignTypoInOneOutputFailsEveryProperty) {
-  properties::RotationUnderTest k = rotation_under_test(cache_f32());
+  properties::RotationUnderTest k = adapters::rotation_under_test(cache_f32());
   k.name = "out_b with -sin";
   k.apply = [](const RotationSpec& spec, const RowPositions& p, const uint64_t* tokens, uint64_t n,
                int heads, const double* x, double* out) {
     const core::RotationImplementation& e = cache_f32();
     const std::vector<double> in(x, x + n * heads * spec.head_dim);
-    std::vector<double> y = apply_rotation(e, spec, p, tokens, n, heads, in);
-    const std::vector<double> back =
-        swap_pairs(spec, apply_rotation(e, spec, p, tokens, n, heads, swap_pairs(spec, in)));
+    std::vector<double> y = adapters::apply_rotation(e, spec, p, tokens, n, heads, in);
+    const std::vector<double> back = swap_pairs(
+        spec, adapters::apply_rotation(e, spec, p, tokens, n, heads, swap_pairs(spec, in)));
     for (size_t o = 0; o < y.size(); o += spec.head_dim)
       for (int j = 0; j < spec.table.d_model / 2; ++j) {
         const int b = rotated_dims(spec, j).second;
@@ -83,14 +83,15 @@ TEST(RotationProperties, ASignTypoInOneOutputFailsEveryProperty) {
 // sides turn by 2(n - m)), but rotating back by R(m) does not give x, and the score is the one of
 // distance 2(n - m).
 TEST(RotationProperties, DoubledPositionsFailTheInverseAndTheScore) {
-  properties::RotationUnderTest k = rotation_under_test(cache_f32());
+  properties::RotationUnderTest k = adapters::rotation_under_test(cache_f32());
   k.name = "positions doubled";
   k.apply = [](const RotationSpec& spec, const RowPositions& p, const uint64_t* tokens, uint64_t n,
                int heads, const double* x, double* out) {
     RowPositions doubled = p;
     for (uint64_t& id : doubled.streams[0]) id *= 2;
     const std::vector<double> in(x, x + n * heads * spec.head_dim);
-    const std::vector<double> y = apply_rotation(cache_f32(), spec, doubled, tokens, n, heads, in);
+    const std::vector<double> y =
+        adapters::apply_rotation(cache_f32(), spec, doubled, tokens, n, heads, in);
     std::copy(y.begin(), y.end(), out);
   };
   EXPECT_FALSE(rc::check(k.name + ": inverse", [&] { properties::rotation_inverse_property(k); }));
@@ -100,14 +101,15 @@ TEST(RotationProperties, DoubledPositionsFailTheInverseAndTheScore) {
 // The kernel one position late (positions off by one): lengths, relative positions and so the
 // scores hold, but K(a) K(b) turns by a + b + 2 where A K(a + b) turns by a + b + 1.
 TEST(RotationProperties, PositionsOffByOneFailCompositionNotRelativePositionOrTheScore) {
-  properties::RotationUnderTest k = rotation_under_test(cache_f32());
+  properties::RotationUnderTest k = adapters::rotation_under_test(cache_f32());
   k.name = "positions + 1";
   k.apply = [](const RotationSpec& spec, const RowPositions& p, const uint64_t* tokens, uint64_t n,
                int heads, const double* x, double* out) {
     RowPositions late = p;
     for (uint64_t& id : late.streams[0]) id += 1;
     const std::vector<double> in(x, x + n * heads * spec.head_dim);
-    const std::vector<double> y = apply_rotation(cache_f32(), spec, late, tokens, n, heads, in);
+    const std::vector<double> y =
+        adapters::apply_rotation(cache_f32(), spec, late, tokens, n, heads, in);
     std::copy(y.begin(), y.end(), out);
   };
   EXPECT_TRUE(rc::check(k.name + ": relative position",

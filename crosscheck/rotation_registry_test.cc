@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "peverify/adapters/rotation_entry.h"
 #include "peverify/core/convert.h"
 #include "peverify/core/generate.h"
 #include "peverify/core/registry.h"
 #include "peverify/core/rotation/rotation_entries.h"
-#include "peverify/crosscheck/rotation_under_test.h"
 #include "peverify/encoding/model_presets.h"
 #include "peverify/oracle/engine.h"
 #include "peverify/oracle/positioned.h"
-#include "peverify/reports/verify/verify_rotary.h"
+#include "peverify/verify/verify_rotary.h"
 
 namespace pev::crosscheck {
 namespace {
@@ -114,38 +114,38 @@ std::vector<uint64_t> every_token() {
   return t;
 }
 
-reports::VerifyRotaryResult verify(const Case& c, Dtype in_type, const std::vector<double>& x,
-                                   Dtype out_type, const std::vector<double>& y,
-                                   const std::string& compute,
-                                   Claim::Kind claim = Claim::Kind::kModel) {
+verify::VerifyRotaryResult verify(const Case& c, Dtype in_type, const std::vector<double>& x,
+                                  Dtype out_type, const std::vector<double>& y,
+                                  const std::string& compute,
+                                  Claim::Kind claim = Claim::Kind::kModel) {
   const int hd = c.spec.head_dim;
   const auto reader = [hd](const std::vector<double>& v) {
     return [&v, hd](uint64_t first, uint64_t n, double* out) {
       std::copy_n(v.begin() + static_cast<long>(first * hd), n * hd, out);
     };
   };
-  const reports::RotaryTensor input{"q", "q", in_type, reader(x)};
-  const reports::RotaryTensor output{"rotated", "rotated", out_type, reader(y)};
-  reports::VerifyRotaryOptions o;
+  const verify::RotaryTensor input{"q", "q", in_type, reader(x)};
+  const verify::RotaryTensor output{"rotated", "rotated", out_type, reader(y)};
+  verify::VerifyRotaryOptions o;
   o.spec = c.spec;
-  o.geometry =
-      reports::TensorGeometry{reports::RotaryAxes::kTokensHeadsDim, 1, kTokens, kHeads, hd};
+  o.geometry = verify::TensorGeometry{verify::RotaryAxes::kTokensHeadsDim, 1, kTokens, kHeads, hd};
   o.start = c.start;
   o.positions = c.ids;
   o.positions_name = "M-RoPE ids";
   o.compute = *measure::parse_rotation_compute(compute);
   o.claim = claim;
   o.threads = 1;
-  return reports::verify_rotary(input, output, o);
+  return verify::verify_rotary(input, output, o);
 }
 
 // The entry's own output judged under its own claim.
-reports::VerifyRotaryResult run(const core::RotationImplementation& e, const Case& c,
-                                uint64_t seed) {
+verify::VerifyRotaryResult run(const core::RotationImplementation& e, const Case& c,
+                               uint64_t seed) {
   const std::vector<uint64_t> tokens = every_token();
-  const std::vector<double> x = random_q(kTokens * kHeads * c.spec.head_dim, e.input, seed);
+  const std::vector<double> x =
+      adapters::random_q(kTokens * kHeads * c.spec.head_dim, e.input, seed);
   const std::vector<double> y =
-      apply_rotation(e, c.spec, positions_of(c), tokens.data(), kTokens, kHeads, x);
+      adapters::apply_rotation(e, c.spec, positions_of(c), tokens.data(), kTokens, kHeads, x);
   return verify(c, e.input, x, e.output, y, e.compute, e.claim);
 }
 
@@ -164,9 +164,9 @@ TEST_P(EveryEntry, MeetsItsClaimOnEveryCase) {
   ASSERT_TRUE(measure::parse_rotation_compute(e.compute)) << e.name << ": " << e.compute;
   uint64_t seed = 1;
   for (const Case& c : cases()) {
-    const reports::VerifyRotaryResult r = run(e, c, ++seed);
+    const verify::VerifyRotaryResult r = run(e, c, ++seed);
     EXPECT_TRUE(r.holds()) << e.name << " (" << e.compute << "), " << c.name << "\n"
-                           << reports::to_text(r);
+                           << verify::to_text(r);
     EXPECT_EQ(r.elements, kTokens * kHeads * c.spec.head_dim);
   }
 }
@@ -184,11 +184,13 @@ TEST_P(WithHostTwin, GivesItsTwinsBits) {
   const std::vector<uint64_t> tokens = every_token();
   uint64_t seed = 100;
   for (const Case& c : cases()) {
-    const std::vector<double> x = random_q(kTokens * kHeads * c.spec.head_dim, e.input, ++seed);
+    const std::vector<double> x =
+        adapters::random_q(kTokens * kHeads * c.spec.head_dim, e.input, ++seed);
     const RowPositions p = positions_of(c);
-    const std::vector<double> got = apply_rotation(e, c.spec, p, tokens.data(), kTokens, kHeads, x);
+    const std::vector<double> got =
+        adapters::apply_rotation(e, c.spec, p, tokens.data(), kTokens, kHeads, x);
     const std::vector<double> want =
-        apply_rotation(twin, c.spec, p, tokens.data(), kTokens, kHeads, x);
+        adapters::apply_rotation(twin, c.spec, p, tokens.data(), kTokens, kHeads, x);
     // Bits, not values: +0 and -0 differ.
     for (size_t i = 0; i < got.size(); ++i)
       ASSERT_EQ(std::bit_cast<uint64_t>(got[i]), std::bit_cast<uint64_t>(want[i]))
@@ -217,7 +219,7 @@ INSTANTIATE_TEST_SUITE_P(Rotation, WithHostTwin, testing::ValuesIn(entries(true)
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(WithHostTwin);
 
 // The failing verdict names an element (its position, dimension, value and expected value).
-std::string named_failure(const reports::VerifyRotaryResult& r) {
+std::string named_failure(const verify::VerifyRotaryResult& r) {
   for (const properties::PropertyVerdict& v : r.verdicts)
     if (!v.holds && !v.worst.empty())
       return v.property + ": position " + std::to_string(v.worst[0].pos) + ", dim " +
@@ -265,16 +267,17 @@ TEST(RotationRegistry, EachBugFailsAndNamesAnElementAndItsCause) {
   const core::RotationImplementation& f32 = entry("cpu/rotate/cache-f32/f32");
   const std::vector<uint64_t> tokens = every_token();
   for (const Case& c : cases()) {
-    const std::vector<double> x = random_q(kTokens * kHeads * c.spec.head_dim, f32.input, 7);
+    const std::vector<double> x =
+        adapters::random_q(kTokens * kHeads * c.spec.head_dim, f32.input, 7);
     const auto apply = [&](const RotationSpec& spec, const RowPositions& p,
                            const std::vector<double>& in) {
-      return apply_rotation(f32, spec, p, tokens.data(), kTokens, kHeads, in);
+      return adapters::apply_rotation(f32, spec, p, tokens.data(), kTokens, kHeads, in);
     };
     const auto fails = [&](const char* bug, const std::vector<double>& y, const char* cause) {
-      const reports::VerifyRotaryResult r =
+      const verify::VerifyRotaryResult r =
           verify(c, Dtype::kFloat32, x, Dtype::kFloat32, y, "float32");
-      EXPECT_FALSE(r.holds()) << bug << ", " << c.name << "\n" << reports::to_text(r);
-      EXPECT_NE(named_failure(r), "") << bug << ", " << c.name << "\n" << reports::to_text(r);
+      EXPECT_FALSE(r.holds()) << bug << ", " << c.name << "\n" << verify::to_text(r);
+      EXPECT_NE(named_failure(r), "") << bug << ", " << c.name << "\n" << verify::to_text(r);
       ASSERT_TRUE(r.diagnosis) << bug << ", " << c.name;
       EXPECT_EQ(r.diagnosis->cause, cause) << bug << ", " << c.name << ": " << r.diagnosis->detail;
     };
@@ -326,7 +329,7 @@ TEST(PreciseRotation, IsFaithfulWhereTheProductsCancelAndCertifiesEveryElement) 
     oracle::evaluate_rows(*oracle::make_fast_engine(t, Dtype::kFloat64), t, p, tokens.data(),
                           kTokens, cs);
     const int pairs = t.d_model / 2, hd = c.spec.head_dim;
-    std::vector<double> x = random_q(kTokens * kHeads * hd, Dtype::kFloat32, 11);
+    std::vector<double> x = adapters::random_q(kTokens * kHeads * hd, Dtype::kFloat32, 11);
     for (uint64_t i = 0; i < kTokens; ++i)
       for (int j = 0; j < pairs; ++j) {
         const double s = cs.sin_exact[i * pairs + j];
@@ -336,10 +339,11 @@ TEST(PreciseRotation, IsFaithfulWhereTheProductsCancelAndCertifiesEveryElement) 
         x[(i * kHeads) * hd + a] = xa;  // head 0 of every token
         x[(i * kHeads) * hd + b] = xb;
       }
-    const std::vector<double> y = apply_rotation(e, c.spec, p, tokens.data(), kTokens, kHeads, x);
-    const reports::VerifyRotaryResult r =
+    const std::vector<double> y =
+        adapters::apply_rotation(e, c.spec, p, tokens.data(), kTokens, kHeads, x);
+    const verify::VerifyRotaryResult r =
         verify(c, Dtype::kFloat32, x, Dtype::kFloat32, y, e.compute, Claim::Kind::kFaithful);
-    EXPECT_TRUE(r.holds()) << c.name << "\n" << reports::to_text(r);
+    EXPECT_TRUE(r.holds()) << c.name << "\n" << verify::to_text(r);
   }
   EXPECT_EQ(core::rotation_internal::precise_rotation_uncertified(), before);
   // The cancelling pairs are beyond double's certificate: the __float128 path decided them.

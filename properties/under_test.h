@@ -1,5 +1,5 @@
 // "An implementation under test": what the property suite runs on. A user's C++ callable, a table
-// loaded from a file, or a registry entry (crosscheck/registry_under_test.h) all look the same to
+// loaded from a file, or a registry entry (adapters/table_entry.h) all look the same to
 // the properties.
 #pragma once
 

@@ -28,8 +28,8 @@
 #include "peverify/python/results.h"
 #include "peverify/python/rotary.h"
 #include "peverify/python/sinusoids.h"
-#include "peverify/reports/verify/verify.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
+#include "peverify/verify/verify.h"
 
 namespace py = pybind11;
 
@@ -142,13 +142,13 @@ py::array generate_table(const std::string& name, const Rows& rows, int threads)
   return out;
 }
 
-reports::VerifyResult verify_array(const py::object& table, const Arguments& args,
-                                   const std::optional<std::string>& dtype, int threads) {
+verify::VerifyResult verify_array(const py::object& table, const Arguments& args,
+                                  const std::optional<std::string>& dtype, int threads) {
   const auto [host, host_dtype] = host_array(table, dtype);
   ArrayTable a = array_table(host, host_dtype);
   const TableStream& t = *a.stream;
   const TableSpec spec = resolve_read(table_request(args), t.rows(), t.width(), t.complex());
-  reports::VerifyOptions options;
+  verify::VerifyOptions options;
   options.spec = spec;
   if (args.positions) {
     if (args.start != 0) throw ConfigError("start and positions both say where the rows are");
@@ -163,7 +163,7 @@ reports::VerifyResult verify_array(const py::object& table, const Arguments& arg
   if (args.model) options.head_dim = args.model->head_dim;
   options.claim = resolve_claim(claim_request(args));
   options.threads = threads;
-  reports::TableInput input{
+  verify::TableInput input{
       "array",
       t.description() + (a.copied ? " (strided: read from a contiguous copy)" : ""),
       t.dtype(),
@@ -171,7 +171,7 @@ reports::VerifyResult verify_array(const py::object& table, const Arguments& arg
       [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); },
       {}};
   py::gil_scoped_release release;
-  return reports::verify_table(std::move(input), options);
+  return verify::verify_table(std::move(input), options);
 }
 
 }  // namespace
@@ -227,9 +227,9 @@ PYBIND11_MODULE(peverify, m) {
       "assert_table",
       [](const py::object& table, const py::kwargs& kwargs) {
         const Arguments args = arguments(kwargs, kVerifyKeywords);
-        const reports::VerifyResult r = verify_array(table, args, args.dtype, args.threads);
+        const verify::VerifyResult r = verify_array(table, args, args.dtype, args.threads);
         if (!r.holds()) {
-          PyErr_SetString(PyExc_AssertionError, reports::to_text(r).c_str());
+          PyErr_SetString(PyExc_AssertionError, verify::to_text(r).c_str());
           throw py::error_already_set();
         }
       },

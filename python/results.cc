@@ -8,7 +8,7 @@
 
 #include "peverify/encoding/model_config.h"
 #include "peverify/encoding/vocabulary.h"
-#include "peverify/reports/verify/verify.h"
+#include "peverify/verify/verify.h"
 
 namespace py = pybind11;
 
@@ -33,9 +33,9 @@ void deprecated_alias(Class& c, const char* old_name, const char* name) {
 
 // A key of the verdict's JSON whose value is JSON already (dicts, lists, the dtype's name), so
 // that it has one definition: to_json.
-void json_key(py::class_<reports::VerifyResult>& c, const char* key, const char* doc) {
+void json_key(py::class_<verify::VerifyResult>& c, const char* key, const char* doc) {
   c.def_property_readonly(
-      key, [key](const reports::VerifyResult& r) { return from_json(reports::to_json(r)[key]); },
+      key, [key](const verify::VerifyResult& r) { return from_json(verify::to_json(r)[key]); },
       doc);
 }
 
@@ -122,24 +122,24 @@ void bind_results(py::module_& m) {
       });
   deprecated_alias(property, "name", "property");
 
-  py::class_<reports::VerifyResult> verdict(
+  py::class_<verify::VerifyResult> verdict(
       m, "Verdict",
       "What peverify.verify found: the attributes are the keys of `peverify verify --json`. "
       "Deprecated aliases: passed (holds), results (properties), coverage (oracle_coverage).");
-  verdict.def_readonly("table", &reports::VerifyResult::table, "'array' for an array")
-      .def_readonly("description", &reports::VerifyResult::description)
-      .def_property_readonly("holds", &reports::VerifyResult::holds, "every property holds")
-      .def_readonly("properties", &reports::VerifyResult::verdicts,
+  verdict.def_readonly("table", &verify::VerifyResult::table, "'array' for an array")
+      .def_readonly("description", &verify::VerifyResult::description)
+      .def_property_readonly("holds", &verify::VerifyResult::holds, "every property holds")
+      .def_readonly("properties", &verify::VerifyResult::verdicts,
                     fmt::format("one PropertyResult per property: {}",
                                 fmt::join(vocabulary().suite_properties, ", "))
                         .c_str())
-      .def_readonly("oracle_coverage", &reports::VerifyResult::oracle_coverage)
-      .def_readonly("source", &reports::VerifyResult::source,
+      .def_readonly("oracle_coverage", &verify::VerifyResult::oracle_coverage)
+      .def_readonly("source", &verify::VerifyResult::source,
                     "where the rotary parameters came from: the model config and the part of it "
                     "read (empty without one)")
       .def(
           "result",
-          [](const reports::VerifyResult& r, const std::string& name) {
+          [](const verify::VerifyResult& r, const std::string& name) {
             return property_named(r.verdicts, name);
           },
           py::arg("name"),
@@ -147,11 +147,11 @@ void bind_results(py::module_& m) {
                       fmt::join(vocabulary().suite_properties, ", "))
               .c_str())
       .def(
-          "to_json", [](const reports::VerifyResult& r) { return reports::to_json(r).dump(2); },
+          "to_json", [](const verify::VerifyResult& r) { return verify::to_json(r).dump(2); },
           "The same JSON `peverify verify --json` writes")
-      .def("__bool__", &reports::VerifyResult::holds)
-      .def("__str__", [](const reports::VerifyResult& r) { return reports::to_text(r); })
-      .def("__repr__", [](const reports::VerifyResult& r) {
+      .def("__bool__", &verify::VerifyResult::holds)
+      .def("__str__", [](const verify::VerifyResult& r) { return verify::to_text(r); })
+      .def("__repr__", [](const verify::VerifyResult& r) {
         return fmt::format("<peverify.Verdict {}>", r.holds() ? "PASS" : "FAIL");
       });
   json_key(verdict, "dtype", "the table's storage format: float64, float32, float16, bfloat16");

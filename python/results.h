@@ -1,5 +1,5 @@
 // verify's results as Python classes (Verdict, PropertyResult, Element), whose attributes are
-// named and valued as the keys of `peverify verify --json` (reports/verify/verify_output.cc).
+// named and valued as the keys of `peverify verify --json` (verify/verify_output.cc).
 #pragma once
 
 #include <pybind11/pybind11.h>

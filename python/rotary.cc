@@ -12,8 +12,8 @@
 #include "peverify/python/array_table.h"
 #include "peverify/python/results.h"
 #include "peverify/python/sinusoids.h"
-#include "peverify/reports/sinusoids/rotary_axes.h"
-#include "peverify/reports/verify/verify_rotary.h"
+#include "peverify/verify/sinusoids/rotary_axes.h"
+#include "peverify/verify/verify_rotary.h"
 
 namespace py = pybind11;
 
@@ -57,16 +57,16 @@ struct RotaryProperty : properties::PropertyVerdict {
 };
 
 RotaryProperty rotary_property(const properties::PropertyVerdict& v,
-                               const reports::TensorGeometry& g) {
+                               const verify::TensorGeometry& g) {
   RotaryProperty p{v, {}};
   for (const measure::Finding& f : v.worst) {
-    const reports::TensorGeometry::Place at = g.place(f.row.value_or(0));
+    const verify::TensorGeometry::Place at = g.place(f.row.value_or(0));
     p.rotary_worst.push_back({f, at.batch, at.seq, at.head});
   }
   return p;
 }
 
-std::vector<RotaryProperty> rotary_properties(const reports::VerifyRotaryResult& r) {
+std::vector<RotaryProperty> rotary_properties(const verify::VerifyRotaryResult& r) {
   std::vector<RotaryProperty> out;
   for (const properties::PropertyVerdict& v : r.verdicts)
     out.push_back(rotary_property(v, r.options.geometry));
@@ -94,32 +94,32 @@ void bind_rotary(py::module_& m) {
       m, "RotaryPropertyResult", "A PropertyResult whose worst elements are RotaryElements.")
       .def_readonly("worst", &RotaryProperty::rotary_worst,
                     "the worst elements, worst first, each naming its batch, seq and head");
-  py::class_<reports::VerifyRotaryResult>(
+  py::class_<verify::VerifyRotaryResult>(
       m, "RotaryVerdict",
       "What peverify.verify_rotary found: holds, properties (rotation, pass-through), diagnosis, "
       "to_json() (as `peverify verify-rotary --json`), str() its text.")
-      .def_property_readonly("holds", &reports::VerifyRotaryResult::holds)
+      .def_property_readonly("holds", &verify::VerifyRotaryResult::holds)
       .def_property_readonly("properties", &rotary_properties,
                              "one RotaryPropertyResult per property: rotation, pass-through")
       .def_property_readonly(
           "diagnosis",
-          [](const reports::VerifyRotaryResult& r) -> py::object {
+          [](const verify::VerifyRotaryResult& r) -> py::object {
             if (!r.diagnosis) return py::none();
-            return from_json(reports::to_json(r)["diagnosis"]);
+            return from_json(verify::to_json(r)["diagnosis"]);
           },
           "dict: a failing verdict's cause (cause, detail, matches, explains), as Verdict's; "
           "None on a pass")
       .def(
           "result",
-          [](const reports::VerifyRotaryResult& r, const std::string& name) {
+          [](const verify::VerifyRotaryResult& r, const std::string& name) {
             return rotary_property(property_named(r.verdicts, name), r.options.geometry);
           },
           py::arg("name"), "The result of one property: rotation, or pass-through")
       .def("to_json",
-           [](const reports::VerifyRotaryResult& r) { return reports::to_json(r).dump(2); })
-      .def("__bool__", &reports::VerifyRotaryResult::holds)
-      .def("__str__", [](const reports::VerifyRotaryResult& r) { return reports::to_text(r); })
-      .def("__repr__", [](const reports::VerifyRotaryResult& r) {
+           [](const verify::VerifyRotaryResult& r) { return verify::to_json(r).dump(2); })
+      .def("__bool__", &verify::VerifyRotaryResult::holds)
+      .def("__str__", [](const verify::VerifyRotaryResult& r) { return verify::to_text(r); })
+      .def("__repr__", [](const verify::VerifyRotaryResult& r) {
         return fmt::format("<peverify.RotaryVerdict {}>", r.holds() ? "PASS" : "FAIL");
       });
   m.def(
@@ -162,7 +162,7 @@ void bind_rotary(py::module_& m) {
         const Arguments args = arguments(shared, kRotaryShared);
         const HostTensor hx = host_tensor(x, args.dtype, "x"), hy = host_tensor(y, args.dtype, "y");
         if (hx.shape != hy.shape) throw ConfigError("x and y must have the same shape");
-        reports::RotaryArguments ra;
+        verify::RotaryArguments ra;
         ra.shape = hx.shape;
         ra.axes = axes;
         ra.pairs = pairs;
@@ -176,14 +176,14 @@ void bind_rotary(py::module_& m) {
         ra.claim = args.claim;
         ra.threads = args.threads;
         ra.flag = "";
-        const reports::VerifyRotaryOptions o = reports::resolve_rotary(std::move(ra));
-        std::optional<reports::AxesRotation> declared;
+        const verify::VerifyRotaryOptions o = verify::resolve_rotary(std::move(ra));
+        std::optional<verify::sinusoids::AxesRotation> declared;
         if (multi_axis) {
           const std::optional<double> base = kwargs.contains("base") && !kwargs["base"].is_none()
                                                  ? std::optional(number_of(kwargs["base"], "base"))
                                                  : std::nullopt;
-          declared = reports::axes_rotation(parse_rope_axes(*rope_axes, base), o,
-                                            numbers_of(axis_ids, "positions"));
+          declared = verify::sinusoids::axes_rotation(parse_rope_axes(*rope_axes, base), o,
+                                                      numbers_of(axis_ids, "positions"));
         }
         const ArrayTable ax = array_table(hx.array, hx.dtype), ay = array_table(hy.array, hy.dtype);
         const auto reader = [](const TableStream& t) {
@@ -194,17 +194,18 @@ void bind_rotary(py::module_& m) {
           const std::string d = t.description();
           return d.substr(0, d.rfind('[')) + fmt::format("[{}]", fmt::join(h.shape, ", "));
         };
-        const reports::RotaryTensor in{"x", as_given(*ax.stream, hx), ax.stream->dtype(),
-                                       reader(*ax.stream)};
-        const reports::RotaryTensor out{"y", as_given(*ay.stream, hy), ay.stream->dtype(),
-                                        reader(*ay.stream)};
+        const verify::RotaryTensor in{"x", as_given(*ax.stream, hx), ax.stream->dtype(),
+                                      reader(*ax.stream)};
+        const verify::RotaryTensor out{"y", as_given(*ay.stream, hy), ay.stream->dtype(),
+                                       reader(*ay.stream)};
         py::gil_scoped_release release;
         if (declared) {
-          reports::SinusoidVerdict v = reports::verify_rotary_axes(in, out, *declared);
+          verify::sinusoids::SinusoidVerdict v =
+              verify::sinusoids::verify_rotary_axes(in, out, *declared);
           py::gil_scoped_acquire acquire;
           return py::cast(std::move(v));
         }
-        reports::VerifyRotaryResult r = reports::verify_rotary(in, out, o);
+        verify::VerifyRotaryResult r = verify::verify_rotary(in, out, o);
         py::gil_scoped_acquire acquire;
         return py::cast(std::move(r));
       },

@@ -12,8 +12,8 @@
 #include "peverify/python/arguments.h"
 #include "peverify/python/array_table.h"
 #include "peverify/python/results.h"
-#include "peverify/reports/sinusoids/alibi_verify.h"
-#include "peverify/reports/sinusoids/declarations.h"
+#include "peverify/verify/sinusoids/alibi_verify.h"
+#include "peverify/verify/sinusoids/declarations.h"
 
 namespace py = pybind11;
 
@@ -24,13 +24,13 @@ const std::vector<std::string> kOwnKeywords = {"timesteps", "timestep_recipe", "
                                                "alibi_max_bias"};
 
 // The table (or ALiBi's vector, as one row) read in place as verify reads an array.
-reports::SinusoidInput input_of(const py::object& table, const std::optional<std::string>& dtype,
-                                bool vector) {
+verify::sinusoids::SinusoidInput input_of(const py::object& table,
+                                          const std::optional<std::string>& dtype, bool vector) {
   auto [host, host_dtype] = host_array(table, dtype);
   if (vector) host = py::module_::import("numpy").attr("asarray")(host).attr("reshape")(1, -1);
   ArrayTable a = array_table(host, host_dtype);
-  reports::SinusoidInput in{"array",          a.stream->description(), a.stream->dtype(),
-                            a.stream->rows(), a.stream->width(),       {}};
+  verify::sinusoids::SinusoidInput in{"array",          a.stream->description(), a.stream->dtype(),
+                                      a.stream->rows(), a.stream->width(),       {}};
   in.values.resize(in.rows * in.width);
   a.stream->read_rows(0, in.rows, in.values.data());
   return in;
@@ -39,7 +39,7 @@ reports::SinusoidInput input_of(const py::object& table, const std::optional<std
 }  // namespace
 
 // A tensor (any device, any float type) goes through float64, which holds every value exactly.
-reports::Numbers numbers_of(const py::handle& v, const std::string& name) {
+verify::sinusoids::Numbers numbers_of(const py::handle& v, const std::string& name) {
   py::object np = py::module_::import("numpy");
   py::object a = py::reinterpret_borrow<py::object>(v);
   std::string type;
@@ -64,7 +64,7 @@ reports::Numbers numbers_of(const py::handle& v, const std::string& name) {
   if (kind != "f" && !np.attr("all")(np.attr("less_equal")(np.attr("abs")(a), limit)).cast<bool>())
     throw ConfigError(name + ": an integer beyond 2^53");
   py::array_t<double, py::array::c_style | py::array::forcecast> d(a.attr("astype")("float64"));
-  reports::Numbers n{name, type, {}, {d.data(), d.data() + d.size()}};
+  verify::sinusoids::Numbers n{name, type, {}, {d.data(), d.data() + d.size()}};
   for (py::ssize_t i = 0; i < d.ndim(); ++i) n.shape.push_back(static_cast<uint64_t>(d.shape(i)));
   for (size_t i = 0; i < n.values.size(); ++i)
     if (!std::isfinite(n.values[i]))
@@ -115,9 +115,9 @@ py::object verify_sinusoid_array(const py::object& table, const py::kwargs& kwar
   if (kwargs.contains("timesteps"))
     refuse({"positions", "layout", "base", "alibi_max_bias"}, "timesteps=");
   if (kwargs.contains("rope_axes")) refuse({"timestep_recipe", "alibi_max_bias"}, "rope_axes=");
-  reports::SinusoidVerdict v;
+  verify::sinusoids::SinusoidVerdict v;
   if (alibi) {
-    const reports::SinusoidInput in = input_of(table, args.dtype, true);
+    const verify::sinusoids::SinusoidInput in = input_of(table, args.dtype, true);
     double max_bias = 8.0;
     if (kwargs.contains("alibi_max_bias")) {
       const py::handle m = kwargs["alibi_max_bias"];
@@ -127,64 +127,70 @@ py::object verify_sinusoid_array(const py::object& table, const py::kwargs& kwar
       max_bias = m.cast<double>();
     }
     py::gil_scoped_release release;
-    v = reports::verify_alibi(in, max_bias, claim);
+    v = verify::sinusoids::verify_alibi(in, max_bias, claim);
   } else if (kwargs.contains("timesteps")) {
     const TimestepRecipe recipe = parse_timestep_recipe(
         kwargs.contains("timestep_recipe") ? text_of(kwargs["timestep_recipe"]) : "diffusers");
-    const reports::SinusoidInput in = input_of(table, args.dtype, false);
-    const reports::Numbers ts = numbers_of(kwargs["timesteps"], "timesteps");
+    const verify::sinusoids::SinusoidInput in = input_of(table, args.dtype, false);
+    const verify::sinusoids::Numbers ts = numbers_of(kwargs["timesteps"], "timesteps");
     const int width = static_cast<int>(in.width);
-    const reports::SinusoidDeclaration d =
-        reports::timestep_declaration(recipe, width, ts, in.rows);
-    const auto alternatives = reports::timestep_alternatives(recipe, width, ts, in.rows);
+    const verify::sinusoids::SinusoidDeclaration d =
+        verify::sinusoids::timestep_declaration(recipe, width, ts, in.rows);
+    const auto alternatives = verify::sinusoids::timestep_alternatives(recipe, width, ts, in.rows);
     py::gil_scoped_release release;
-    v = reports::verify_sinusoid(in, d, alternatives, claim, args.threads);
+    v = verify::sinusoids::verify_sinusoid(in, d, alternatives, claim, args.threads);
   } else {
     if (!kwargs.contains("positions"))
       throw ConfigError("rope_axes= needs positions=: each row's ids, [axes, N]");
     const RopeAxes axes = parse_rope_axes(text_of(kwargs["rope_axes"]), args.base);
-    const reports::SinusoidInput in = input_of(table, args.dtype, false);
-    const reports::SinusoidDeclaration d = reports::axes_declaration(
+    const verify::sinusoids::SinusoidInput in = input_of(table, args.dtype, false);
+    const verify::sinusoids::SinusoidDeclaration d = verify::sinusoids::axes_declaration(
         axes, args.layout, numbers_of(kwargs["positions"], "positions"), in.rows, in.width);
-    const auto alternatives = reports::axes_alternatives(axes, args.layout, d);
+    const auto alternatives = verify::sinusoids::axes_alternatives(axes, args.layout, d);
     py::gil_scoped_release release;
-    v = reports::verify_sinusoid(in, d, alternatives, claim, args.threads);
+    v = verify::sinusoids::verify_sinusoid(in, d, alternatives, claim, args.threads);
   }
   return py::cast(std::move(v));
 }
 
 void bind_sinusoids(py::module_& m) {
-  py::class_<reports::SinusoidVerdict>(
+  py::class_<verify::sinusoids::SinusoidVerdict>(
       m, "SinusoidVerdict",
       "verify()'s verdict on a timestep embedding, a multi-axis RoPE table or ALiBi slopes: the "
       "keys of `peverify verify --timesteps/--rope-axes/--alibi --json` as attributes.")
-      .def_readonly("table", &reports::SinusoidVerdict::table)
-      .def_readonly("description", &reports::SinusoidVerdict::description)
-      .def_readonly("kind", &reports::SinusoidVerdict::kind)
-      .def_readonly("declared", &reports::SinusoidVerdict::declaration)
-      .def_readonly("positions", &reports::SinusoidVerdict::positions)
-      .def_readonly("elements", &reports::SinusoidVerdict::elements)
-      .def_readonly("max_abs_error", &reports::SinusoidVerdict::max_abs_error)
-      .def_property_readonly("holds", &reports::SinusoidVerdict::holds, "every property holds")
+      .def_readonly("table", &verify::sinusoids::SinusoidVerdict::table)
+      .def_readonly("description", &verify::sinusoids::SinusoidVerdict::description)
+      .def_readonly("kind", &verify::sinusoids::SinusoidVerdict::kind)
+      .def_readonly("declared", &verify::sinusoids::SinusoidVerdict::declaration)
+      .def_readonly("positions", &verify::sinusoids::SinusoidVerdict::positions)
+      .def_readonly("elements", &verify::sinusoids::SinusoidVerdict::elements)
+      .def_readonly("max_abs_error", &verify::sinusoids::SinusoidVerdict::max_abs_error)
+      .def_property_readonly("holds", &verify::sinusoids::SinusoidVerdict::holds,
+                             "every property holds")
       .def_property_readonly(
           "properties",
-          [](const reports::SinusoidVerdict& v) {
-            return from_json(reports::to_json(v)["properties"]);
+          [](const verify::sinusoids::SinusoidVerdict& v) {
+            return from_json(verify::sinusoids::to_json(v)["properties"]);
           },
           "each property: holds, judged, failed, summary and its worst elements (row, column, "
           "positions, got, exact, abs_error, allowed)")
       .def_property_readonly(
           "diagnosis",
-          [](const reports::SinusoidVerdict& v) {
-            return v.diagnosis ? from_json(reports::to_json(*v.diagnosis)) : py::none();
+          [](const verify::sinusoids::SinusoidVerdict& v) {
+            return v.diagnosis ? from_json(verify::to_json(*v.diagnosis)) : py::none();
           },
           "a failing verdict's cause (cause, detail, matches), else None")
       .def(
-          "to_json", [](const reports::SinusoidVerdict& v) { return reports::to_json(v).dump(2); },
+          "to_json",
+          [](const verify::sinusoids::SinusoidVerdict& v) {
+            return verify::sinusoids::to_json(v).dump(2);
+          },
           "the verdict as `--json` writes it (a string)")
-      .def("__bool__", &reports::SinusoidVerdict::holds)
-      .def("__str__", [](const reports::SinusoidVerdict& v) { return reports::to_text(v); })
-      .def("__repr__", [](const reports::SinusoidVerdict& v) {
+      .def("__bool__", &verify::sinusoids::SinusoidVerdict::holds)
+      .def(
+          "__str__",
+          [](const verify::sinusoids::SinusoidVerdict& v) { return verify::sinusoids::to_text(v); })
+      .def("__repr__", [](const verify::sinusoids::SinusoidVerdict& v) {
         return fmt::format("<SinusoidVerdict {} {}: {}>", v.kind, v.table,
                            v.holds() ? "PASS" : "FAIL");
       });

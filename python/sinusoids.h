@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "peverify/reports/sinusoids/declarations.h"
+#include "peverify/verify/sinusoids/declarations.h"
 
 namespace pev::python {
 
@@ -21,7 +21,7 @@ void bind_sinusoids(pybind11::module_& m);
 
 // Numbers from an array-like (a tensor, NumPy, a list), each converted exactly to float64;
 // ConfigError for complex, boolean, wider-than-double or non-finite values.
-reports::Numbers numbers_of(const pybind11::handle& v, const std::string& name);
+verify::sinusoids::Numbers numbers_of(const pybind11::handle& v, const std::string& name);
 // A preset's name, a dict (as JSON) or a list of dims ("16,56,56").
 std::string text_of(const pybind11::handle& v);
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "peverify/encoding/format.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
 
 namespace pev {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
 #include "peverify/tables/table_file.h"
 
 namespace pev {

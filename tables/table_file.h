@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "peverify/encoding/spec.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
 
 namespace pev {
 

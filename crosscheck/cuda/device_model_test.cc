@@ -20,7 +20,7 @@
 #include "peverify/core/recipe.h"
 #include "peverify/core/registry.h"
 #include "peverify/core/registry_modules.h"
-#include "peverify/core/rope_models_testutil.h"
+#include "peverify/encoding/rope_models_testutil.h"
 #include "peverify/measure/judge.h"
 #include "peverify/oracle/table.h"
 

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "peverify/adapters/table_entry.h"
 #include "peverify/core/cuda/device_model.h"
 #include "peverify/core/generate.h"
 #include "peverify/core/recipe.h"
 #include "peverify/core/registry.h"
-#include "peverify/core/rope_models_testutil.h"
 #include "peverify/crosscheck/expectations_testutil.h"
-#include "peverify/crosscheck/registry_under_test.h"
+#include "peverify/encoding/rope_models_testutil.h"
 #include "peverify/oracle/table.h"
 #include "peverify/properties/gtest/register_suite.h"
 
@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
     const std::string suite = "device_" + properties::test_name_of(e->name);
     if (present) {
       properties::register_suite(
-          suite, [e] { return crosscheck::registry_entry(*e); },
+          suite, [e] { return adapters::registry_entry(*e); },
           crosscheck::expectations_for(e->name, rules));
       continue;
     }

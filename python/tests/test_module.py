@@ -46,7 +46,7 @@ def cli_table(tmp_path, *args):
 
 
 # (name, how the table is made, the verify keywords, the same as command-line flags); these are
-# the cases of reports/verify/verify_test.cc and rotary_verify_test.cc that a user could write to a file.
+# the cases of verify/verify_test.cc and rotary_verify_test.cc that a user could write to a file.
 def honest(tmp_path):
     return cli_table(tmp_path, "generate", "--impl", "cpu/logspace/f32>f32/sleef-u10",
                      "--d-model", "64", "--positions", "600")

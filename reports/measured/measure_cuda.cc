@@ -120,11 +120,11 @@ json measure_cuda(const MeasureOptions& o,
       {"command", o.command}};
 
   // The study of every CUDA entry, as `peverify report` runs it on a machine with this GPU.
-  StudyConfig config;
+  study::StudyConfig config;
   config.filter = "^cuda/";
   config.bench = false;  // timed below, on the device, beside the device's roofline
   config.threads = o.threads;
-  const StudyResult study = run_study(
+  const study::StudyResult study = study::run_study(
       config, [&](const std::string& step, double f) { progress("study: " + step, 0.6 * f); });
   const json report = to_json(study);
   doc["study"] = report["study"];  // what the figures are of: the report shows them under the same
@@ -147,7 +147,7 @@ json measure_cuda(const MeasureOptions& o,
 
   // Each entry's error beside its host model, entries in parallel (the host model is the slow
   // part; the device serves each thread's small tables in turn).
-  const std::vector<const core::Implementation*> entries = select_implementations("^cuda/");
+  const std::vector<const core::Implementation*> entries = study::select_implementations("^cuda/");
   progress("the host model's grids", 0.6);
   const ModelGrids grids(o.threads);
   std::vector<json> checks(entries.size());
@@ -193,7 +193,7 @@ json measure_cuda(const MeasureOptions& o,
                       elements, bytes, roofline));
     doc["rotations"].push_back(rotation);
   }
-  doc["date"] = utc_timestamp();
+  doc["date"] = study::utc_timestamp();
   validate(doc, "the measurement");
   return doc;
 }

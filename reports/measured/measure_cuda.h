@@ -14,9 +14,10 @@
 namespace pev::reports::measured {
 
 struct MeasureOptions {
-  std::string commit;    // the commit the binaries were built from (device/pack-bundle records it)
-  std::string command;   // the command line, recorded in the file
-  int repetitions = 20;  // timed repetitions of each kernel (after one warm-up)
+  std::string
+      commit;  // the commit the binaries were built from (scripts/device/pack-bundle records it)
+  std::string command;           // the command line, recorded in the file
+  int repetitions = 20;          // timed repetitions of each kernel (after one warm-up)
   uint64_t table_rows = 131072;  // the timed tables: rows x table_d of each entry's output type
   int table_d = 4096;
   uint64_t tokens = 131072;  // the timed rotations: tokens x heads x head_dim of q

@@ -36,14 +36,14 @@ TEST(MeasureCuda, WithoutADeviceItSaysSoAndMeasuresNothing) {
 }
 
 TEST(MeasureCuda, TheStudyEvaluatesCudaEntriesWhereTheyRunAndNowhereElse) {
-  StudyConfig config;
+  study::StudyConfig config;
   config.filter = "^cuda/precise/f64>f32/";
   config.bench = false;
-  const StudyPlan plan(config);
+  const study::StudyPlan plan(config);
   ASSERT_EQ(plan.impls().size(), 1u);
   EXPECT_EQ(plan.shards().empty(), !core::cuda::describe_device().has_value());
   config.filter = "^cpu/precise/f64>f32/";
-  EXPECT_FALSE(StudyPlan(config).shards().empty());
+  EXPECT_FALSE(study::StudyPlan(config).shards().empty());
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include "peverify/reports/render/cuda_measured.h"
 #include "peverify/reports/render/render.h"
 
-namespace pev::reports {
+namespace pev::reports::measured {
 namespace {
 
 using nlohmann::json;
@@ -31,7 +31,7 @@ TEST(MeasuredRender, TheDeviceSectionShowsRooflineSpeedsAndModelChecks) {
   json doc = fixture();
   doc["entries"][0]["model_checks"][0]["measured_max_abs"] = 1.0;  // far above the model
   measured::attach(report, {doc});
-  const std::string md = cuda_measured_markdown(report);
+  const std::string md = render::cuda_measured_markdown(report);
   EXPECT_NE(md.find("## CUDA entries, measured on a GPU"), std::string::npos) << md;
   EXPECT_NE(md.find("Fixture GPU (compute capability 9.0, driver 13.0"), std::string::npos) << md;
   EXPECT_NE(md.find("store roofline 3200 GB/s"), std::string::npos) << md;
@@ -43,11 +43,11 @@ TEST(MeasuredRender, TheDeviceSectionShowsRooflineSpeedsAndModelChecks) {
   EXPECT_NE(md.find("| `cuda/rotate/cache-f32/f32` | q of 131072 x 32 x 128"), std::string::npos)
       << md;
   EXPECT_NE(md.find("ABOVE: the model is wrong"), std::string::npos) << md;
-  EXPECT_NE(cuda_measured_html(report).find("<h3>Fixture GPU</h3>"), std::string::npos);
-  EXPECT_EQ(measured_label(report["implementations"][0]),
+  EXPECT_NE(render::cuda_measured_html(report).find("<h3>Fixture GPU</h3>"), std::string::npos);
+  EXPECT_EQ(render::measured_label(report["implementations"][0]),
             "measured on Fixture GPU, 2026-11-28, commit 0123456");
-  EXPECT_EQ(cuda_measured_markdown(json::object()), "");
+  EXPECT_EQ(render::cuda_measured_markdown(json::object()), "");
 }
 
 }  // namespace
-}  // namespace pev::reports
+}  // namespace pev::reports::measured

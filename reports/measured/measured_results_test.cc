@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "peverify/core/cuda/modelled_bounds.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
 
 namespace pev::reports::measured {
 namespace {

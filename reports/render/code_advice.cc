@@ -10,7 +10,7 @@
 
 #include "peverify/support/html_escape.h"
 
-namespace pev::reports {
+namespace pev::reports::render {
 namespace {
 
 using nlohmann::json;
@@ -95,4 +95,4 @@ std::string code_advice_html(const json& r) {
   return h + "</section>\n";
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 // The section (empty when no recommendation carries code).
 std::string code_advice_markdown(const nlohmann::json& report);
 std::string code_advice_html(const nlohmann::json& report);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

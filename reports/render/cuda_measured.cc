@@ -8,7 +8,7 @@
 #include "peverify/reports/render/report_text.h"
 #include "peverify/support/html_escape.h"
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 using nlohmann::json;
 
@@ -118,7 +118,7 @@ const std::vector<std::string> kModelHead = {"entry", "grid (d 512, base 10^4)",
 
 constexpr const char* kIntro =
     "The CUDA entries cannot run on this machine: their figures in this report are the ones a GPU "
-    "measured (`peverify measure-cuda`, run by device/measure-gpu and committed under "
+    "measured (`peverify measure-cuda`, run by scripts/device/measure-gpu and committed under "
     "reports/measured/). Kernels alone, timed with CUDA events (median), no copy to the host; each "
     "entry's error on its host model's grids beside the bound that model gives now (a measurement "
     "above it is a bug in the model).";
@@ -169,4 +169,4 @@ std::string cuda_measured_html(const json& report) {
   return h.str();
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 // The section (empty when nothing was measured).
 std::string cuda_measured_markdown(const nlohmann::json& report);
@@ -21,4 +21,4 @@ bool shows_measured_figures(const nlohmann::json& entry);
 // carries "measured"; empty otherwise.
 std::string measured_label(const nlohmann::json& entry);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

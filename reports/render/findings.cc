@@ -9,7 +9,7 @@
 #include "peverify/reports/render/report_text.h"
 #include "peverify/support/html_escape.h"
 
-namespace pev::reports {
+namespace pev::reports::render {
 namespace {
 
 using nlohmann::json;
@@ -212,4 +212,4 @@ std::string inline_html(const std::string& text) {
   return out;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 struct ReportFinding {
   std::string topic;  // "float32", "growth", "properties", "Llama 3.1 cache", ...
@@ -20,4 +20,4 @@ std::vector<ReportFinding> findings(const nlohmann::json& report);
 // `code` spans to <code>, the rest escaped: a finding's text in HTML.
 std::string inline_html(const std::string& text);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

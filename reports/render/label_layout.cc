@@ -4,7 +4,7 @@
 #include <numeric>
 #include <string>
 
-namespace pev::reports {
+namespace pev::reports::render {
 namespace {
 
 // Half the side of a point's marker (gnuplot's pt 7 ps 0.8), and the space between a point and
@@ -95,4 +95,4 @@ std::vector<Label> place_labels(const std::vector<std::pair<double, double>>& po
   return out;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 // A rectangle in pixels of the plot area: x to the right, y up, (0, 0) its lower left corner.
 struct Box {
@@ -47,4 +47,4 @@ std::vector<Label> place_labels(const std::vector<std::pair<double, double>>& po
                                 const std::vector<std::string>& names, double width, double height,
                                 const LabelFont& font = {});
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace pev::reports {
+namespace pev::reports::render {
 namespace {
 
 using Points = std::vector<std::pair<double, double>>;
@@ -117,4 +117,4 @@ TEST(PlotLabelLayout, TheLayoutDoesNotDependOnTheOrderOfThePoints) {
 }
 
 }  // namespace
-}  // namespace pev::reports
+}  // namespace pev::reports::render

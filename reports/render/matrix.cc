@@ -8,7 +8,7 @@
 #include "peverify/encoding/targets.h"
 #include "peverify/reports/render/report_text.h"
 
-namespace pev::reports {
+namespace pev::reports::render {
 namespace {
 
 using nlohmann::json;
@@ -128,4 +128,4 @@ Matrix model_matrix(const json& r) {
   return m;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 struct MatrixCell {
   std::string entry;  // the implementation; empty when nothing meets the target
@@ -32,4 +32,4 @@ Matrix recommendation_matrix(const nlohmann::json& report);
 // The rotary models' recommendations: rows model x output, columns targets.
 Matrix model_matrix(const nlohmann::json& report);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

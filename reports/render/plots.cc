@@ -21,7 +21,7 @@
 #include "peverify/reports/render/report_text.h"
 #include "peverify/support/temporary_files.h"
 
-namespace pev::reports {
+namespace pev::reports::render {
 namespace {
 
 namespace fs = std::filesystem;
@@ -381,4 +381,4 @@ std::vector<Plot> draw_plots(const json& report) {
   return plots;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

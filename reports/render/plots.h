@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 struct Plot {
   std::string title;
@@ -23,4 +23,4 @@ struct Plot {
 // Throws std::runtime_error if gnuplot is missing or fails.
 std::vector<Plot> draw_plots(const nlohmann::json& report);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

@@ -14,7 +14,7 @@
 
 #include "peverify/reports/render/label_layout.h"
 
-namespace pev::reports {
+namespace pev::reports::render {
 namespace {
 
 // A report as dense as the default one: entries of every strategy, compute and output type and
@@ -116,4 +116,4 @@ TEST(PlotLabels, TheAccuracyThroughputPlotsLabelsNeitherOverlapNorLeaveThePlot) 
 }
 
 }  // namespace
-}  // namespace pev::reports
+}  // namespace pev::reports::render

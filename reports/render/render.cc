@@ -6,9 +6,9 @@
 
 #include "peverify/reports/render/plots.h"
 #include "peverify/reports/render/report_text.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 namespace {
 
@@ -111,4 +111,4 @@ std::vector<std::string> write_report(const nlohmann::json& report, const std::s
   return written;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

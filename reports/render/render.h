@@ -7,7 +7,7 @@
 
 #include "peverify/reports/render/plots.h"
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 // The renderers work from report.json alone (reports/study/report_json.h writes it), so a report
 // can be re-rendered from report.json and rendering never runs the study.
@@ -23,4 +23,4 @@ std::string to_html(const nlohmann::json& report, const std::vector<Plot>& plots
 // Writes every output into `dir` (created if needed), each file atomically; returns the files.
 std::vector<std::string> write_report(const nlohmann::json& report, const std::string& dir);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

@@ -13,7 +13,7 @@
 #include "peverify/reports/render/sinusoids.h"
 #include "peverify/support/html_escape.h"
 
-namespace pev::reports {
+namespace pev::reports::render {
 namespace {
 
 using nlohmann::json;
@@ -164,4 +164,4 @@ std::string to_html(const json& r, const std::vector<Plot>& plots, const std::st
   return h.str();
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

@@ -13,7 +13,7 @@
 #include "peverify/reports/render/rotations.h"
 #include "peverify/reports/render/sinusoids.h"
 
-namespace pev::reports {
+namespace pev::reports::render {
 namespace {
 
 using nlohmann::json;
@@ -125,4 +125,4 @@ std::string to_markdown(const json& r) {
   return md.str();
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

@@ -6,7 +6,7 @@
 
 #include "peverify/encoding/targets.h"
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 std::string figure_text(const nlohmann::json& x) {
   if (x.is_null()) return "inf";
@@ -101,4 +101,4 @@ std::string study_sentence(const nlohmann::json& r) {
   return text;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

@@ -9,7 +9,7 @@
 
 #include "peverify/encoding/spec.h"
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 // A figure with 3 significant digits; "inf" for null (an infinite or undefined figure).
 std::string figure_text(const nlohmann::json& x);
@@ -39,4 +39,4 @@ const nlohmann::json* entry_named(const nlohmann::json& report, const std::strin
 // One sentence on what the study measured, on which machine and how long it took.
 std::string study_sentence(const nlohmann::json& report);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

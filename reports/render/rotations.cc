@@ -8,7 +8,7 @@
 #include "peverify/support/html_escape.h"
 #include "peverify/support/json_number.h"
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 using nlohmann::json;
 
@@ -103,4 +103,4 @@ std::string rotation_scores_html(const json& report) {
   return h.str();
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 // The section from report.json's "rotations" (empty when the report has none).
 std::string rotation_scores_markdown(const nlohmann::json& report);
 std::string rotation_scores_html(const nlohmann::json& report);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

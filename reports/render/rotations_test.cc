@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace pev::reports {
+namespace pev::reports::render {
 namespace {
 
 nlohmann::json report_with_rotations() {
@@ -53,4 +53,4 @@ TEST(RotationsSection, AReportWithoutRotationsRendersNothing) {
 }
 
 }  // namespace
-}  // namespace pev::reports
+}  // namespace pev::reports::render

@@ -8,7 +8,7 @@
 #include "peverify/reports/render/report_text.h"
 #include "peverify/support/html_escape.h"
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 using nlohmann::json;
 
@@ -101,4 +101,4 @@ std::string sinusoid_scores_html(const json& report) {
   return h.str();
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

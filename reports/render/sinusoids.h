@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace pev::reports {
+namespace pev::reports::render {
 
 // The section from report.json's "sinusoids" (empty when the report has none).
 std::string sinusoid_scores_markdown(const nlohmann::json& report);
 std::string sinusoid_scores_html(const nlohmann::json& report);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::render

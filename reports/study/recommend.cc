@@ -11,7 +11,7 @@
 #include "peverify/encoding/targets.h"
 #include "peverify/reports/study/snippets.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 
 std::optional<uint64_t> first_position(const properties::PropertyVerdict& v) {
   if (v.holds) return std::nullopt;
@@ -208,4 +208,4 @@ std::vector<Recommendation> recommend_for_model(const std::vector<Candidate>& ca
   return out;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

@@ -15,7 +15,7 @@
 #include "peverify/reports/study/study.h"
 #include "peverify/support/spread.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 
 // Where a failing property starts: its recorded first failure (figures["first_failure"]), else
 // its earliest worst element (the worst elements are kept by size, so this is where the worst
@@ -70,4 +70,4 @@ std::vector<Recommendation> recommend_for_model(const std::vector<Candidate>& ca
                                                 uint64_t positions,
                                                 const std::vector<std::string>& targets);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

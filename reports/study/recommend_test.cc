@@ -10,9 +10,9 @@
 #include "peverify/reports/render/matrix.h"
 #include "peverify/reports/render/render.h"
 #include "peverify/reports/study/report_json.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 namespace {
 
 const std::vector<std::string> kTargets = {"1e-4", "1e-2", "faithful"};
@@ -112,10 +112,11 @@ std::vector<std::string> matrix_shape(const std::vector<EntryResult>& entries) {
   s.recommendations = all_recommendations(entries);
   const nlohmann::json j = to_json(s);
   std::vector<std::string> out;
-  for (const Matrix& m : {recommendation_matrix(j), model_matrix(j)})
-    for (const MatrixRow& row : m.rows) {
+  for (const render::Matrix& m : {render::recommendation_matrix(j), render::model_matrix(j)})
+    for (const render::MatrixRow& row : m.rows) {
       std::string line = row.labels[0] + "|" + row.labels[1] + "|" + row.same_as;
-      for (const MatrixCell& c : row.cells) line += "|" + c.entry + "x" + std::to_string(c.span);
+      for (const render::MatrixCell& c : row.cells)
+        line += "|" + c.entry + "x" + std::to_string(c.span);
       out.push_back(line);
     }
   return out;
@@ -316,4 +317,4 @@ TEST(recommend_rule, PyTorchCodeIsFloat64ThenPeverifyNeverTheFloat32Angle) {
 }
 
 }  // namespace
-}  // namespace pev::reports
+}  // namespace pev::reports::study

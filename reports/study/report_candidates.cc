@@ -7,9 +7,9 @@
 
 #include "peverify/reports/study/recommend.h"
 #include "peverify/reports/study/report_json.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 namespace {
 
 using nlohmann::json;
@@ -133,4 +133,4 @@ std::vector<Candidate> candidates_from_report(const json& report, const std::str
   return out;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

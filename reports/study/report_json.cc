@@ -8,7 +8,7 @@
 #include "peverify/reports/study/recommend.h"
 #include "peverify/support/json_number.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 nlohmann::json to_json(const Recommendation& r) {
   nlohmann::json j = {
       {"model", r.model.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.model)},
@@ -123,4 +123,4 @@ nlohmann::json to_json(const StudyResult& s) {
   return j;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

@@ -7,7 +7,7 @@
 
 #include "peverify/reports/study/study.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 
 inline constexpr int kReportSchemaVersion = 1;
 
@@ -16,4 +16,4 @@ nlohmann::json to_json(const StudyResult& study);
 // under "pytorch" (reports/study/snippets.h).
 nlohmann::json to_json(const Recommendation& r);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

@@ -7,13 +7,13 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "peverify/adapters/rotation_entry.h"
 #include "peverify/core/rotation/rotation_registry.h"
-#include "peverify/crosscheck/rotation_under_test.h"
 #include "peverify/encoding/model_presets.h"
 #include "peverify/reports/study/snippets.h"
 #include "peverify/support/json_number.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 namespace {
 
 using nlohmann::json;
@@ -91,7 +91,7 @@ RotationScores study_rotation_scores(const std::string& model,
     row.description = e.description;
     // The same q, k and positions for every entry of an input type: the seed per context only.
     for (size_t i = 0; i < contexts.size(); ++i)
-      row.by_context.push_back(properties::score_error(crosscheck::rotation_under_test(e), spec,
+      row.by_context.push_back(properties::score_error(adapters::rotation_under_test(e), spec,
                                                        contexts[i], samples, seed + i));
     s.rows.push_back(std::move(row));
   }
@@ -137,4 +137,4 @@ json to_json(const RotationScores& s) {
   return j;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

@@ -11,7 +11,7 @@
 
 #include "peverify/properties/rotation_properties.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 
 struct RotationScoreRow {
   std::string name, compute, input, output, description;
@@ -44,4 +44,4 @@ RotationScores study_rotation_scores(const std::string& model = "llama-3.1-8b",
 
 nlohmann::json to_json(const RotationScores& s);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

@@ -9,7 +9,7 @@
 
 #include "peverify/core/rotation/rotation_registry.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 namespace {
 
 const RotationScores& scores() {
@@ -74,4 +74,4 @@ TEST(RotationScores, TheRecommendationNamesTheSmallestErrorPerInputType) {
 }
 
 }  // namespace
-}  // namespace pev::reports
+}  // namespace pev::reports::study

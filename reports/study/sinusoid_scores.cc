@@ -13,10 +13,10 @@
 #include "peverify/encoding/sinusoids/rope_axes.h"
 #include "peverify/encoding/sinusoids/timestep.h"
 #include "peverify/measure/error.h"
-#include "peverify/reports/sinusoids/sinusoid_judge.h"
 #include "peverify/support/json_number.h"
+#include "peverify/verify/sinusoids/sinusoid_judge.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -67,7 +67,7 @@ double roofline_seconds(size_t bytes) {
 }
 
 SinusoidEntryScore score(const core::SinusoidImplementation& e, const SinusoidCase& c,
-                         const sinusoids::ExactValues& exact) {
+                         const verify::sinusoids::ExactValues& exact) {
   const uint64_t rows = c.positions.rows(), width = c.table.columns.size();
   const size_t bytes = rows * width * traits_of(e.output).storage_bits / 8;
   std::vector<unsigned char> out(bytes);
@@ -90,8 +90,9 @@ SinusoidEntryScore score(const core::SinusoidImplementation& e, const SinusoidCa
         const double got = e.output == Dtype::kFloat32
                                ? static_cast<double>(reinterpret_cast<const float*>(out.data())[i])
                                : decode(reinterpret_cast<const uint16_t*>(out.data())[i], e.output);
-        const sinusoids::ExactValues::Value v = exact.at(r, static_cast<int>(col), e.output);
-        const sinusoids::Judged j = sinusoids::judge(got, v, e.claim, e.output);
+        const verify::sinusoids::ExactValues::Value v =
+            exact.at(r, static_cast<int>(col), e.output);
+        const verify::sinusoids::Judged j = verify::sinusoids::judge(got, v, e.claim, e.output);
         b.holds = b.holds && j.ok;
         b.faithful = b.faithful && measure::is_faithful_encoding(got, v.exact, v.rounded, e.output,
                                                                  v.exact_is_true);
@@ -180,7 +181,7 @@ SinusoidScores study_sinusoid_scores(int threads) {
   for (const SinusoidCase& c : sinusoid_cases()) {
     SinusoidCaseScore cs{c.name, c.description, c.positions.rows(), c.table.columns.size(), {}, {}};
     for (const auto& [label, rows] : c.bands) cs.bands.push_back(label);
-    const sinusoids::ExactValues exact(c.table, c.positions, Dtype::kFloat32, threads);
+    const verify::sinusoids::ExactValues exact(c.table, c.positions, Dtype::kFloat32, threads);
     for (const core::SinusoidImplementation& e : core::sinusoid_registry())
       if (e.builds(c.table) && e.output != Dtype::kFloat16)  // the study's outputs
         cs.entries.push_back(score(e, c, exact));
@@ -223,4 +224,4 @@ nlohmann::json to_json(const SinusoidScores& s) {
   return j;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

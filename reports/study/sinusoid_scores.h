@@ -10,7 +10,7 @@
 
 #include "peverify/encoding/sinusoids/table.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 
 // One table the section studies, and the row sets it reports on.
 struct SinusoidCase {
@@ -57,4 +57,4 @@ SinusoidScores study_sinusoid_scores(int threads);
 
 nlohmann::json to_json(const SinusoidScores& s);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

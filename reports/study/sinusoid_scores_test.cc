@@ -10,7 +10,7 @@
 #include "peverify/core/sinusoids/sinusoid_registry.h"
 #include "peverify/reports/render/sinusoids.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 namespace {
 
 TEST(SinusoidScores, EveryEntryHoldsItsClaimOnEveryBand) {
@@ -39,12 +39,13 @@ TEST(SinusoidScores, EveryEntryHoldsItsClaimOnEveryBand) {
     }
   EXPECT_FALSE(s.recommendations.empty());
   const nlohmann::json report = {{"sinusoids", to_json(s)}};
-  const std::string md = sinusoid_scores_markdown(report);
+  const std::string md = render::sinusoid_scores_markdown(report);
   EXPECT_NE(md.find("100 <= t < 1000"), std::string::npos);
   EXPECT_NE(md.find("128x128 grid"), std::string::npos);
   EXPECT_NE(md.find("cpu/precise/f64>f32"), std::string::npos);
-  EXPECT_NE(sinusoid_scores_html(report).find("<section id=\"sinusoids\">"), std::string::npos);
-  EXPECT_EQ(sinusoid_scores_markdown(nlohmann::json::object()), "");
+  EXPECT_NE(render::sinusoid_scores_html(report).find("<section id=\"sinusoids\">"),
+            std::string::npos);
+  EXPECT_EQ(render::sinusoid_scores_markdown(nlohmann::json::object()), "");
 }
 
 TEST(SinusoidRegistry, NamesAreUniqueAndEachEntryBuildsSomeCase) {
@@ -58,4 +59,4 @@ TEST(SinusoidRegistry, NamesAreUniqueAndEachEntryBuildsSomeCase) {
 }
 
 }  // namespace
-}  // namespace pev::reports
+}  // namespace pev::reports::study

@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-namespace pev::reports {
+namespace pev::reports::study {
 namespace {
 
 struct Output {
@@ -133,4 +133,4 @@ std::optional<Snippet> snippet_of(const std::string& entry) {
   return std::nullopt;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

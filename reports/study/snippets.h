@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace pev::reports {
+namespace pev::reports::study {
 
 // Which code a snippet is, in the order a recommendation prefers them.
 enum class SnippetKind {
@@ -49,4 +49,4 @@ const Framework* find_framework(const std::string& name);
 // code stores no such table (Meta's and the tutorial's are float32 only).
 std::string framework_entry_for(const std::string& dtype, const std::string& framework = "hf");
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

@@ -15,7 +15,7 @@
 #include "peverify/reports/study/recommend.h"
 #include "peverify/support/parallel.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 
 void finish_study(StudyResult& result, size_t implementations,
                   const std::function<void(const std::string&, double)>& progress) {
@@ -85,4 +85,4 @@ StudyResult run_study(const StudyConfig& config,
   return result;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

@@ -13,16 +13,13 @@
 #include <vector>
 
 #include "peverify/bench/bench_report.h"
+#include "peverify/core/implementation.h"
 #include "peverify/measure/judge.h"
 #include "peverify/properties/checks.h"
 #include "peverify/reports/study/rotation_scores.h"
 #include "peverify/reports/study/sinusoid_scores.h"
 
-namespace pev::core {
-struct Implementation;
-}
-
-namespace pev::reports {
+namespace pev::reports::study {
 
 struct StudyConfig {
   std::vector<int> d_models = {512, 4096};
@@ -194,4 +191,4 @@ std::string utc_timestamp();
 StudyResult run_study(const StudyConfig& config,
                       const std::function<void(const std::string&, double)>& progress);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

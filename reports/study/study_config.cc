@@ -10,10 +10,10 @@
 
 #include "peverify/encoding/model_presets.h"
 #include "peverify/reports/study/study.h"
-#include "peverify/tables/atomic_file.h"
+#include "peverify/support/atomic_file.h"
 #include "peverify/tables/table_file.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 
 std::vector<std::pair<uint64_t, uint64_t>> report_bands(uint64_t max_position) {
   std::vector<std::pair<uint64_t, uint64_t>> b = {
@@ -142,4 +142,4 @@ std::optional<std::string> filter_problem(const std::string& filter) {
   return std::nullopt;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

@@ -5,7 +5,7 @@
 #include "peverify/encoding/model_presets.h"
 #include "peverify/measure/sampling.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 namespace {
 
 // Head rows of a grid of width d, then blocks sampled on a log scale up to `last`.
@@ -81,4 +81,4 @@ std::optional<uint64_t> horizon_of(const std::vector<const Grid*>& grids,
   return best;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

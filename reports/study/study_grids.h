@@ -11,7 +11,7 @@
 #include "peverify/encoding/spec.h"
 #include "peverify/reports/study/study.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 
 // Rows sampled per block beyond the exhaustive head.
 inline constexpr uint64_t kSampleRows = 4;
@@ -52,4 +52,4 @@ std::vector<std::vector<BlockRows>> parts_of(const Grid& g);
 std::optional<uint64_t> horizon_of(const std::vector<const Grid*>& grids,
                                    std::optional<uint64_t> first_failure, uint64_t max_position);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

@@ -7,10 +7,10 @@
 #include <mutex>
 #include <regex>
 
+#include "peverify/adapters/table_entry.h"
 #include "peverify/core/cuda/modelled_bounds.h"
 #include "peverify/core/generate.h"
 #include "peverify/core/registry.h"
-#include "peverify/crosscheck/registry_under_test.h"
 #include "peverify/encoding/model_config.h"
 #include "peverify/encoding/model_presets.h"
 #include "peverify/oracle/table.h"
@@ -19,7 +19,7 @@
 #include "peverify/reports/study/study_grids.h"
 #include "peverify/tables/table_file.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 namespace {
 
 size_t band_of(const std::vector<Band>& bands, uint64_t pos) {
@@ -283,7 +283,7 @@ void StudyPlan::prepare(int threads, const std::function<void(double)>& progress
 
 ShardResult StudyPlan::run(const ShardId& shard, int threads) const {
   const core::Implementation& impl = *impls_.at(shard.entry);
-  const auto ut = crosscheck::registry_entry(impl);
+  const auto ut = adapters::registry_entry(impl);
   ShardResult out;
   if (shard.grid < 0) {
     check_properties(*ut, impl_->grids.at(0).spec, out);
@@ -354,4 +354,4 @@ std::vector<EntryResult> StudyPlan::merge(const std::vector<ShardResult>& result
   return entries;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

@@ -12,10 +12,10 @@
 #include <stdexcept>
 
 #include "peverify/core/registry.h"
+#include "peverify/support/atomic_file.h"
 #include "peverify/support/parallel.h"
-#include "peverify/tables/atomic_file.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 namespace {
 
 using nlohmann::json;
@@ -252,4 +252,4 @@ StudyResult merge_sweep(const StudyPlan& plan, const std::string& dir,
   return result;
 }
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

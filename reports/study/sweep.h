@@ -9,7 +9,7 @@
 
 #include "peverify/reports/study/study.h"
 
-namespace pev::reports {
+namespace pev::reports::study {
 
 // Identifies a study (config and registry); a sweep directory holds the shards of one study.
 std::string study_fingerprint(const StudyPlan& plan);
@@ -35,4 +35,4 @@ void run_shards(const StudyPlan& plan, const std::string& dir, const std::vector
 StudyResult merge_sweep(const StudyPlan& plan, const std::string& dir,
                         const std::function<void(const std::string&, double)>& progress);
 
-}  // namespace pev::reports
+}  // namespace pev::reports::study

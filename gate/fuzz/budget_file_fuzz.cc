@@ -1,0 +1,16 @@
+// libFuzzer target: a budget file (`peverify check --budgets`) on arbitrary bytes is read or
+// refused with one FileError of one line; anything else is a bug.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "peverify/gate/gate.h"
+#include "peverify/support/atomic_file.h"
+#include "peverify/support/fuzz/fuzz_check.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  pev::fuzz::expect_only<pev::FileError>(
+      [&] { (void)pev::gate::budget_file_from_json(text, "ci/budgets.json"); });
+  return 0;
+}

@@ -1,0 +1,338 @@
+// What the table and the rotation diagnoses share (verify/diagnosis.h): how a declaration
+// is chosen among the alternatives, and the alternatives both try (frequencies in another
+// precision or of another formula, ids shifted, M-RoPE's sections).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "peverify/encoding/format.h"
+#include "peverify/encoding/rope.h"
+#include "peverify/encoding/sinusoids/timestep.h"
+#include "peverify/encoding/vocabulary.h"
+#include "peverify/verify/diagnosis.h"
+
+namespace pev::verify {
+
+namespace diagnosis {
+
+const std::string& documented(const std::string& cause) {
+  const std::vector<std::string>& words = vocabulary().diagnosis_causes;
+  if (std::find(words.begin(), words.end(), cause) == words.end())
+    throw std::logic_error("diagnosis cause '" + cause + "' is not in encoding/vocabulary.json");
+  return cause;
+}
+
+Diagnosis choose(const std::vector<Alternative>& alternatives, uint64_t failing_as_declared,
+                 const std::function<std::optional<uint64_t>(size_t)>& failing,
+                 const std::string& sampled,
+                 const std::function<Diagnosis(std::string)>& isolated) {
+  std::vector<std::string> fields;
+  for (const Alternative& a : alternatives)
+    if (std::find(fields.begin(), fields.end(), a.cause) == fields.end()) fields.push_back(a.cause);
+  const Alternative* best = nullptr;
+  double best_explains = 0;
+  for (const bool loosening : {false, true})
+    for (size_t i = 0; i < alternatives.size(); ++i) {
+      if (alternatives[i].loosens_claim != loosening || (best && best_explains == 1)) continue;
+      std::optional<uint64_t> left;
+      try {  // an alternative the oracle cannot evaluate explains nothing; the verdict stands
+        left = failing(i);
+      } catch (const std::exception&) {
+      }
+      if (!left || *left >= failing_as_declared) continue;
+      const double explains = 1 - double(*left) / failing_as_declared;
+      if (explains > best_explains) best = &alternatives[i], best_explains = explains;
+    }
+  if (!best || best_explains < kExplains)
+    return isolated(fmt::format("{} other declarations ({}) tried {}: none passes",
+                                alternatives.size(), fmt::join(fields, ", "), sampled));
+  Diagnosis d;
+  d.cause = documented(best->cause);
+  d.matches = best->flags;
+  d.positions_shift = best->positions_shift;
+  d.explains = best_explains;
+  d.detail = fmt::format(
+      "{}: {} of the {} failing elements {}, pass under it", best->detail,
+      best_explains == 1 ? std::string("every one") : fmt::format("{:.1f}%", 100 * best_explains),
+      failing_as_declared, sampled);
+  return d;
+}
+
+std::string first_places(const std::vector<properties::PropertyVerdict>& verdicts,
+                         const std::function<std::string(const properties::Finding&)>& name) {
+  std::vector<std::string> seen;
+  for (const properties::PropertyVerdict& v : verdicts)
+    for (const properties::Finding& f : v.worst)
+      if (!v.holds && seen.size() < 3) {
+        std::string at = name(f);
+        if (std::find(seen.begin(), seen.end(), at) == seen.end()) seen.push_back(std::move(at));
+      }
+  return fmt::format("{}", fmt::join(seen, ", "));
+}
+
+double rounded_to(double x, Dtype t) { return round_to(x, 0, t); }
+
+// LongRoPE's per-pair factors carry the ratio exact / rounded (its MPFR frequency is then the
+// rounded one to within 2^-53 relative, far below any claim), with the attention factor 1 and
+// one factor list for every length.
+TableSpec with_frequencies(const TableSpec& s, uint64_t positions_end,
+                           const std::function<double(int)>& w) {
+  TableSpec r = s;
+  r.rope = RopeScaling{};
+  r.schedule = Schedule::kPaper;  // LongRoPE takes the paper's schedule; the factors carry the rest
+  const TableSpec plain = r;      // LongRoPE divides the plain frequencies by its factors
+  r.rope.type = RopeType::kLongRope;
+  for (int k = 0; k < s.d_model / 2; ++k) r.rope.short_factor.push_back(frequency(plain, k) / w(k));
+  r.rope.long_factor = r.rope.short_factor;
+  r.rope.attention_factor = attention_factor(s);  // the frequencies change, not the amplitude
+  r.rope.sequence_length = std::max<uint64_t>(positions_end, 1);
+  r.rope.original_max_position = r.rope.sequence_length;
+  return r;
+}
+
+TableSpec with_rounded_frequencies(const TableSpec& s, uint64_t positions_end, Dtype t) {
+  return with_frequencies(
+      s, positions_end, [&](int k) { return rounded_to(static_cast<float>(frequency(s, k)), t); });
+}
+
+std::string unscaled_detail(RopeType type) {
+  return fmt::format(
+      "the frequencies are the unscaled ones: the {} recipe was not applied{}", name_of(type),
+      type == RopeType::kLlama3
+          ? " (as transformers#32330: llama3 returned theta unchanged); declared without "
+            "--model-config or --rope-scaling"
+          : "; declared without --model-config or --rope-scaling");
+}
+
+std::optional<RowPositions> shifted(const RowPositions& p, int64_t by) {
+  RowPositions out = p;
+  for (std::vector<uint64_t>& stream : out.streams)
+    for (uint64_t& id : stream) {
+      if (by < 0 && id < static_cast<uint64_t>(-by)) return std::nullopt;
+      id += static_cast<uint64_t>(by);
+      if (id > kMaxPosition) return std::nullopt;
+    }
+  return out;
+}
+
+std::vector<uint64_t> sampled_blocks(uint64_t rows, const std::vector<uint64_t>& worst) {
+  std::vector<uint64_t> firsts;
+  const uint64_t last_first = rows > kBlockRows ? rows - kBlockRows : 0;
+  for (int i = 0; i < kBlocks; ++i) {
+    const double at = std::pow(static_cast<double>(last_first + 1), i / double(kBlocks - 1)) - 1;
+    firsts.push_back(std::min(last_first, static_cast<uint64_t>(at)));
+  }
+  for (const uint64_t row : worst)
+    if (row < rows) firsts.push_back(std::min(last_first, row));
+  std::sort(firsts.begin(), firsts.end());
+  std::vector<uint64_t> out;
+  for (const uint64_t first : firsts)
+    if (out.empty() || first >= out.back() + kBlockRows) out.push_back(first);
+  return out;
+}
+
+std::optional<int64_t> estimated_shift(std::vector<double> offsets) {
+  // Half the estimates at least must agree on one integer offset: a shift moves every row alike.
+  std::erase_if(offsets, [](double o) { return !std::isfinite(o); });
+  if (offsets.size() < 3) return std::nullopt;
+  std::sort(offsets.begin(), offsets.end());
+  const double median = offsets[offsets.size() / 2];
+  if (!std::isfinite(median) || std::fabs(median) > 0x1p52) return std::nullopt;
+  const int64_t shift = std::llround(median);
+  const auto agree = std::count_if(offsets.begin(), offsets.end(), [&](double o) {
+    return std::fabs(o - static_cast<double>(shift)) < 0.5;
+  });
+  if (2 * static_cast<size_t>(agree) < offsets.size()) return std::nullopt;
+  return shift;
+}
+
+PairAngle pair_angle(double cos_value, double sin_value, double frequency, double value_error) {
+  double angle = std::atan2(sin_value, cos_value);
+  if (angle < 0) angle += 2 * M_PI;
+  const double radius = std::hypot(cos_value, sin_value);
+  return {angle, frequency, radius > 0 ? 2 * value_error / radius : INFINITY};
+}
+
+std::optional<double> position_of_angles(std::vector<PairAngle> pairs) {
+  std::sort(pairs.begin(), pairs.end(),
+            [](const PairAngle& a, const PairAngle& b) { return a.frequency < b.frequency; });
+  if (pairs.empty() || !(pairs[0].frequency > 0)) return std::nullopt;
+  double position = pairs[0].angle / pairs[0].frequency;
+  double uncertainty = pairs[0].error / pairs[0].frequency;
+  for (const PairAngle& p : pairs) {
+    if (!std::isfinite(p.angle) || !std::isfinite(p.error)) continue;  // a NaN or Inf stored
+    const double period = 2 * M_PI / p.frequency;
+    if (!(period > 4 * uncertainty)) break;  // this pair's turns could not be told apart
+    const double turns = std::nearbyint((position - p.angle / p.frequency) / period);
+    position = p.angle / p.frequency + turns * period;
+    uncertainty = std::min(uncertainty, p.error / p.frequency);
+  }
+  if (!(uncertainty < 0.25) || !std::isfinite(position)) return std::nullopt;
+  return position;
+}
+
+std::vector<SpecAlternative> spec_alternatives(const DeclaredSpec& d) {
+  const TableSpec& s = d.spec;
+  std::vector<SpecAlternative> out;
+  const auto with = [&](std::string cause, std::string detail, std::vector<std::string> flags) {
+    return SpecAlternative{{std::move(cause), std::move(detail), std::move(flags)}, s, {}};
+  };
+  const auto shift_by = [&](int64_t by) {
+    const int64_t start = static_cast<int64_t>(s.start) + by;
+    SpecAlternative a =
+        d.ids_given
+            ? with("positions",
+                   fmt::format("every position id is off by {:+d}: the {} are at the ids of {} "
+                               "plus {}",
+                               by, d.rows, d.ids_name, by),
+                   {})
+            : with("positions",
+                   fmt::format("the {} start at position {}, not {} (positions off by {:+d})",
+                               d.rows, start, s.start, by),
+                   {fmt::format("--start {}", start)});
+    if (d.ids) {
+      a.ids = shifted(*d.ids, by);
+      if (!a.ids) return;
+    } else {
+      if (start < 0 || static_cast<uint64_t>(start) > kMaxPosition) return;
+      a.spec.start = static_cast<uint64_t>(start);
+    }
+    // The sequence length dynamic and LongRoPE take moves with the positions, as the shifted
+    // declaration would set it.
+    if (needs_sequence_length(a.spec.rope))
+      a.spec.rope.sequence_length =
+          static_cast<uint64_t>(static_cast<int64_t>(d.positions_end) + by);
+    a.said.positions_shift = by;
+    out.push_back(std::move(a));
+  };
+  for (int k = 1; k <= 8; ++k)
+    for (const int by : {-k, k}) shift_by(by);
+  // A larger offset, where the data's own angles say one (estimated_shift): judged like the rest.
+  if (d.estimated_shift && std::abs(*d.estimated_shift) > 8) shift_by(*d.estimated_shift);
+  const std::vector<int>& sections = s.rope.mrope_section;
+  if (d.ids && d.ids->stream_count() == 3 && !sections.empty()) {
+    const auto flags = [](const std::vector<int>& order, bool interleaved) {
+      return std::vector{
+          fmt::format(R"(--rope-scaling '{{"mrope_section": [{}], "mrope_interleaved": {}}}')",
+                      fmt::join(order, ", "), interleaved)};
+    };
+    SpecAlternative temporal = with("sections",
+                                    "every section takes the temporal ids (as sglang#35345: "
+                                    "M-RoPE applied with the temporal positions only); no "
+                                    "declaration states it",
+                                    {});
+    temporal.ids = *d.ids;
+    temporal.ids->streams[1] = temporal.ids->streams[2] = temporal.ids->streams[0];
+    out.push_back(std::move(temporal));
+    const bool interleaved = s.rope.mrope_interleaved;
+    SpecAlternative other =
+        with("sections",
+             fmt::format("the sections are {}, not {}",
+                         interleaved ? "contiguous (Qwen2-VL)" : "interleaved (Qwen3-VL)",
+                         interleaved ? "interleaved" : "contiguous"),
+             flags(sections, !interleaved));
+    other.spec.rope.mrope_interleaved = !interleaved;
+    out.push_back(std::move(other));
+    std::vector<int> order = sections;
+    std::sort(order.begin(), order.end());
+    do {
+      if (order == sections) continue;
+      SpecAlternative a = with("sections",
+                               fmt::format("the sections are [{}], not [{}]",
+                                           fmt::join(order, ", "), fmt::join(sections, ", ")),
+                               flags(order, interleaved));
+      a.spec.rope.mrope_section = order;
+      out.push_back(std::move(a));
+    } while (std::next_permutation(order.begin(), order.end()));
+  }
+  if (d.other_layer_types)
+    for (const auto& [name, spec] : *d.other_layer_types) {
+      SpecAlternative a = with("layer-type",
+                               fmt::format("the {} are the {} layers' (base {:g}, {}), not the "
+                                           "ones declared",
+                                           d.rows, name, spec.base, describe(spec.rope)),
+                               {fmt::format("--layer-type {}", name)});
+      a.spec = spec;
+      a.spec.start = s.start;
+      out.push_back(std::move(a));
+    }
+  if (s.rope.type != RopeType::kDefault) {
+    SpecAlternative a =
+        with("recipe", unscaled_detail(s.rope.type),
+             {fmt::format("{} {}", d.width_flag, s.d_model), fmt::format("--base {:g}", s.base)});
+    a.spec.rope = RopeScaling{};
+    out.push_back(std::move(a));
+  }
+  if (attention_factor(s) != 1) {
+    SpecAlternative a =
+        with("recipe",
+             fmt::format("the recipe's attention factor {:.6g} was not applied (cos and sin not "
+                         "multiplied by it, as vllm PR#46280); no declaration states it",
+                         attention_factor(s)),
+             {});
+    a.spec.rope.attention_factor = 1.0;
+    out.push_back(std::move(a));
+  }
+  if (s.rope.type == RopeType::kDefault && sections.empty())
+    for (const Dtype t : {Dtype::kBFloat16, Dtype::kFloat16}) {
+      SpecAlternative a = with(
+          "frequency-dtype",
+          fmt::format("the frequencies (inv_freq) were rounded to {} before the angles (as "
+                      "transformers#29496): keep inv_freq in float32; no declaration states it",
+                      name_of(t)),
+          {});
+      a.spec = with_rounded_frequencies(s, d.positions_end, t);
+      out.push_back(std::move(a));
+    }
+  if (d.head_dim > s.d_model && sections.empty()) {
+    // The recipe's frequencies with the plain part b^(-2k/d) taken over the head instead.
+    TableSpec plain = s, over_head = s;
+    plain.rope = over_head.rope = RopeScaling{};
+    over_head.d_model = d.head_dim;
+    SpecAlternative a = with("rotary-dim",
+                             fmt::format("the frequencies' exponent is over the head's {} dims, "
+                                         "not the rotary dimension {} (as vllm#43676, "
+                                         "pegainfer#820); no declaration states it",
+                                         d.head_dim, s.d_model),
+                             {});
+    a.spec = with_frequencies(s, d.positions_end, [&](int k) {
+      return frequency(s, k) * (frequency(over_head, k) / frequency(plain, k));
+    });
+    out.push_back(std::move(a));
+  }
+  const int rotated = rotated_pairs(s.rope, s.d_model);
+  if (s.rope.type == RopeType::kProportional && rotated > 0 && 2 * rotated < s.d_model) {
+    // pegainfer#820: b^(-2j/(2a)) for the rotated pairs, which is b'^(-2j/d) with b' = b^(d/2a).
+    SpecAlternative a = with("rotary-dim",
+                             fmt::format("the frequencies' exponent is over the {} rotated dims, "
+                                         "not head_dim {} (as pegainfer#820); no declaration "
+                                         "states it",
+                                         2 * rotated, s.d_model),
+                             {});
+    a.spec.base = std::pow(s.base, static_cast<double>(s.d_model) / (2 * rotated));
+    out.push_back(std::move(a));
+  }
+  // Other common bases: a declaration without a config says the base; a table that should be a
+  // config's was built with the wrong one (no declaration of that config states it).
+  for (const double base : {1e4, 1e5, 5e5, 1e6, 1e7}) {
+    if (base == s.base || (!d.from_config && !is_plain(s))) continue;
+    SpecAlternative a =
+        d.from_config
+            ? with("base",
+                   fmt::format("the {} were built with base {:g}, not the config's rope_theta "
+                               "{:g}; no declaration of this config states it",
+                               d.rows, base, s.base),
+                   {})
+            : with("base", fmt::format("the base is {:g}, not {:g}", base, s.base),
+                   {fmt::format("--base {:g}", base)});
+    a.spec.base = base;
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace diagnosis
+
+}  // namespace pev::verify

@@ -1,0 +1,292 @@
+// verify-rotary's diagnosis (docs/design.md §15.4): sampled tokens of both tensors, every head of
+// each, gathered into a small tensor at their own positions, and judged by verify_rotary itself
+// under each declaration that differs from the user's in one field.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "peverify/encoding/format.h"
+#include "peverify/verify/diagnosis.h"
+
+namespace pev::verify {
+namespace {
+
+using diagnosis::Alternative;
+
+// The sampled tokens of both tensors as one [tokens, heads, head_dim] tensor each, with their
+// positions, cut into the blocks they were sampled in.
+struct RotarySample {
+  std::vector<double> x, y;
+  RowPositions positions;
+  std::vector<uint64_t> block_ends;  // token index one past each block
+  Dtype input_dtype = Dtype::kFloat32, output_dtype = Dtype::kFloat32;
+  uint64_t positions_end = 0;  // one past the largest position of every token, sampled or not
+  uint64_t tokens() const { return positions.rows(); }
+};
+
+RotarySample sample_tokens(const RotaryTensor& input, const RotaryTensor& output,
+                           const VerifyRotaryOptions& o, const VerifyRotaryResult& failed) {
+  const TensorGeometry& g = o.geometry;
+  const RowPositions all = token_positions(o);
+  const uint64_t tokens = g.batch * g.seq, heads = g.heads;
+  const size_t row_len = static_cast<size_t>(g.head_dim);
+  RotarySample s;
+  s.input_dtype = input.dtype, s.output_dtype = output.dtype;
+  s.positions_end = all.max_position() + 1;
+  s.positions.streams.resize(all.streams.size());
+  std::vector<uint64_t> worst;  // the worst elements' tokens
+  for (const properties::PropertyVerdict& v : failed.verdicts)
+    for (const properties::Finding& f : v.worst)
+      if (f.row) worst.push_back(g.token(*f.row));
+  for (const uint64_t first : diagnosis::sampled_blocks(tokens, worst)) {
+    for (uint64_t t = first; t < std::min(tokens, first + diagnosis::kBlockRows); ++t) {
+      for (size_t k = 0; k < all.streams.size(); ++k)
+        s.positions.streams[k].push_back(all.streams[k][t]);
+      const uint64_t b = t / g.seq, seq = t % g.seq;
+      for (const auto& [tensor, dst] : {std::pair{&input, &s.x}, std::pair{&output, &s.y}}) {
+        dst->resize(dst->size() + heads * row_len);
+        double* at = dst->data() + dst->size() - heads * row_len;
+        if (g.axes == RotaryAxes::kBatchHeadsSeqDim)
+          for (uint64_t h = 0; h < heads; ++h) tensor->read(g.row(b, seq, h), 1, at + h * row_len);
+        else
+          tensor->read(g.row(b, seq, 0), heads, at);
+      }
+    }
+    s.block_ends.push_back(s.tokens());
+  }
+  return s;
+}
+
+// One declaration to try: the user's with one field changed, and the sample it is judged on (the
+// user's, or one whose positions or pair order the alternative changes).
+struct RotaryCandidate {
+  Alternative said;
+  VerifyRotaryOptions options;
+  std::optional<RowPositions> positions;  // other positions for the sampled tokens
+  bool inverse = false;  // the kernel rotates by minus the angle: judged with each pair swapped
+};
+
+// The sampled elements failing under `o`: outside the rotation's budget, or a pass-through
+// changed.
+struct SampleFailures {
+  uint64_t elements = 0, tokens = 0;
+};
+SampleFailures judge_sample(const RotarySample& s, uint64_t first, uint64_t end,
+                            VerifyRotaryOptions o, const RowPositions& positions, bool inverse) {
+  const uint64_t heads = o.geometry.heads;
+  const size_t token_len = heads * static_cast<size_t>(o.geometry.head_dim);
+  std::vector<double> x(s.x.begin() + first * token_len, s.x.begin() + end * token_len);
+  std::vector<double> y(s.y.begin() + first * token_len, s.y.begin() + end * token_len);
+  if (inverse)  // out_a = x_a c + x_b s is the forward rotation of the pair read as (b, a)
+    for (int j = 0; j < o.spec.table.d_model / 2; ++j) {
+      const auto [a, b] = rotated_dims(o.spec, j);
+      const auto [out_a, out_b] = output_dims(o.spec, j);
+      for (size_t row = 0; row < x.size() / o.spec.head_dim; ++row) {
+        std::swap(x[row * o.spec.head_dim + a], x[row * o.spec.head_dim + b]);
+        std::swap(y[row * o.spec.head_dim + out_a], y[row * o.spec.head_dim + out_b]);
+      }
+    }
+  o.geometry = {RotaryAxes::kTokensHeadsDim, 1, end - first, heads, o.geometry.head_dim};
+  o.positions = RowPositions{};
+  for (const std::vector<uint64_t>& stream : positions.streams)
+    o.positions->streams.emplace_back(stream.begin() + first, stream.begin() + end);
+  o.start = 0;
+  o.diagnose = false;
+  const auto reader = [](const std::vector<double>& v, size_t row_len) {
+    return [&v, row_len](uint64_t row, uint64_t n, double* out) {
+      std::copy_n(v.data() + row * row_len, n * row_len, out);
+    };
+  };
+  // The tensors' dtypes, as their budgets need: the sample holds their values, widened exactly.
+  const RotaryTensor in{"sample", "", s.input_dtype, reader(x, o.spec.head_dim)};
+  const RotaryTensor out{"sample", "", s.output_dtype, reader(y, o.spec.head_dim)};
+  const VerifyRotaryResult r = verify_rotary(in, out, o);
+  SampleFailures f;
+  f.elements = static_cast<uint64_t>(r.verdicts[0].figures.at("outside_budget") +
+                                     r.verdicts[1].figures.at("changed"));
+  f.tokens = r.failing_tokens;
+  return f;
+}
+
+// The offset the sampled tokens' own angles put them at (estimated_shift): in each head, each
+// pair's A cos = (x_a y_a + x_b y_b) / |x|^2 and A sin = (x_a y_b - x_b y_a) / |x|^2, the lowest
+// frequency's estimate refined by the others (position_of_angles). None for M-RoPE.
+std::optional<int64_t> shift_of_angles(const RotarySample& sample, const VerifyRotaryOptions& o) {
+  if (sample.positions.stream_count() != 1) return std::nullopt;
+  const int pairs = o.spec.table.d_model / 2;
+  const size_t row_len = static_cast<size_t>(o.spec.head_dim);
+  const double u = std::max(unit_roundoff(sample.input_dtype), unit_roundoff(sample.output_dtype));
+  std::vector<double> w(static_cast<size_t>(pairs));
+  double lowest = INFINITY;  // of the pairs that turn (proportional's tail has w = 0)
+  for (int j = 0; j < pairs; ++j) {
+    w[static_cast<size_t>(j)] = frequency(o.spec.table, j);
+    if (w[static_cast<size_t>(j)] > 0) lowest = std::min(lowest, w[static_cast<size_t>(j)]);
+  }
+  // Tokens past a turn of the lowest frequency would wrap: left out.
+  const double turn = 1.5 * M_PI / lowest;
+  std::vector<double> offsets;
+  for (size_t row = 0; row < sample.x.size() / row_len; ++row) {
+    const double* x = &sample.x[row * row_len];
+    const double* y = &sample.y[row * row_len];
+    const uint64_t declared_pos = sample.positions.streams[0][row / o.geometry.heads];
+    if (static_cast<double>(declared_pos) >= turn) continue;
+    std::vector<diagnosis::PairAngle> angles;
+    for (int j = 0; j < pairs; ++j) {
+      const auto [a, b] = rotated_dims(o.spec, j);
+      const auto [ya, yb] = output_dims(o.spec, j);
+      const double norm = x[a] * x[a] + x[b] * x[b];
+      if (!(norm > 0) || !(w[static_cast<size_t>(j)] > 0)) continue;
+      const double c = (x[a] * y[ya] + x[b] * y[yb]) / norm,
+                   s = (x[a] * y[yb] - x[b] * y[ya]) / norm;
+      // The products' and the output's rounding, relative to |x|.
+      angles.push_back(
+          diagnosis::pair_angle(c, s, w[static_cast<size_t>(j)], 2 * u * std::hypot(c, s)));
+    }
+    const std::optional<double> estimated = diagnosis::position_of_angles(std::move(angles));
+    if (!estimated) continue;
+    offsets.push_back(*estimated - static_cast<double>(declared_pos));
+  }
+  return diagnosis::estimated_shift(std::move(offsets));
+}
+
+std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RotarySample& sample) {
+  const RowPositions& sampled = sample.positions;
+  std::vector<RotaryCandidate> out;
+  const RotationSpec& s = o.spec;
+  // The declared options without their ids (judge_sample gives each candidate the sample's):
+  // a copy of every token's ids per candidate would be tens of MB at 131072 M-RoPE tokens.
+  VerifyRotaryOptions declared = o;
+  declared.positions.reset();
+  const auto with = [&](std::string cause, std::string detail, std::vector<std::string> flags) {
+    return RotaryCandidate{{std::move(cause), std::move(detail), std::move(flags)}, declared, {}};
+  };
+  // The other convention of the input, the output or both (DeepSeek reads interleaved pairs and
+  // writes them in halves).
+  const PairConvention in = s.pairs, outs = output_convention(s);
+  for (Pairing& p : other_pairings(s)) {
+    RotaryCandidate c =
+        with("pairing",
+             fmt::format("the kernel's pairs are {} in and {} out, not {} "
+                         "in and {} out",
+                         name_of(p.pairs), name_of(p.output), name_of(in), name_of(outs)),
+             std::move(p.flags));
+    c.options.spec.pairs = p.pairs;
+    c.options.spec.output_pairs = p.output;
+    out.push_back(std::move(c));
+  }
+  {
+    RotaryCandidate c = with("sign",
+                             "the kernel rotates by minus the angle (sin's sign flipped: the "
+                             "inverse rotation); no declaration states it, the kernel is wrong",
+                             {});
+    c.inverse = true;
+    out.push_back(std::move(c));
+  }
+  diagnosis::DeclaredSpec d;
+  d.spec = s.table;
+  d.spec.start = o.start;
+  d.ids = &sampled;  // the sample's tokens are judged at their own positions, always
+  d.ids_given = o.positions.has_value();
+  d.ids_name = o.positions_name;
+  d.positions_end = sample.positions_end;
+  d.from_config = !o.source.empty();
+  d.other_layer_types = &o.other_layer_types;
+  d.head_dim = s.head_dim;
+  d.estimated_shift = shift_of_angles(sample, o);
+  d.width_flag = "--rotary-dim";
+  d.rows = "tokens";
+  for (diagnosis::SpecAlternative& a : diagnosis::spec_alternatives(d)) {
+    RotaryCandidate c{std::move(a.said), declared, std::move(a.ids)};
+    c.options.spec.table = std::move(a.spec);
+    c.options.spec.table.start = s.table.start;
+    out.push_back(std::move(c));
+  }
+  const std::vector<int>& sections = s.table.rope.mrope_section;
+  for (const int d : {s.head_dim, s.head_dim / 2, s.head_dim / 4}) {
+    if (d == s.table.d_model || d < 2 || d % 2 || !sections.empty()) continue;
+    RotaryCandidate c =
+        with("rotary-dim",
+             fmt::format("{} of the head's {} dims rotate, not {}", d, s.head_dim, s.table.d_model),
+             {fmt::format("--rotary-dim {}", d)});
+    c.options.spec.table.d_model = d;
+    out.push_back(std::move(c));
+  }
+  // Looser claims, tightest first.
+  const auto loosen = [&](Claim::Kind claim, const char* compute, std::vector<std::string> flags,
+                          std::string detail) {
+    RotaryCandidate c = with("compute", std::move(detail), std::move(flags));
+    c.options.claim = claim;
+    c.options.compute = *measure::parse_rotation_compute(compute);
+    c.said.loosens_claim = true;
+    out.push_back(std::move(c));
+  };
+  if (o.claim != Claim::Kind::kModel)
+    loosen(Claim::Kind::kModel, "float32", {"--budget model"},
+           "the output meets the model budget of a float32 kernel, not the claimed one");
+  if (o.compute.name != "bfloat16")
+    loosen(Claim::Kind::kModel, "bfloat16",
+           o.claim == Claim::Kind::kModel
+               ? std::vector<std::string>{"--compute bfloat16"}
+               : std::vector<std::string>{"--budget model", "--compute bfloat16"},
+           "the output meets the model budget of a bfloat16 computation (the cache and every "
+           "product rounded to bfloat16), not the claimed one");
+  return out;
+}
+
+// "pos 3000 head 2 dim 10, ...".
+std::string places(const VerifyRotaryResult& r) {
+  return diagnosis::first_places(r.verdicts, [&](const properties::Finding& f) {
+    const TensorGeometry::Place p = r.options.geometry.place(f.row.value_or(0));
+    return fmt::format("pos {} head {} dim {}", f.pos, p.head, f.column);
+  });
+}
+
+Diagnosis isolated(const VerifyRotaryResult& r, const std::string& tried) {
+  Diagnosis d;
+  d.cause = diagnosis::documented("isolated");
+  d.detail = fmt::format("failing elements: rotation {:.0f}, pass-through {:.0f} (at {}); {}",
+                         r.verdicts[0].figures.at("outside_budget"),
+                         r.verdicts[1].figures.at("changed"), places(r), tried);
+  return d;
+}
+
+}  // namespace
+
+Diagnosis diagnose_rotary(const RotaryTensor& input, const RotaryTensor& output,
+                          const VerifyRotaryOptions& declared, const VerifyRotaryResult& failed) {
+  const VerifyRotaryOptions& o = declared;
+  const RotarySample sample = sample_tokens(input, output, o, failed);
+  const uint64_t tokens = declared.geometry.batch * declared.geometry.seq;
+  // As declared, block by block: how many sampled blocks and tokens fail.
+  diagnosis::Failures as_declared;
+  uint64_t first = 0;
+  for (const uint64_t end : sample.block_ends) {
+    const SampleFailures f = judge_sample(sample, first, end, o, sample.positions, false);
+    as_declared.elements += f.elements, as_declared.rows += f.tokens;
+    as_declared.blocks += f.elements > 0;
+    first = end;
+  }
+  if (!as_declared.systematic(sample.block_ends.size()))
+    return isolated(failed, fmt::format("the failures on {} of {} tokens, sampled, lie in {} "
+                                        "token{}: no declaration is tried for so few",
+                                        sample.tokens(), tokens, as_declared.rows,
+                                        as_declared.rows == 1 ? "" : "s"));
+  const std::vector<RotaryCandidate> tried = candidates(o, sample);
+  std::vector<Alternative> said;
+  for (const RotaryCandidate& c : tried) said.push_back(c.said);
+  return diagnosis::choose(
+      said, as_declared.elements,
+      [&](size_t i) -> std::optional<uint64_t> {
+        const RotaryCandidate& c = tried[i];
+        return judge_sample(sample, 0, sample.tokens(), c.options,
+                            c.positions ? *c.positions : sample.positions, c.inverse)
+            .elements;
+      },
+      fmt::format("on {} of {} tokens (every head), sampled", sample.tokens(), tokens),
+      [&](const std::string& text) { return isolated(failed, text); });
+}
+
+}  // namespace pev::verify
