@@ -1,6 +1,7 @@
 // What the table and the rotation diagnoses share (verify/diagnosis.h): how a declaration
-// is chosen among the alternatives, and the alternatives both try (frequencies in another
-// precision or of another formula, ids shifted, M-RoPE's sections).
+// is chosen among the alternatives, and the helpers the alternatives are built with (frequencies
+// in another precision or of another formula, ids shifted, a position read from the angles).
+// The alternatives themselves are spec_alternatives.cc's catalogue.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -9,7 +10,7 @@
 
 #include "peverify/encoding/format.h"
 #include "peverify/encoding/rope.h"
-#include "peverify/encoding/sinusoids/timestep.h"
+#include "peverify/encoding/sinusoids/timestep.h"  // round_to
 #include "peverify/encoding/vocabulary.h"
 #include "peverify/verify/diagnosis.h"
 
@@ -171,166 +172,6 @@ std::optional<double> position_of_angles(std::vector<PairAngle> pairs) {
   }
   if (!(uncertainty < 0.25) || !std::isfinite(position)) return std::nullopt;
   return position;
-}
-
-std::vector<SpecAlternative> spec_alternatives(const DeclaredSpec& d) {
-  const TableSpec& s = d.spec;
-  std::vector<SpecAlternative> out;
-  const auto with = [&](std::string cause, std::string detail, std::vector<std::string> flags) {
-    return SpecAlternative{{std::move(cause), std::move(detail), std::move(flags)}, s, {}};
-  };
-  const auto shift_by = [&](int64_t by) {
-    const int64_t start = static_cast<int64_t>(s.start) + by;
-    SpecAlternative a =
-        d.ids_given
-            ? with("positions",
-                   fmt::format("every position id is off by {:+d}: the {} are at the ids of {} "
-                               "plus {}",
-                               by, d.rows, d.ids_name, by),
-                   {})
-            : with("positions",
-                   fmt::format("the {} start at position {}, not {} (positions off by {:+d})",
-                               d.rows, start, s.start, by),
-                   {fmt::format("--start {}", start)});
-    if (d.ids) {
-      a.ids = shifted(*d.ids, by);
-      if (!a.ids) return;
-    } else {
-      if (start < 0 || static_cast<uint64_t>(start) > kMaxPosition) return;
-      a.spec.start = static_cast<uint64_t>(start);
-    }
-    // The sequence length dynamic and LongRoPE take moves with the positions, as the shifted
-    // declaration would set it.
-    if (needs_sequence_length(a.spec.rope))
-      a.spec.rope.sequence_length =
-          static_cast<uint64_t>(static_cast<int64_t>(d.positions_end) + by);
-    a.said.positions_shift = by;
-    out.push_back(std::move(a));
-  };
-  for (int k = 1; k <= 8; ++k)
-    for (const int by : {-k, k}) shift_by(by);
-  // A larger offset, where the data's own angles say one (estimated_shift): judged like the rest.
-  if (d.estimated_shift && std::abs(*d.estimated_shift) > 8) shift_by(*d.estimated_shift);
-  const std::vector<int>& sections = s.rope.mrope_section;
-  if (d.ids && d.ids->stream_count() == 3 && !sections.empty()) {
-    const auto flags = [](const std::vector<int>& order, bool interleaved) {
-      return std::vector{
-          fmt::format(R"(--rope-scaling '{{"mrope_section": [{}], "mrope_interleaved": {}}}')",
-                      fmt::join(order, ", "), interleaved)};
-    };
-    SpecAlternative temporal = with("sections",
-                                    "every section takes the temporal ids (as sglang#35345: "
-                                    "M-RoPE applied with the temporal positions only); no "
-                                    "declaration states it",
-                                    {});
-    temporal.ids = *d.ids;
-    temporal.ids->streams[1] = temporal.ids->streams[2] = temporal.ids->streams[0];
-    out.push_back(std::move(temporal));
-    const bool interleaved = s.rope.mrope_interleaved;
-    SpecAlternative other =
-        with("sections",
-             fmt::format("the sections are {}, not {}",
-                         interleaved ? "contiguous (Qwen2-VL)" : "interleaved (Qwen3-VL)",
-                         interleaved ? "interleaved" : "contiguous"),
-             flags(sections, !interleaved));
-    other.spec.rope.mrope_interleaved = !interleaved;
-    out.push_back(std::move(other));
-    std::vector<int> order = sections;
-    std::sort(order.begin(), order.end());
-    do {
-      if (order == sections) continue;
-      SpecAlternative a = with("sections",
-                               fmt::format("the sections are [{}], not [{}]",
-                                           fmt::join(order, ", "), fmt::join(sections, ", ")),
-                               flags(order, interleaved));
-      a.spec.rope.mrope_section = order;
-      out.push_back(std::move(a));
-    } while (std::next_permutation(order.begin(), order.end()));
-  }
-  if (d.other_layer_types)
-    for (const auto& [name, spec] : *d.other_layer_types) {
-      SpecAlternative a = with("layer-type",
-                               fmt::format("the {} are the {} layers' (base {:g}, {}), not the "
-                                           "ones declared",
-                                           d.rows, name, spec.base, describe(spec.rope)),
-                               {fmt::format("--layer-type {}", name)});
-      a.spec = spec;
-      a.spec.start = s.start;
-      out.push_back(std::move(a));
-    }
-  if (s.rope.type != RopeType::kDefault) {
-    SpecAlternative a =
-        with("recipe", unscaled_detail(s.rope.type),
-             {fmt::format("{} {}", d.width_flag, s.d_model), fmt::format("--base {:g}", s.base)});
-    a.spec.rope = RopeScaling{};
-    out.push_back(std::move(a));
-  }
-  if (attention_factor(s) != 1) {
-    SpecAlternative a =
-        with("recipe",
-             fmt::format("the recipe's attention factor {:.6g} was not applied (cos and sin not "
-                         "multiplied by it, as vllm PR#46280); no declaration states it",
-                         attention_factor(s)),
-             {});
-    a.spec.rope.attention_factor = 1.0;
-    out.push_back(std::move(a));
-  }
-  if (s.rope.type == RopeType::kDefault && sections.empty())
-    for (const Dtype t : {Dtype::kBFloat16, Dtype::kFloat16}) {
-      SpecAlternative a = with(
-          "frequency-dtype",
-          fmt::format("the frequencies (inv_freq) were rounded to {} before the angles (as "
-                      "transformers#29496): keep inv_freq in float32; no declaration states it",
-                      name_of(t)),
-          {});
-      a.spec = with_rounded_frequencies(s, d.positions_end, t);
-      out.push_back(std::move(a));
-    }
-  if (d.head_dim > s.d_model && sections.empty()) {
-    // The recipe's frequencies with the plain part b^(-2k/d) taken over the head instead.
-    TableSpec plain = s, over_head = s;
-    plain.rope = over_head.rope = RopeScaling{};
-    over_head.d_model = d.head_dim;
-    SpecAlternative a = with("rotary-dim",
-                             fmt::format("the frequencies' exponent is over the head's {} dims, "
-                                         "not the rotary dimension {} (as vllm#43676, "
-                                         "pegainfer#820); no declaration states it",
-                                         d.head_dim, s.d_model),
-                             {});
-    a.spec = with_frequencies(s, d.positions_end, [&](int k) {
-      return frequency(s, k) * (frequency(over_head, k) / frequency(plain, k));
-    });
-    out.push_back(std::move(a));
-  }
-  const int rotated = rotated_pairs(s.rope, s.d_model);
-  if (s.rope.type == RopeType::kProportional && rotated > 0 && 2 * rotated < s.d_model) {
-    // pegainfer#820: b^(-2j/(2a)) for the rotated pairs, which is b'^(-2j/d) with b' = b^(d/2a).
-    SpecAlternative a = with("rotary-dim",
-                             fmt::format("the frequencies' exponent is over the {} rotated dims, "
-                                         "not head_dim {} (as pegainfer#820); no declaration "
-                                         "states it",
-                                         2 * rotated, s.d_model),
-                             {});
-    a.spec.base = std::pow(s.base, static_cast<double>(s.d_model) / (2 * rotated));
-    out.push_back(std::move(a));
-  }
-  // Other common bases: a declaration without a config says the base; a table that should be a
-  // config's was built with the wrong one (no declaration of that config states it).
-  for (const double base : {1e4, 1e5, 5e5, 1e6, 1e7}) {
-    if (base == s.base || (!d.from_config && !is_plain(s))) continue;
-    SpecAlternative a =
-        d.from_config
-            ? with("base",
-                   fmt::format("the {} were built with base {:g}, not the config's rope_theta "
-                               "{:g}; no declaration of this config states it",
-                               d.rows, base, s.base),
-                   {})
-            : with("base", fmt::format("the base is {:g}, not {:g}", base, s.base),
-                   {fmt::format("--base {:g}", base)});
-    a.spec.base = base;
-    out.push_back(std::move(a));
-  }
-  return out;
 }
 
 }  // namespace diagnosis
