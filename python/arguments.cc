@@ -1,11 +1,14 @@
 #include "peverify/python/arguments.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
 #include <cmath>
+
+#include "peverify/encoding/vocabulary.h"
 
 namespace py = pybind11;
 
@@ -83,13 +86,100 @@ ModelRope model_of(const py::handle& v, const std::string& layer_type, bool warn
   }
 }
 
-std::string names(const std::vector<std::string>& v) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
+// What arguments() gathers before the model config, its layer type and a recipe are read
+// together (the recipe may take the model's max_position_embeddings).
+struct Reading {
+  Arguments a;
+  py::handle model, rope_scaling;
+  std::string layer_type;
+};
+
+// One keyword: its name, its default as the docstring shows it, the functions that take it, and
+// how its value is read. The table's order is the docstrings' order.
+struct Keyword {
+  const char* name;
+  std::string shown_default;
+  unsigned functions;
+  void (*read)(const py::handle& v, const char* key, Reading& r);
+};
+
+constexpr unsigned kTables = kVerify | kOracle | kGenerate;
+constexpr unsigned kAll = kTables | kRotary;
+
+Claim::Kind budget_named(const std::string& b) {
+  if (b == "model") return Claim::Kind::kModel;
+  if (b == "faithful") return Claim::Kind::kFaithful;
+  if (b == "strict") return Claim::Kind::kStrict;
+  fail(fmt::format("unknown budget '{}' (model, faithful, strict)", b));
+}
+
+const std::vector<Keyword>& keywords() {
+  static const std::vector<Keyword> table = {
+      {"d_model", "None", kTables,
+       [](const py::handle& v, const char* k, Reading& r) {
+         const int64_t d = integer_of(v, k);
+         if (d < 2 || d > (int64_t{1} << 20))
+           fail(fmt::format("d_model must be in [2, 2^20], got {}", d));
+         r.a.d_model = static_cast<int>(d);
+       }},
+      {"base", fmt::format("{:g}", default_base()), kAll | kSinusoid,
+       [](const py::handle& v, const char* k, Reading& r) { r.a.base = number_of(v, k); }},
+      {"layout", "'interleaved'", kTables | kSinusoid,
+       [](const py::handle& v, const char* k, Reading& r) {
+         std::vector<std::string> choices;
+         for (Layout l : all_layouts()) choices.emplace_back(name_of(l));
+         r.a.layout =
+             enum_of<Layout>(v, k, parse_layout, fmt::format("{}", fmt::join(choices, ", ")));
+       }},
+      {"start", "0", kAll,  // checked with the command line's --start
+       [](const py::handle& v, const char* k, Reading& r) { r.a.start = integer_of(v, k); }},
+      {"positions", "None", kVerify | kRotary,
+       [](const py::handle& v, const char*, Reading& r) { r.a.positions = position_ids_of(v); }},
+      {"schedule", "'paper'", kTables,
+       [](const py::handle& v, const char* k, Reading& r) {
+         r.a.schedule = enum_of<Schedule>(v, k, parse_schedule, "paper, t2t");
+       }},
+      {"compute", "'float32'", kVerify | kSinusoid,
+       [](const py::handle& v, const char* k, Reading& r) {
+         r.a.compute = dtype_named(text_of(v, k));
+       }},
+      {"budget", "'model'", kVerify | kRotary | kSinusoid,
+       [](const py::handle& v, const char* k, Reading& r) {
+         r.a.claim = budget_named(text_of(v, k));
+       }},
+      {"model_c", "None", kVerify | kSinusoid,
+       [](const py::handle& v, const char* k, Reading& r) { r.a.model_c = number_of(v, k); }},
+      {"model_config", "None", kAll,  // read once layer_type is known
+       [](const py::handle& v, const char*, Reading& r) { r.model = v; }},
+      {"layer_type", "None", kAll,
+       [](const py::handle& v, const char* k, Reading& r) { r.layer_type = text_of(v, k); }},
+      {"rope_scaling", "None", kAll,
+       [](const py::handle& v, const char*, Reading& r) { r.rope_scaling = v; }},
+      {"dtype", "None", kVerify | kOracle | kRotary | kSinusoid,
+       [](const py::handle& v, const char* k, Reading& r) {
+         r.a.dtype = text_of(v, k);
+         if (*r.a.dtype != kComplex64) dtype_named(*r.a.dtype);  // complex64: oracle's, with polar
+       }},
+      {"engine", "'fast'", kOracle,
+       [](const py::handle& v, const char* k, Reading& r) { r.a.engine = text_of(v, k); }},
+      {"threads", "0", kAll | kSinusoid,
+       [](const py::handle& v, const char* k, Reading& r) {
+         // 0 is documented as all cores, like leaving it out; the rest is --threads' range.
+         const int64_t t = integer_of(v, k);
+         r.a.threads = resolve_threads(t == 0 ? std::nullopt : std::optional<int64_t>(t));
+       }},
+  };
+  return table;
 }
 
 }  // namespace
+
+std::string keyword_signature(Function f) {
+  std::vector<std::string> shown;
+  for (const Keyword& k : keywords())
+    if (k.functions & f) shown.push_back(fmt::format("{}={}", k.name, k.shown_default));
+  return fmt::format("{}", fmt::join(shown, ", "));
+}
 
 double number_of(const py::handle& v, const char* key) {
   if (py::isinstance<py::bool_>(v) ||
@@ -98,92 +188,41 @@ double number_of(const py::handle& v, const char* key) {
   return v.cast<double>();
 }
 
-const std::vector<std::string> kVerifyKeywords = {
-    "d_model", "base",    "layout", "start",        "positions",  "schedule",     "compute",
-    "budget",  "model_c", "dtype",  "model_config", "layer_type", "rope_scaling", "threads"};
-const std::vector<std::string> kOracleKeywords = {
-    "d_model",      "base",       "layout",       "start",  "schedule", "dtype",
-    "model_config", "layer_type", "rope_scaling", "engine", "threads"};
-const std::vector<std::string> kGenerateKeywords = {"d_model",    "base",         "layout",
-                                                    "start",      "schedule",     "model_config",
-                                                    "layer_type", "rope_scaling", "threads"};
-
 Dtype dtype_named(const std::string& name) {
   const std::optional<Dtype> d = parse_dtype(name);
   if (!d) fail(fmt::format("unknown dtype '{}' (float64, float32, float16, bfloat16)", name));
   return *d;
 }
 
-Arguments arguments(const py::kwargs& kwargs, const std::vector<std::string>& allowed) {
-  Arguments a;
-  py::handle rope_scaling, model;
-  std::string layer_type;
+Arguments arguments(const py::kwargs& kwargs, Function f) {
+  Reading r;
   for (const auto& [key_handle, v] : kwargs) {
     const std::string key = key_handle.cast<std::string>();
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      fail(fmt::format("unknown argument '{}' (takes {})", key, names(allowed)));
-    if (v.is_none()) continue;  // None: the default
-    const char* k = key.c_str();
-    if (key == "d_model") {
-      const int64_t d = integer_of(v, k);
-      if (d < 2 || d > (int64_t{1} << 20))
-        fail(fmt::format("d_model must be in [2, 2^20], got {}", d));
-      a.d_model = static_cast<int>(d);
-    } else if (key == "base") {
-      a.base = number_of(v, k);
-    } else if (key == "layout") {
-      std::string choices;
-      for (Layout l : all_layouts())
-        choices += (choices.empty() ? "" : ", ") + std::string(name_of(l));
-      a.layout = enum_of<Layout>(v, k, parse_layout, choices);
-    } else if (key == "schedule") {
-      a.schedule = enum_of<Schedule>(v, k, parse_schedule, "paper, t2t");
-    } else if (key == "start") {
-      a.start = integer_of(v, k);  // checked with the command line's --start
-    } else if (key == "compute") {
-      a.compute = dtype_named(text_of(v, k));
-    } else if (key == "budget") {
-      const std::string b = text_of(v, k);
-      if (b == "model")
-        a.claim = Claim::Kind::kModel;
-      else if (b == "faithful")
-        a.claim = Claim::Kind::kFaithful;
-      else if (b == "strict")
-        a.claim = Claim::Kind::kStrict;
-      else
-        fail(fmt::format("unknown budget '{}' (model, faithful, strict)", b));
-    } else if (key == "model_c") {
-      a.model_c = number_of(v, k);
-    } else if (key == "dtype") {
-      a.dtype = text_of(v, k);
-      if (*a.dtype != kComplex64) dtype_named(*a.dtype);  // complex64: oracle's, with its layout
-    } else if (key == "model_config") {
-      model = v;  // read once layer_type is known
-    } else if (key == "layer_type") {
-      layer_type = text_of(v, k);
-    } else if (key == "rope_scaling") {
-      rope_scaling = v;
-    } else if (key == "positions") {
-      if (!v.is_none()) a.positions = position_ids_of(v);
-    } else if (key == "engine") {
-      a.engine = text_of(v, k);
-    } else if (key == "threads") {
-      // 0 is documented as all cores, like leaving it out; the rest is --threads' range.
-      const int64_t t = integer_of(v, k);
-      a.threads = resolve_threads(t == 0 ? std::nullopt : std::optional<int64_t>(t));
+    const auto& table = keywords();
+    const auto k = std::find_if(table.begin(), table.end(), [&](const Keyword& k) {
+      return (k.functions & f) && key == k.name;
+    });
+    if (k == table.end()) {
+      std::vector<std::string> takes;
+      for (const Keyword& t : table)
+        if (t.functions & f) takes.emplace_back(t.name);
+      fail(fmt::format("unknown argument '{}' (takes {})", key, fmt::join(takes, ", ")));
     }
+    if (!v.is_none()) k->read(v, k->name, r);  // None: the default
   }
-  if (model) {
-    a.model = model_of(model, layer_type);
+  Arguments& a = r.a;
+  if (r.model) {
+    a.model = model_of(r.model, r.layer_type);
     a.other_layer_types = other_layer_types(
-        *a.model, [&](const std::string& name) { return model_of(model, name, false); });
+        *a.model, [&](const std::string& name) { return model_of(r.model, name, false); });
     // A path or a preset names itself, as on the command line; a dict is "model_config".
-    if (py::isinstance<py::str>(model)) a.model_name = model.cast<std::string>();
+    if (py::isinstance<py::str>(r.model)) a.model_name = r.model.cast<std::string>();
   }
-  if (!model && !layer_type.empty()) fail("layer_type needs model_config (a config's layer types)");
+  if (!r.model && !r.layer_type.empty())
+    fail("layer_type needs model_config (a config's layer types)");
   // After model_config: a recipe alone may take the model's max_position_embeddings.
-  if (rope_scaling)
-    a.recipe = rope_scaling_from_json(json_text(rope_scaling, "rope_scaling"),
+  if (r.rope_scaling)
+    a.recipe = rope_scaling_from_json(json_text(r.rope_scaling, "rope_scaling"),
                                       a.model ? a.model->max_position : 0);
   return a;
 }

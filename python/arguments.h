@@ -41,10 +41,23 @@ struct Arguments {
 // numpy.asarray): ValueError for floats, negative ids or another shape.
 RowPositions position_ids_of(const pybind11::handle& v);
 
-// The keywords each function takes (any other is a ValueError naming it).
-extern const std::vector<std::string> kVerifyKeywords, kOracleKeywords, kGenerateKeywords;
+// The functions that read these keywords, as a set of bits: each keyword of the table in
+// arguments.cc says which take it, so that what a function accepts and what its docstring lists
+// come from one place.
+enum Function : unsigned {
+  kVerify = 1u << 0,
+  kOracle = 1u << 1,
+  kGenerate = 1u << 2,
+  kRotary = 1u << 3,    // verify_rotary's keywords shared with verify (it reads its own too)
+  kSinusoid = 1u << 4,  // verify's keywords a timestep, multi-axis or ALiBi table also takes
+};
 
-Arguments arguments(const pybind11::kwargs& kwargs, const std::vector<std::string>& allowed);
+// "d_model=None, base=10000, ...": the keywords `f` takes with their defaults, in the table's
+// order, for its docstring's signature.
+std::string keyword_signature(Function f);
+
+// The keywords `f` takes, read and checked; any other is a ValueError naming the ones it takes.
+Arguments arguments(const pybind11::kwargs& kwargs, Function f);
 TableRequest table_request(const Arguments& args);
 ClaimRequest claim_request(const Arguments& args);
 Dtype dtype_named(const std::string& name);

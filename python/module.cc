@@ -174,59 +174,33 @@ verify::VerifyResult verify_array(const py::object& table, const Arguments& args
   return verify::verify_table(std::move(input), options);
 }
 
-}  // namespace
-}  // namespace pev::python
-
-PYBIND11_MODULE(peverify, m) {
-  using namespace pev;
-  using namespace pev::python;
-  m.doc() =
-      "peverify: whether a sinusoidal positional-encoding or rotary cos/sin table is right, "
-      "against its exact values (MPFR, correctly rounded), with the same checks as the "
-      "`peverify` command.";
-  // Every bad input the command line answers with exit 2 is a ValueError here.
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const ConfigError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const FileError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    }
-  });
-  bind_results(m);
-  bind_rotary(m);
-  bind_sinusoids(m);
-
+void def_verify(py::module_& m) {
   m.def(
       "verify",
       [](const py::object& table, const py::kwargs& kwargs) -> py::object {
         if (asks_for_sinusoid(kwargs)) return verify_sinusoid_array(table, kwargs);
-        const Arguments args = arguments(kwargs, kVerifyKeywords);
+        const Arguments args = arguments(kwargs, kVerify);
         return py::cast(verify_array(table, args, args.dtype, args.threads));
       },
       py::arg("table"),
       fmt::format(
-          "verify(table, *, d_model=None, base={0:g}, layout='interleaved', start=0, "
-          "positions=None, schedule='paper', compute='float32', budget='model', model_c=None, "
-          "model_config=None, layer_type=None, rope_scaling=None, dtype=None, threads=0) -> "
-          "Verdict\n\nEvery property of `peverify "
-          "verify` on an array ([N, d], extra dimensions of size 1 allowed; complex for "
-          "layout='polar'), read in place. A bfloat16 tensor: t.view(torch.int16).numpy() with "
-          "dtype='bfloat16'. model_config: a dict (a transformers config's to_dict()), a path to a "
-          "config.json or a preset's name; rope_scaling: a dict or JSON text. positions: the rows' "
-          "integer position ids ([N]; [3, N] for M-RoPE), for rows that are not start, start + 1, "
-          "...: packed sequences, padding, a gathered batch.\n\nThe other sinusoidal tables (a "
+          "verify(table, *, {0}) -> Verdict\n\nEvery property of `peverify verify` on an array "
+          "([N, d], extra dimensions of size 1 allowed; complex for layout='polar'), read in "
+          "place. A bfloat16 tensor: t.view(torch.int16).numpy() with dtype='bfloat16'. "
+          "model_config: a dict (a transformers config's to_dict()), a path to a config.json or a "
+          "preset's name; rope_scaling: a dict or JSON text. positions: the rows' integer "
+          "position ids ([N]; [3, N] for M-RoPE), for rows that are not start, start + 1, ...: "
+          "packed sequences, padding, a gathered batch.\n\nThe other sinusoidal tables (a "
           "SinusoidVerdict): timesteps=T with timestep_recipe= (a preset: {1}; or a dict of "
           "diffusers' names) for a diffusion timestep embedding; rope_axes= (a preset: {2}; or "
           "[16, 56, 56]) with positions= ([axes, N] ids, floats and negatives allowed) and "
           "layout= for multi-axis RoPE; alibi=True (alibi_max_bias=8) for ALiBi's slopes.",
-          default_base(), timestep_preset_names(), rope_axes_preset_names())
+          keyword_signature(kVerify), timestep_preset_names(), rope_axes_preset_names())
           .c_str());
   m.def(
       "assert_table",
       [](const py::object& table, const py::kwargs& kwargs) {
-        const Arguments args = arguments(kwargs, kVerifyKeywords);
+        const Arguments args = arguments(kwargs, kVerify);
         const verify::VerifyResult r = verify_array(table, args, args.dtype, args.threads);
         if (!r.holds()) {
           PyErr_SetString(PyExc_AssertionError, verify::to_text(r).c_str());
@@ -236,38 +210,67 @@ PYBIND11_MODULE(peverify, m) {
       py::arg("table"),
       "assert_table(table, **spec): verify(table, **spec), raising AssertionError with the "
       "verdict's text when it does not pass. For one-line use in pytest.");
+}
+
+void def_tables(py::module_& m) {
   m.def(
       "oracle",
       [](const py::object& positions, const py::kwargs& kwargs) {
-        const Arguments args = arguments(kwargs, kOracleKeywords);
+        const Arguments args = arguments(kwargs, kOracle);
         return oracle_table(rows_of(positions, args), args.dtype.value_or("float32"), args.engine,
                             args.threads);
       },
       py::arg("positions"),
-      fmt::format(
-          "oracle(positions, *, d_model=None, start=0, base={:g}, layout='interleaved', "
-          "schedule='paper', dtype='float32', model_config=None, rope_scaling=None, engine='fast', "
-          "threads=0) -> numpy.ndarray\n\nThe exact table, each element rounded once, correctly, "
-          "to dtype (bfloat16 as uint16 bit patterns; complex64, with layout='polar', as Meta's "
-          "freqs_cis: [N, d/2] cos + i sin). positions: a count of rows from start, or the rows' "
-          "integer position ids ([N]; [3, N] for M-RoPE).",
-          default_base())
+      fmt::format("oracle(positions, *, {}) -> numpy.ndarray\n\nThe exact table, each element "
+                  "rounded once, correctly, to dtype (default float32; bfloat16 as uint16 bit "
+                  "patterns; complex64, with layout='polar', as Meta's freqs_cis: [N, d/2] cos + "
+                  "i sin). positions: a count of rows from start, or the rows' integer position "
+                  "ids ([N]; [3, N] for M-RoPE).",
+                  keyword_signature(kOracle))
           .c_str());
   m.def(
       "generate",
       [](const std::string& impl, const py::object& positions, const py::kwargs& kwargs) {
-        const Arguments args = arguments(kwargs, kGenerateKeywords);
+        const Arguments args = arguments(kwargs, kGenerate);
         return generate_table(impl, rows_of(positions, args), args.threads);
       },
       py::arg("impl"), py::arg("positions"),
-      fmt::format(
-          "generate(impl, positions, *, d_model=None, start=0, base={:g}, layout='interleaved', "
-          "schedule='paper', model_config=None, rope_scaling=None, threads=0) -> numpy.ndarray\n\n"
-          "One registry entry's table, in its output type (bfloat16 as uint16 bit patterns). "
-          "positions: a count of rows from start, or the rows' integer position ids.",
-          default_base())
+      fmt::format("generate(impl, positions, *, {}) -> numpy.ndarray\n\nOne registry entry's "
+                  "table, in its output type (bfloat16 as uint16 bit patterns). positions: a "
+                  "count of rows from start, or the rows' integer position ids.",
+                  keyword_signature(kGenerate))
           .c_str());
   m.def(
       "list", [] { return from_json(core::registry_json()); },
-      "Every registry entry, as `peverify list --json` gives it.");
+      "list() -> list\n\nEvery registry entry, as `peverify list --json` gives it.");
+}
+
+// Every bad input the command line answers with exit 2 is a ValueError here.
+void translate_errors() {
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const ConfigError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const FileError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+}
+
+}  // namespace
+}  // namespace pev::python
+
+PYBIND11_MODULE(peverify, m) {
+  using namespace pev::python;
+  m.doc() =
+      "peverify: whether a sinusoidal positional-encoding or rotary cos/sin table is right, "
+      "against its exact values (MPFR, correctly rounded), with the same checks as the "
+      "`peverify` command.";
+  translate_errors();
+  bind_results(m);
+  bind_rotary(m);
+  bind_sinusoids(m);
+  def_verify(m);
+  def_tables(m);
 }

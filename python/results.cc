@@ -56,8 +56,10 @@ properties::PropertyVerdict property_named(const std::vector<properties::Propert
       fmt::format("no property '{}' (this verdict has {})", name, fmt::join(names, ", ")));
 }
 
-void bind_results(py::module_& m) {
-  // JSON writes null where a value is not finite; the attributes keep the float (nan, inf).
+namespace {
+
+// JSON writes null where a value is not finite; the attributes keep the float (nan, inf).
+void bind_element(py::module_& m) {
   py::class_<measure::Finding> element(
       m, "Element",
       "One element that broke (or came closest to) a property. The attributes are the keys of "
@@ -100,7 +102,9 @@ void bind_results(py::module_& m) {
   deprecated_alias(element, "error", "abs_error");
   deprecated_alias(element, "ulp", "ulp_error");
   deprecated_alias(element, "cause", "what");
+}
 
+void bind_property(py::module_& m) {
   py::class_<properties::PropertyVerdict> property(
       m, "PropertyResult",
       "One property's verdict: the attributes are the keys of an entry of `properties` in "
@@ -121,7 +125,9 @@ void bind_results(py::module_& m) {
                            v.summary);
       });
   deprecated_alias(property, "name", "property");
+}
 
+void bind_verdict(py::module_& m) {
   py::class_<verify::VerifyResult> verdict(
       m, "Verdict",
       "What peverify.verify found: the attributes are the keys of `peverify verify --json`. "
@@ -172,6 +178,14 @@ void bind_results(py::module_& m) {
   deprecated_alias(verdict, "passed", "holds");
   deprecated_alias(verdict, "results", "properties");
   deprecated_alias(verdict, "coverage", "oracle_coverage");
+}
+
+}  // namespace
+
+void bind_results(py::module_& m) {
+  bind_element(m);
+  bind_property(m);
+  bind_verdict(m);
 }
 
 }  // namespace pev::python

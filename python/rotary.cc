@@ -20,12 +20,57 @@ namespace py = pybind11;
 namespace pev::python {
 namespace {
 
-// The keywords verify_rotary reads itself; the rest are verify's (arguments.h).
-const std::vector<std::string> kRotaryOwn = {"pairs", "output_pairs", "axes", "rotary_dim",
-                                             "compute"};
-const std::vector<std::string> kRotaryShared = {"base",       "start",        "positions",
-                                                "budget",     "dtype",        "model_config",
-                                                "layer_type", "rope_scaling", "threads"};
+// The keywords verify_rotary reads itself (the rest are arguments.h's, Function kRotary), with
+// their defaults as the docstring shows them.
+struct RotaryKeywords {
+  std::string pairs = "halves", output_pairs, compute = "float32", axes;
+  std::optional<int> rotary_dim;
+  std::optional<std::string> rope_axes;  // RoPE over several axes at real ids (§16.2)
+  py::object axis_ids;                   // with rope_axes: positions= are the axes' ids
+  std::optional<double> axes_base;       // with rope_axes: base= is the axes' theta
+  py::kwargs shared;                     // the rest, for arguments()
+};
+constexpr const char* kOwnKeywords[][2] = {{"rotary_dim", "None"},   {"pairs", "'halves'"},
+                                           {"output_pairs", "None"}, {"axes", "None"},
+                                           {"compute", "'float32'"}, {"rope_axes", "None"}};
+
+std::string rotary_signature() {
+  std::vector<std::string> own;
+  for (const auto& [name, shown] : kOwnKeywords) own.push_back(fmt::format("{}={}", name, shown));
+  return fmt::format("{}, {}", keyword_signature(kRotary), fmt::join(own, ", "));
+}
+
+RotaryKeywords rotary_keywords(const py::kwargs& kwargs) {
+  RotaryKeywords r;
+  const bool multi_axis = kwargs.contains("rope_axes");
+  for (const auto& [k, v] : kwargs) {
+    const std::string key = k.cast<std::string>();
+    if (key == "rope_axes")
+      r.rope_axes = text_of(v);
+    else if (multi_axis && key == "positions")
+      r.axis_ids = py::reinterpret_borrow<py::object>(v);
+    else if (multi_axis && key == "base")
+      r.axes_base = v.is_none() ? std::nullopt : std::optional(number_of(v, "base"));
+    else if (key == "pairs")
+      r.pairs = v.cast<std::string>();
+    else if (key == "output_pairs")
+      r.output_pairs = v.is_none() ? std::string() : v.cast<std::string>();
+    else if (key == "compute")
+      r.compute = v.cast<std::string>();
+    else if (key == "axes")
+      r.axes = v.cast<std::string>();
+    else if (key == "rotary_dim")
+      r.rotary_dim = v.cast<int>();
+    else
+      r.shared[k] = v;
+  }
+  if (multi_axis) {
+    for (const char* k : {"rotary_dim", "model_config", "layer_type", "rope_scaling", "start"})
+      if (kwargs.contains(k)) throw ConfigError(fmt::format("rope_axes= does not take {}=", k));
+    if (!r.axis_ids) throw ConfigError("rope_axes= needs positions=: each token's ids, [axes, N]");
+  }
+  return r;
+}
 
 struct HostTensor {
   py::object array;  // [rows, head_dim] over host memory (kept alive while read)
@@ -73,9 +118,57 @@ std::vector<RotaryProperty> rotary_properties(const verify::VerifyRotaryResult& 
   return out;
 }
 
-}  // namespace
+// verify_rotary(x, y, **kwargs): the rotation's verdict, or a SinusoidVerdict for rope_axes=.
+py::object verify_rotary_call(const py::object& x, const py::object& y, const py::kwargs& kwargs) {
+  const RotaryKeywords own = rotary_keywords(kwargs);
+  const Arguments args = arguments(own.shared, kRotary);
+  const HostTensor hx = host_tensor(x, args.dtype, "x"), hy = host_tensor(y, args.dtype, "y");
+  if (hx.shape != hy.shape) throw ConfigError("x and y must have the same shape");
+  verify::RotaryArguments ra;
+  ra.shape = hx.shape;
+  ra.axes = own.axes;
+  ra.pairs = own.pairs;
+  ra.output_pairs = own.output_pairs;
+  ra.compute = own.compute;
+  ra.rotary = table_request(args).rotary;
+  if (own.rotary_dim) ra.rotary.d_model = *own.rotary_dim;
+  ra.start = args.start;
+  ra.positions = args.positions;
+  ra.positions_name = "positions";
+  ra.claim = args.claim;
+  ra.threads = args.threads;
+  ra.flag = "";
+  const verify::VerifyRotaryOptions o = verify::resolve_rotary(std::move(ra));
+  std::optional<verify::sinusoids::AxesRotation> declared;
+  if (own.rope_axes)
+    declared = verify::sinusoids::axes_rotation(parse_rope_axes(*own.rope_axes, own.axes_base), o,
+                                                numbers_of(own.axis_ids, "positions"));
+  const ArrayTable ax = array_table(hx.array, hx.dtype), ay = array_table(hy.array, hy.dtype);
+  const auto reader = [](const TableStream& t) {
+    return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };
+  };
+  // The tensor's shape as the user gave it ([1, 8, 4096, 128]), not the rows it is read as.
+  const auto as_given = [](const TableStream& t, const HostTensor& h) {
+    const std::string d = t.description();
+    return d.substr(0, d.rfind('[')) + fmt::format("[{}]", fmt::join(h.shape, ", "));
+  };
+  const verify::RotaryTensor in{"x", as_given(*ax.stream, hx), ax.stream->dtype(),
+                                reader(*ax.stream)};
+  const verify::RotaryTensor out{"y", as_given(*ay.stream, hy), ay.stream->dtype(),
+                                 reader(*ay.stream)};
+  py::gil_scoped_release release;
+  if (declared) {
+    verify::sinusoids::SinusoidVerdict v =
+        verify::sinusoids::verify_rotary_axes(in, out, *declared);
+    py::gil_scoped_acquire acquire;
+    return py::cast(std::move(v));
+  }
+  verify::VerifyRotaryResult r = verify::verify_rotary(in, out, o);
+  py::gil_scoped_acquire acquire;
+  return py::cast(std::move(r));
+}
 
-void bind_rotary(py::module_& m) {
+void bind_rotary_element(py::module_& m) {
   py::class_<RotaryElement, measure::Finding>(
       m, "RotaryElement",
       "An Element of a rotation's verdict, with where it sits in the tensor: batch, seq (the "
@@ -94,6 +187,9 @@ void bind_rotary(py::module_& m) {
       m, "RotaryPropertyResult", "A PropertyResult whose worst elements are RotaryElements.")
       .def_readonly("worst", &RotaryProperty::rotary_worst,
                     "the worst elements, worst first, each naming its batch, seq and head");
+}
+
+void bind_rotary_verdict(py::module_& m) {
   py::class_<verify::VerifyRotaryResult>(
       m, "RotaryVerdict",
       "What peverify.verify_rotary found: holds, properties (rotation, pass-through), diagnosis, "
@@ -122,114 +218,29 @@ void bind_rotary(py::module_& m) {
       .def("__repr__", [](const verify::VerifyRotaryResult& r) {
         return fmt::format("<peverify.RotaryVerdict {}>", r.holds() ? "PASS" : "FAIL");
       });
+}
+
+}  // namespace
+
+void bind_rotary(py::module_& m) {
+  bind_rotary_element(m);
+  bind_rotary_verdict(m);
   m.def(
-      "verify_rotary",
-      [](const py::object& x, const py::object& y, const py::kwargs& kwargs) -> py::object {
-        py::kwargs shared;
-        std::string pairs = "halves", output_pairs, compute = "float32", axes;
-        std::optional<int> rotary_dim;
-        std::optional<std::string> rope_axes;  // RoPE over several axes at real ids (§16.2)
-        py::object axis_ids;
-        const bool multi_axis = kwargs.contains("rope_axes");
-        for (const auto& [k, v] : kwargs) {
-          const std::string key = k.cast<std::string>();
-          if (key == "rope_axes")
-            rope_axes = text_of(v);
-          else if (multi_axis && key == "positions")
-            axis_ids = py::reinterpret_borrow<py::object>(v);
-          else if (multi_axis && key == "base")
-            continue;  // the axes' theta, read below
-          else if (key == "pairs")
-            pairs = v.cast<std::string>();
-          else if (key == "output_pairs")
-            output_pairs = v.is_none() ? std::string() : v.cast<std::string>();
-          else if (key == "compute")
-            compute = v.cast<std::string>();
-          else if (key == "axes")
-            axes = v.cast<std::string>();
-          else if (key == "rotary_dim")
-            rotary_dim = v.cast<int>();
-          else
-            shared[k] = v;
-        }
-        if (multi_axis)
-          for (const char* k :
-               {"rotary_dim", "model_config", "layer_type", "rope_scaling", "start"})
-            if (kwargs.contains(k))
-              throw ConfigError(fmt::format("rope_axes= does not take {}=", k));
-        if (multi_axis && !axis_ids)
-          throw ConfigError("rope_axes= needs positions=: each token's ids, [axes, N]");
-        const Arguments args = arguments(shared, kRotaryShared);
-        const HostTensor hx = host_tensor(x, args.dtype, "x"), hy = host_tensor(y, args.dtype, "y");
-        if (hx.shape != hy.shape) throw ConfigError("x and y must have the same shape");
-        verify::RotaryArguments ra;
-        ra.shape = hx.shape;
-        ra.axes = axes;
-        ra.pairs = pairs;
-        ra.output_pairs = output_pairs;
-        ra.compute = compute;
-        ra.rotary = table_request(args).rotary;
-        if (rotary_dim) ra.rotary.d_model = *rotary_dim;
-        ra.start = args.start;
-        ra.positions = args.positions;
-        ra.positions_name = "positions";
-        ra.claim = args.claim;
-        ra.threads = args.threads;
-        ra.flag = "";
-        const verify::VerifyRotaryOptions o = verify::resolve_rotary(std::move(ra));
-        std::optional<verify::sinusoids::AxesRotation> declared;
-        if (multi_axis) {
-          const std::optional<double> base = kwargs.contains("base") && !kwargs["base"].is_none()
-                                                 ? std::optional(number_of(kwargs["base"], "base"))
-                                                 : std::nullopt;
-          declared = verify::sinusoids::axes_rotation(parse_rope_axes(*rope_axes, base), o,
-                                                      numbers_of(axis_ids, "positions"));
-        }
-        const ArrayTable ax = array_table(hx.array, hx.dtype), ay = array_table(hy.array, hy.dtype);
-        const auto reader = [](const TableStream& t) {
-          return [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); };
-        };
-        // The tensor's shape as the user gave it ([1, 8, 4096, 128]), not the rows it is read as.
-        const auto as_given = [](const TableStream& t, const HostTensor& h) {
-          const std::string d = t.description();
-          return d.substr(0, d.rfind('[')) + fmt::format("[{}]", fmt::join(h.shape, ", "));
-        };
-        const verify::RotaryTensor in{"x", as_given(*ax.stream, hx), ax.stream->dtype(),
-                                      reader(*ax.stream)};
-        const verify::RotaryTensor out{"y", as_given(*ay.stream, hy), ay.stream->dtype(),
-                                       reader(*ay.stream)};
-        py::gil_scoped_release release;
-        if (declared) {
-          verify::sinusoids::SinusoidVerdict v =
-              verify::sinusoids::verify_rotary_axes(in, out, *declared);
-          py::gil_scoped_acquire acquire;
-          return py::cast(std::move(v));
-        }
-        verify::VerifyRotaryResult r = verify::verify_rotary(in, out, o);
-        py::gil_scoped_acquire acquire;
-        return py::cast(std::move(r));
-      },
-      py::arg("x"), py::arg("y"),
+      "verify_rotary", &verify_rotary_call, py::arg("x"), py::arg("y"),
       fmt::format(
-          "verify_rotary(x, y, *, positions=None, start=0, model_config=None, layer_type=None, "
-          "rope_scaling=None, base={:g}, rotary_dim=None, pairs='halves', output_pairs=None, "
-          "axes=None, "
-          "budget='model', compute='float32', dtype=None, threads=0) -> RotaryVerdict\n\n"
+          "verify_rotary(x, y, *, {}) -> RotaryVerdict\n\n"
           "q (or k) before (x) and after (y) a RoPE kernel: every element against the exact "
-          "rotation "
-          "of x, rounded once (as `peverify verify-rotary`). x and y: NumPy arrays or PyTorch "
-          "tensors of shape [tokens, head_dim], [tokens, heads, head_dim] or rank 4 (axes "
+          "rotation of x, rounded once (as `peverify verify-rotary`). x and y: NumPy arrays or "
+          "PyTorch tensors of shape [tokens, head_dim], [tokens, heads, head_dim] or rank 4 (axes "
           "'batch,heads,seq,dim', Hugging Face's, by default, or 'batch,seq,heads,dim'); a "
-          "bfloat16 "
-          "or CUDA tensor is copied to host memory once. pairs: 'halves' (rotate-half) or "
-          "'interleaved'; output_pairs: where each pair's outputs are written, when not there "
+          "bfloat16 or CUDA tensor is copied to host memory once. pairs: 'halves' (rotate-half) "
+          "or 'interleaved'; output_pairs: where each pair's outputs are written, when not there "
           "(DeepSeek-V3: pairs='interleaved', output_pairs='halves'). rope_axes: RoPE over several "
-          "position axes (a preset of `peverify list --encodings`, or [16, 56, 56]) "
-          "with positions= each token's real ids [axes, N]: a SinusoidVerdict. compute: how the "
-          "kernel "
-          "computes, for the model budget: float32, "
-          "float32-fma, bfloat16 (Hugging Face with a bfloat16 model), float64.",
-          default_base())
+          "position axes (a preset of `peverify list --encodings`, or [16, 56, 56]) with "
+          "positions= each token's real ids [axes, N]: a SinusoidVerdict. compute: how the kernel "
+          "computes, for the model budget: float32, float32-fma, bfloat16 (Hugging Face with a "
+          "bfloat16 model), float64.",
+          rotary_signature())
           .c_str());
 }
 

@@ -99,8 +99,7 @@ py::object verify_sinusoid_array(const py::object& table, const py::kwargs& kwar
         k != "positions")
       rest[key] = value;
   }
-  const Arguments args =
-      arguments(rest, {"base", "layout", "compute", "budget", "model_c", "dtype", "threads"});
+  const Arguments args = arguments(rest, kSinusoid);
   const Claim claim = resolve_claim(claim_request(args));
   const bool alibi = kwargs.contains("alibi") && py::bool_(kwargs["alibi"]);
   const int modes = kwargs.contains("timesteps") + kwargs.contains("rope_axes") + alibi;
