@@ -156,9 +156,93 @@ FillFn fill_for(Dtype compute) {
 // step, inside the same C via `steps`. Where it holds is claims.json's `limits`
 // (apply_model_limits).
 
-// "every B positions": the anchored strategy's interval, as its descriptions say it.
-std::string every_anchor_interval() {
-  return "every " + std::to_string(claim_constants().limits.anchor_interval) + " positions";
+// One glibc entry: the strategy, compute and output types and conversion, and the code it stands
+// for ("{interval}": the anchored strategy's, as claims.json sets it).
+struct Combination {
+  Strategy strategy;
+  Dtype compute, output;
+  Conversion conversion;
+  const char* description;
+};
+
+// Every glibc entry, a row each.
+constexpr Combination kCombinations[] = {
+    // pow: the first seed's numpy code, the nested loop with math.sin, and create_pos_enc.
+    {Strategy::kPow, Dtype::kFloat64, Dtype::kFloat32, Conversion::kNearestEven,
+     "numpy: pos / np.power(10000, 2*(i//2)/d) in float64 (seed get_position_angle_vec, the "
+     "math.sin loop, create_pos_enc), stored as float32"},
+    {Strategy::kPow, Dtype::kFloat64, Dtype::kFloat16, Conversion::kNearestEven,
+     "numpy float64 pow, cast to float16 once"},
+    {Strategy::kPow, Dtype::kFloat64, Dtype::kBFloat16, Conversion::kNearestEven,
+     "numpy float64 pow, cast to bfloat16 once"},
+    {Strategy::kPow, Dtype::kFloat32, Dtype::kFloat32, Conversion::kNearestEven,
+     "pos / powf(b, 2k/d) in float32"},
+    {Strategy::kPow, Dtype::kFloat32, Dtype::kFloat16, Conversion::kNearestEven,
+     "float32 pow, .half()"},
+    {Strategy::kPow, Dtype::kFloat32, Dtype::kBFloat16, Conversion::kNearestEven,
+     "float32 pow, .bfloat16()"},
+    {Strategy::kPow, Dtype::kFloat16, Dtype::kFloat16, Conversion::kNearestEven,
+     "the whole computation in float16 (torch.pow on half tensors)"},
+    {Strategy::kPow, Dtype::kBFloat16, Dtype::kBFloat16, Conversion::kNearestEven,
+     "the whole computation in bfloat16"},
+    // logspace: the PyTorch PositionalEncoding and the seeds' vectorised div_term.
+    {Strategy::kLogspace, Dtype::kFloat64, Dtype::kFloat32, Conversion::kNearestEven,
+     "numpy: np.exp(np.arange(0, d, 2) * (-math.log(10000.0) / d)) in float64 (seed div_term), "
+     "stored as float32"},
+    {Strategy::kLogspace, Dtype::kFloat64, Dtype::kFloat16, Conversion::kNearestEven,
+     "numpy float64 div_term, cast to float16 once"},
+    {Strategy::kLogspace, Dtype::kFloat64, Dtype::kBFloat16, Conversion::kNearestEven,
+     "numpy float64 div_term, cast to bfloat16 once"},
+    {Strategy::kLogspace, Dtype::kFloat32, Dtype::kFloat32, Conversion::kNearestEven,
+     "PyTorch PositionalEncoding in float32, scalar libm (the seeds' class)"},
+    {Strategy::kLogspace, Dtype::kFloat32, Dtype::kFloat16, Conversion::kNearestEven,
+     "PyTorch float32 table, then .half()"},
+    {Strategy::kLogspace, Dtype::kFloat32, Dtype::kBFloat16, Conversion::kNearestEven,
+     "PyTorch float32 table, then .bfloat16()"},
+    {Strategy::kLogspace, Dtype::kFloat32, Dtype::kBFloat16, Conversion::kTruncate,
+     "float32 table, bfloat16 by dropping the low 16 bits (as Highway 1.0.3 and many kernels "
+     "do)"},
+    {Strategy::kLogspace, Dtype::kFloat16, Dtype::kFloat16, Conversion::kNearestEven,
+     "PositionalEncoding built with half tensors: positions, div_term and angles in float16"},
+    {Strategy::kLogspace, Dtype::kBFloat16, Dtype::kBFloat16, Conversion::kNearestEven,
+     "PositionalEncoding built with bfloat16 tensors"},
+    // recurrence: rotation by M_1 from the previous row (the seeds' M_k identity, naively).
+    {Strategy::kRecurrence, Dtype::kFloat64, Dtype::kFloat32, Conversion::kNearestEven,
+     "PE_{p+1} = M_1 PE_p in float64 from PE_0"},
+    {Strategy::kRecurrence, Dtype::kFloat32, Dtype::kFloat32, Conversion::kNearestEven,
+     "PE_{p+1} = M_1 PE_p in float32 from PE_0"},
+    {Strategy::kRecurrence, Dtype::kFloat32, Dtype::kFloat16, Conversion::kNearestEven,
+     "float32 recurrence, .half()"},
+    {Strategy::kRecurrence, Dtype::kFloat32, Dtype::kBFloat16, Conversion::kNearestEven,
+     "float32 recurrence, .bfloat16()"},
+    {Strategy::kRecurrence, Dtype::kFloat16, Dtype::kFloat16, Conversion::kNearestEven,
+     "the recurrence in float16"},
+    {Strategy::kRecurrence, Dtype::kBFloat16, Dtype::kBFloat16, Conversion::kNearestEven,
+     "the recurrence in bfloat16"},
+    // anchored: the recurrence restarted from a direct row every B positions (compute_pe,
+    // linear_trans_pe: a directly computed PE rotated by M_k).
+    {Strategy::kAnchored, Dtype::kFloat64, Dtype::kFloat32, Conversion::kNearestEven,
+     "direct float64 row {interval}, M_1 rotations between (seed compute_pe / linear_trans_pe "
+     "rotate a direct row by M_k)"},
+    {Strategy::kAnchored, Dtype::kFloat64, Dtype::kFloat16, Conversion::kNearestEven,
+     "anchored float64, cast to float16 once"},
+    {Strategy::kAnchored, Dtype::kFloat64, Dtype::kBFloat16, Conversion::kNearestEven,
+     "anchored float64, cast to bfloat16 once"},
+    {Strategy::kAnchored, Dtype::kFloat32, Dtype::kFloat32, Conversion::kNearestEven,
+     "direct float32 row {interval}, float32 M_1 rotations between"},
+    {Strategy::kAnchored, Dtype::kFloat32, Dtype::kFloat16, Conversion::kNearestEven,
+     "anchored float32, .half()"},
+    {Strategy::kAnchored, Dtype::kFloat32, Dtype::kBFloat16, Conversion::kNearestEven,
+     "anchored float32, .bfloat16()"},
+};
+
+std::string description_of(const Combination& c) {
+  std::string d = c.description;
+  const std::string token = "{interval}";
+  if (const size_t at = d.find(token); at != std::string::npos)
+    d.replace(at, token.size(),
+              "every " + std::to_string(claim_constants().limits.anchor_interval) + " positions");
+  return d;
 }
 
 }  // namespace
@@ -167,85 +251,7 @@ std::string every_anchor_interval() {
 namespace pev::core {
 
 void add_glibc_entries(std::vector<Implementation>& out) {
-  using glibc::every_anchor_interval;
-  using glibc::fill_for;
-  struct Combination {
-    Strategy strategy;
-    Dtype compute, output;
-    Conversion conversion;
-    std::string description;
-  };
-  const Combination list[] = {
-      // pow: the first seed's numpy code, the nested loop with math.sin, and create_pos_enc.
-      {Strategy::kPow, Dtype::kFloat64, Dtype::kFloat32, Conversion::kNearestEven,
-       "numpy: pos / np.power(10000, 2*(i//2)/d) in float64 (seed get_position_angle_vec, the "
-       "math.sin loop, create_pos_enc), stored as float32"},
-      {Strategy::kPow, Dtype::kFloat64, Dtype::kFloat16, Conversion::kNearestEven,
-       "numpy float64 pow, cast to float16 once"},
-      {Strategy::kPow, Dtype::kFloat64, Dtype::kBFloat16, Conversion::kNearestEven,
-       "numpy float64 pow, cast to bfloat16 once"},
-      {Strategy::kPow, Dtype::kFloat32, Dtype::kFloat32, Conversion::kNearestEven,
-       "pos / powf(b, 2k/d) in float32"},
-      {Strategy::kPow, Dtype::kFloat32, Dtype::kFloat16, Conversion::kNearestEven,
-       "float32 pow, .half()"},
-      {Strategy::kPow, Dtype::kFloat32, Dtype::kBFloat16, Conversion::kNearestEven,
-       "float32 pow, .bfloat16()"},
-      {Strategy::kPow, Dtype::kFloat16, Dtype::kFloat16, Conversion::kNearestEven,
-       "the whole computation in float16 (torch.pow on half tensors)"},
-      {Strategy::kPow, Dtype::kBFloat16, Dtype::kBFloat16, Conversion::kNearestEven,
-       "the whole computation in bfloat16"},
-      // logspace: the PyTorch PositionalEncoding and the seeds' vectorised div_term.
-      {Strategy::kLogspace, Dtype::kFloat64, Dtype::kFloat32, Conversion::kNearestEven,
-       "numpy: np.exp(np.arange(0, d, 2) * (-math.log(10000.0) / d)) in float64 (seed div_term), "
-       "stored as float32"},
-      {Strategy::kLogspace, Dtype::kFloat64, Dtype::kFloat16, Conversion::kNearestEven,
-       "numpy float64 div_term, cast to float16 once"},
-      {Strategy::kLogspace, Dtype::kFloat64, Dtype::kBFloat16, Conversion::kNearestEven,
-       "numpy float64 div_term, cast to bfloat16 once"},
-      {Strategy::kLogspace, Dtype::kFloat32, Dtype::kFloat32, Conversion::kNearestEven,
-       "PyTorch PositionalEncoding in float32, scalar libm (the seeds' class)"},
-      {Strategy::kLogspace, Dtype::kFloat32, Dtype::kFloat16, Conversion::kNearestEven,
-       "PyTorch float32 table, then .half()"},
-      {Strategy::kLogspace, Dtype::kFloat32, Dtype::kBFloat16, Conversion::kNearestEven,
-       "PyTorch float32 table, then .bfloat16()"},
-      {Strategy::kLogspace, Dtype::kFloat32, Dtype::kBFloat16, Conversion::kTruncate,
-       "float32 table, bfloat16 by dropping the low 16 bits (as Highway 1.0.3 and many kernels "
-       "do)"},
-      {Strategy::kLogspace, Dtype::kFloat16, Dtype::kFloat16, Conversion::kNearestEven,
-       "PositionalEncoding built with half tensors: positions, div_term and angles in float16"},
-      {Strategy::kLogspace, Dtype::kBFloat16, Dtype::kBFloat16, Conversion::kNearestEven,
-       "PositionalEncoding built with bfloat16 tensors"},
-      // recurrence: rotation by M_1 from the previous row (the seeds' M_k identity, naively).
-      {Strategy::kRecurrence, Dtype::kFloat64, Dtype::kFloat32, Conversion::kNearestEven,
-       "PE_{p+1} = M_1 PE_p in float64 from PE_0"},
-      {Strategy::kRecurrence, Dtype::kFloat32, Dtype::kFloat32, Conversion::kNearestEven,
-       "PE_{p+1} = M_1 PE_p in float32 from PE_0"},
-      {Strategy::kRecurrence, Dtype::kFloat32, Dtype::kFloat16, Conversion::kNearestEven,
-       "float32 recurrence, .half()"},
-      {Strategy::kRecurrence, Dtype::kFloat32, Dtype::kBFloat16, Conversion::kNearestEven,
-       "float32 recurrence, .bfloat16()"},
-      {Strategy::kRecurrence, Dtype::kFloat16, Dtype::kFloat16, Conversion::kNearestEven,
-       "the recurrence in float16"},
-      {Strategy::kRecurrence, Dtype::kBFloat16, Dtype::kBFloat16, Conversion::kNearestEven,
-       "the recurrence in bfloat16"},
-      // anchored: the recurrence restarted from a direct row every B positions (compute_pe,
-      // linear_trans_pe: a directly computed PE rotated by M_k).
-      {Strategy::kAnchored, Dtype::kFloat64, Dtype::kFloat32, Conversion::kNearestEven,
-       "direct float64 row " + every_anchor_interval() +
-           ", M_1 rotations between (seed compute_pe / linear_trans_pe rotate a direct row by "
-           "M_k)"},
-      {Strategy::kAnchored, Dtype::kFloat64, Dtype::kFloat16, Conversion::kNearestEven,
-       "anchored float64, cast to float16 once"},
-      {Strategy::kAnchored, Dtype::kFloat64, Dtype::kBFloat16, Conversion::kNearestEven,
-       "anchored float64, cast to bfloat16 once"},
-      {Strategy::kAnchored, Dtype::kFloat32, Dtype::kFloat32, Conversion::kNearestEven,
-       "direct float32 row " + every_anchor_interval() + ", float32 M_1 rotations between"},
-      {Strategy::kAnchored, Dtype::kFloat32, Dtype::kFloat16, Conversion::kNearestEven,
-       "anchored float32, .half()"},
-      {Strategy::kAnchored, Dtype::kFloat32, Dtype::kBFloat16, Conversion::kNearestEven,
-       "anchored float32, .bfloat16()"},
-  };
-  for (const Combination& c : list) {
+  for (const glibc::Combination& c : glibc::kCombinations) {
     Implementation e;
     e.strategy = c.strategy;
     e.compute = c.compute;
@@ -256,10 +262,10 @@ void add_glibc_entries(std::vector<Implementation>& out) {
         Claim::model(c.compute, claim_constants().direct_c,
                      c.conversion == Conversion::kTruncate ? claim_constants().truncate_output_ulps
                                                            : claim_constants().nearest_output_ulps);
-    e.description = c.description;
+    e.description = glibc::description_of(c);
     e.recipes = every_recipe();
     e.flags = "-O3 -ffp-contract=off, scalar libm";
-    e.fill = fill_for(c.compute);
+    e.fill = glibc::fill_for(c.compute);
     apply_model_limits(e);
     out.push_back(e);
   }
