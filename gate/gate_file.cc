@@ -2,11 +2,12 @@
 // the field in words), completed with defaults, written back with the records that can regress.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <set>
+#include <iterator>
 #include <sstream>
 
 #include "peverify/core/registry.h"
@@ -86,14 +87,91 @@ std::string resolve(const std::string& budget_file, const std::string& path) {
   return (std::filesystem::path(budget_file).parent_path() / path).string();
 }
 
+// The fields only a table subject takes (a registry entry is measured on the grid).
+constexpr const char* kTableFields[] = {"d_model",    "base",         "start",    "layout",
+                                        "schedule",   "dtype",        "tensor",   "model_config",
+                                        "layer_type", "rope_scaling", "positions"};
+
+// A table subject's own fields, paths relative to the budget file.
+void read_table_fields(const json& s, const BudgetFile& f, const std::string& path, const Place& at,
+                       GateSubject& g) {
+  g.table_path = resolve(path, g.table);
+  if (const json* v = member(s, "d_model"))
+    g.d_model = static_cast<int>(whole(*v, "d_model", at, 2, kMaxDModel));
+  if (const json* v = member(s, "base")) g.base = number(*v, "base", at);
+  if (const json* v = member(s, "start")) g.spec.start = whole(*v, "start", at, 0);
+  if (const json* v = member(s, "layout")) {
+    const auto l = parse_layout(text(*v, "layout", at));
+    if (!l) at.fail(fmt::format("\"layout\" {} is not a layout peverify knows", shown(*v)));
+    g.spec.layout = *l;
+  }
+  if (const json* v = member(s, "schedule")) {
+    const auto sc = parse_schedule(text(*v, "schedule", at));
+    if (!sc) at.fail(fmt::format("\"schedule\" {} is neither paper nor t2t", shown(*v)));
+    g.spec.schedule = *sc;
+  }
+  if (const json* v = member(s, "dtype")) {
+    g.dtype = text(*v, "dtype", at);
+    if (!parse_dtype(g.dtype)) at.fail(fmt::format("\"dtype\" {} is not a format", shown(*v)));
+  }
+  if (const json* v = member(s, "tensor")) g.tensor = text(*v, "tensor", at);
+  if (const json* v = member(s, "model_config")) {
+    g.model_config = text(*v, "model_config", at);
+    g.model_config_path = resolve(path, g.model_config);
+  }
+  if (const json* v = member(s, "layer_type")) g.layer_type = text(*v, "layer_type", at);
+  if (const json* v = member(s, "positions")) {
+    g.positions = text(*v, "positions", at);
+    g.positions_path = resolve(path, g.positions);
+    if (member(s, "start")) at.fail("\"start\" and \"positions\" both say where the rows are");
+  }
+  if (const json* v = member(s, "rope_scaling")) {
+    if (!v->is_object())
+      at.fail("\"rope_scaling\" must be an object (a recipe, as in a config.json), not " +
+              type_of(*v));
+    g.rope_scaling = *v;
+  }
+  g.spec.d_model = g.d_model.value_or(0);  // 0: from the config, else the table's width
+  g.spec.base = g.base.value_or(f.base);
+}
+
+// The records per band ("budgets"), as --update writes them.
+void read_records(const json& budgets, const Place& at, GateSubject& g) {
+  if (!budgets.is_object()) at.fail("\"budgets\" must be an object, not " + type_of(budgets));
+  for (const auto& [band, record] : budgets.items()) {
+    const std::string field = "budgets." + printable(band);
+    if (!record.is_object()) at.fail(fmt::format("\"{}\" must be an object", field));
+    BandFigures b;
+    for (const auto& [key, value] : record.items()) {
+      const std::string name = field + "." + printable(key);
+      if (key == "max_abs")
+        b.max_abs = number(value, name, at);
+      else if (key == "max_ulp")
+        b.max_ulp = number(value, name, at);
+      else if (key == "max_budget_ratio")
+        b.max_budget_ratio = number(value, name, at);
+      else if (key == "column_max_abs")
+        b.column_max_abs = column_records(value, name, at);
+      else
+        at.fail(fmt::format(
+            "unknown record \"{}\" (max_abs, max_ulp, max_budget_ratio, column_max_abs)", name));
+      if (value.is_number() && !(value.get<double>() >= 0))
+        at.fail(fmt::format("\"{}\" must be >= 0", name));
+    }
+    g.records[band] = b;
+  }
+}
+
 GateSubject read_subject(const json& s, const BudgetFile& f, const std::string& path, size_t i) {
   Place at{path, fmt::format("subject {}", i + 1)};
   if (!s.is_object()) at.fail("must be an object, not " + type_of(s));
-  static const std::set<std::string> known = {
-      "impl",  "table",  "d_model",      "base",       "start",        "layout",    "schedule",
-      "dtype", "tensor", "model_config", "layer_type", "rope_scaling", "positions", "budgets"};
+  const auto table_field = [](const std::string& key) {
+    return std::find(std::begin(kTableFields), std::end(kTableFields), key) !=
+           std::end(kTableFields);
+  };
   for (const auto& [key, value] : s.items())
-    if (!known.count(key)) at.fail(fmt::format("unknown field \"{}\"", printable(key)));
+    if (key != "impl" && key != "table" && key != "budgets" && !table_field(key))
+      at.fail(fmt::format("unknown field \"{}\"", printable(key)));
   GateSubject g;
   if (const json* v = member(s, "impl")) g.impl = text(*v, "impl", at);
   if (const json* v = member(s, "table")) g.table = text(*v, "table", at);
@@ -102,78 +180,14 @@ GateSubject read_subject(const json& s, const BudgetFile& f, const std::string& 
   at.what += " (" + printable(g.impl.empty() ? g.table : g.impl) + ")";
   if (!g.impl.empty()) {
     if (!core::find_implementation(g.impl)) at.fail("no registry entry of that name");
-    for (const char* k : {"d_model", "base", "start", "layout", "schedule", "dtype", "tensor",
-                          "model_config", "layer_type", "rope_scaling", "positions"})
+    for (const char* k : kTableFields)
       if (member(s, k))
-        at.fail(
-            fmt::format("\"{}\" applies to table files: a registry entry is measured on the "
-                        "grid",
-                        k));
+        at.fail(fmt::format(
+            "\"{}\" applies to table files: a registry entry is measured on the grid", k));
   } else {
-    g.table_path = resolve(path, g.table);
-    if (const json* v = member(s, "d_model"))
-      g.d_model = static_cast<int>(whole(*v, "d_model", at, 2, kMaxDModel));
-    if (const json* v = member(s, "base")) g.base = number(*v, "base", at);
-    if (const json* v = member(s, "start")) g.spec.start = whole(*v, "start", at, 0);
-    if (const json* v = member(s, "layout")) {
-      const auto l = parse_layout(text(*v, "layout", at));
-      if (!l) at.fail(fmt::format("\"layout\" {} is not a layout peverify knows", shown(*v)));
-      g.spec.layout = *l;
-    }
-    if (const json* v = member(s, "schedule")) {
-      const auto sc = parse_schedule(text(*v, "schedule", at));
-      if (!sc) at.fail(fmt::format("\"schedule\" {} is neither paper nor t2t", shown(*v)));
-      g.spec.schedule = *sc;
-    }
-    if (const json* v = member(s, "dtype")) {
-      g.dtype = text(*v, "dtype", at);
-      if (!parse_dtype(g.dtype)) at.fail(fmt::format("\"dtype\" {} is not a format", shown(*v)));
-    }
-    if (const json* v = member(s, "tensor")) g.tensor = text(*v, "tensor", at);
-    if (const json* v = member(s, "model_config")) {
-      g.model_config = text(*v, "model_config", at);
-      g.model_config_path = resolve(path, g.model_config);
-    }
-    if (const json* v = member(s, "layer_type")) g.layer_type = text(*v, "layer_type", at);
-    if (const json* v = member(s, "positions")) {
-      g.positions = text(*v, "positions", at);
-      g.positions_path = resolve(path, g.positions);
-      if (member(s, "start")) at.fail("\"start\" and \"positions\" both say where the rows are");
-    }
-    if (const json* v = member(s, "rope_scaling")) {
-      if (!v->is_object())
-        at.fail("\"rope_scaling\" must be an object (a recipe, as in a config.json), not " +
-                type_of(*v));
-      g.rope_scaling = *v;
-    }
-    g.spec.d_model = g.d_model.value_or(0);  // 0: from the config, else the table's width
-    g.spec.base = g.base.value_or(f.base);
+    read_table_fields(s, f, path, at, g);
   }
-  if (const json* budgets = member(s, "budgets")) {
-    if (!budgets->is_object()) at.fail("\"budgets\" must be an object, not " + type_of(*budgets));
-    for (const auto& [band, record] : budgets->items()) {
-      const std::string field = "budgets." + printable(band);
-      if (!record.is_object()) at.fail(fmt::format("\"{}\" must be an object", field));
-      BandFigures b;
-      for (const auto& [key, value] : record.items()) {
-        const std::string name = field + "." + printable(key);
-        if (key == "max_abs")
-          b.max_abs = number(value, name, at);
-        else if (key == "max_ulp")
-          b.max_ulp = number(value, name, at);
-        else if (key == "max_budget_ratio")
-          b.max_budget_ratio = number(value, name, at);
-        else if (key == "column_max_abs")
-          b.column_max_abs = column_records(value, name, at);
-        else
-          at.fail(fmt::format(
-              "unknown record \"{}\" (max_abs, max_ulp, max_budget_ratio, column_max_abs)", name));
-        if (value.is_number() && !(value.get<double>() >= 0))
-          at.fail(fmt::format("\"{}\" must be >= 0", name));
-      }
-      g.records[band] = b;
-    }
-  }
+  if (const json* budgets = member(s, "budgets")) read_records(*budgets, at, g);
   return g;
 }
 

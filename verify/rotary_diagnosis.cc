@@ -152,44 +152,47 @@ std::optional<int64_t> shift_of_angles(const RotarySample& sample, const VerifyR
   return diagnosis::estimated_shift(std::move(offsets));
 }
 
-std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RotarySample& sample) {
-  const RowPositions& sampled = sample.positions;
-  std::vector<RotaryCandidate> out;
+// A candidate: the declared options, one field about to change, as the diagnosis will say it.
+// `declared` holds no ids (judge_sample gives each candidate the sample's): a copy of every
+// token's ids per candidate would be tens of MB at 131072 M-RoPE tokens.
+RotaryCandidate candidate(const VerifyRotaryOptions& declared, std::string cause,
+                          std::string detail, std::vector<std::string> flags) {
+  return {{std::move(cause), std::move(detail), std::move(flags)}, declared, {}};
+}
+
+// pairing: the other convention of the input, the output or both (DeepSeek reads interleaved
+// pairs and writes them in halves); sign: the inverse rotation.
+void pairing_and_sign(const VerifyRotaryOptions& o, std::vector<RotaryCandidate>& out) {
   const RotationSpec& s = o.spec;
-  // The declared options without their ids (judge_sample gives each candidate the sample's):
-  // a copy of every token's ids per candidate would be tens of MB at 131072 M-RoPE tokens.
-  VerifyRotaryOptions declared = o;
-  declared.positions.reset();
-  const auto with = [&](std::string cause, std::string detail, std::vector<std::string> flags) {
-    return RotaryCandidate{{std::move(cause), std::move(detail), std::move(flags)}, declared, {}};
-  };
-  // The other convention of the input, the output or both (DeepSeek reads interleaved pairs and
-  // writes them in halves).
   const PairConvention in = s.pairs, outs = output_convention(s);
   for (Pairing& p : other_pairings(s)) {
     RotaryCandidate c =
-        with("pairing",
-             fmt::format("the kernel's pairs are {} in and {} out, not {} "
-                         "in and {} out",
-                         name_of(p.pairs), name_of(p.output), name_of(in), name_of(outs)),
-             std::move(p.flags));
+        candidate(o, "pairing",
+                  fmt::format("the kernel's pairs are {} in and {} out, not {} in and {} out",
+                              name_of(p.pairs), name_of(p.output), name_of(in), name_of(outs)),
+                  std::move(p.flags));
     c.options.spec.pairs = p.pairs;
     c.options.spec.output_pairs = p.output;
     out.push_back(std::move(c));
   }
-  {
-    RotaryCandidate c = with("sign",
-                             "the kernel rotates by minus the angle (sin's sign flipped: the "
-                             "inverse rotation); no declaration states it, the kernel is wrong",
-                             {});
-    c.inverse = true;
-    out.push_back(std::move(c));
-  }
+  RotaryCandidate c = candidate(o, "sign",
+                                "the kernel rotates by minus the angle (sin's sign flipped: the "
+                                "inverse rotation); no declaration states it, the kernel is wrong",
+                                {});
+  c.inverse = true;
+  out.push_back(std::move(c));
+}
+
+// The spec's alternatives both diagnoses try (diagnosis::spec_alternatives), the sample's tokens
+// judged at their own positions.
+void spec_candidates(const VerifyRotaryOptions& o, bool ids_given, const RotarySample& sample,
+                     std::vector<RotaryCandidate>& out) {
+  const RotationSpec& s = o.spec;
   diagnosis::DeclaredSpec d;
   d.spec = s.table;
   d.spec.start = o.start;
-  d.ids = &sampled;  // the sample's tokens are judged at their own positions, always
-  d.ids_given = o.positions.has_value();
+  d.ids = &sample.positions;
+  d.ids_given = ids_given;
   d.ids_name = o.positions_name;
   d.positions_end = sample.positions_end;
   d.from_config = !o.source.empty();
@@ -199,25 +202,33 @@ std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const Rota
   d.width_flag = "--rotary-dim";
   d.rows = "tokens";
   for (diagnosis::SpecAlternative& a : diagnosis::spec_alternatives(d)) {
-    RotaryCandidate c{std::move(a.said), declared, std::move(a.ids)};
+    RotaryCandidate c{std::move(a.said), o, std::move(a.ids)};
     c.options.spec.table = std::move(a.spec);
     c.options.spec.table.start = s.table.start;
     out.push_back(std::move(c));
   }
-  const std::vector<int>& sections = s.table.rope.mrope_section;
+}
+
+// rotary-dim: all, half or a quarter of the head rotating, where the declaration says otherwise.
+void rotary_dims(const VerifyRotaryOptions& o, std::vector<RotaryCandidate>& out) {
+  const RotationSpec& s = o.spec;
+  if (!s.table.rope.mrope_section.empty()) return;
   for (const int d : {s.head_dim, s.head_dim / 2, s.head_dim / 4}) {
-    if (d == s.table.d_model || d < 2 || d % 2 || !sections.empty()) continue;
-    RotaryCandidate c =
-        with("rotary-dim",
-             fmt::format("{} of the head's {} dims rotate, not {}", d, s.head_dim, s.table.d_model),
-             {fmt::format("--rotary-dim {}", d)});
+    if (d == s.table.d_model || d < 2 || d % 2) continue;
+    RotaryCandidate c = candidate(
+        o, "rotary-dim",
+        fmt::format("{} of the head's {} dims rotate, not {}", d, s.head_dim, s.table.d_model),
+        {fmt::format("--rotary-dim {}", d)});
     c.options.spec.table.d_model = d;
     out.push_back(std::move(c));
   }
-  // Looser claims, tightest first.
+}
+
+// compute: looser claims, tightest first, tried after every structural cause.
+void looser_claims(const VerifyRotaryOptions& o, std::vector<RotaryCandidate>& out) {
   const auto loosen = [&](Claim::Kind claim, const char* compute, std::vector<std::string> flags,
                           std::string detail) {
-    RotaryCandidate c = with("compute", std::move(detail), std::move(flags));
+    RotaryCandidate c = candidate(o, "compute", std::move(detail), std::move(flags));
     c.options.claim = claim;
     c.options.compute = *measure::parse_rotation_compute(compute);
     c.said.loosens_claim = true;
@@ -233,6 +244,16 @@ std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const Rota
                : std::vector<std::string>{"--budget model", "--compute bfloat16"},
            "the output meets the model budget of a bfloat16 computation (the cache and every "
            "product rounded to bfloat16), not the claimed one");
+}
+
+std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RotarySample& sample) {
+  VerifyRotaryOptions declared = o;
+  declared.positions.reset();
+  std::vector<RotaryCandidate> out;
+  pairing_and_sign(declared, out);
+  spec_candidates(declared, o.positions.has_value(), sample, out);
+  rotary_dims(declared, out);
+  looser_claims(declared, out);
   return out;
 }
 

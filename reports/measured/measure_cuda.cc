@@ -103,6 +103,87 @@ json speed_figures(const std::vector<double>& seconds, double values, double byt
           {"roofline_ratio", b.median / roofline_bytes_per_s}};
 }
 
+namespace {
+
+// The device store roofline over a buffer of the largest timed table: the faster of cudaMemset
+// and a plain store kernel, in bytes/s (doc["roofline"]).
+double measure_roofline(const MeasureOptions& o, json& doc) {
+  const uint64_t table_bytes = o.table_rows * o.table_d * sizeof(float);
+  const core::cuda::StoreTimes stores = core::cuda::time_device_stores(table_bytes, o.repetitions);
+  const double memset_rate = stores.bytes / spread_of(stores.memset_seconds).median;
+  const double kernel_rate = stores.bytes / spread_of(stores.kernel_seconds).median;
+  const double roofline = std::max(memset_rate, kernel_rate);
+  doc["roofline"] = {{"bytes", stores.bytes},
+                     {"repetitions", o.repetitions},
+                     {"memset_seconds", to_json(spread_of(stores.memset_seconds))},
+                     {"store_kernel_seconds", to_json(spread_of(stores.kernel_seconds))},
+                     {"memset_bytes_per_s", memset_rate},
+                     {"store_kernel_bytes_per_s", kernel_rate},
+                     {"bytes_per_s", roofline}};
+  doc["table_shape"] = {{"rows", o.table_rows}, {"d_model", o.table_d}, {"base", 1e4}};
+  return roofline;
+}
+
+// Each table entry: its report object from the study, its error beside its host model (entries
+// in parallel: the host model is the slow part; the device serves each thread's small tables in
+// turn), and its kernels timed beside the roofline.
+json measure_entries(const MeasureOptions& o, const json& report, double roofline,
+                     const std::function<void(const std::string&, double)>& progress) {
+  const std::vector<const core::Implementation*> entries = study::select_implementations("^cuda/");
+  progress("the host model's grids", 0.6);
+  const ModelGrids grids(o.threads);
+  std::vector<json> checks(entries.size());
+  parallel_for(entries.size(), o.threads,
+               [&](uint64_t k) { checks[k] = model_checks(*entries[k], grids); });
+  json out = json::array();
+  for (size_t k = 0; k < entries.size(); ++k) {
+    const core::Implementation& e = *entries[k];
+    progress(e.name, 0.7 + 0.2 * k / entries.size());
+    json entry = {{"name", e.name}};
+    for (const json& i : report["implementations"])
+      if (i["name"] == e.name) entry["report"] = i;
+    if (!entry.contains("report") || !entry["report"]["available"].get<bool>())
+      throw std::runtime_error(e.name + ": the study did not run it on the device");
+    entry["model_checks"] = checks[k];
+    const TableSpec spec = grid_spec(o.table_d, 1e4);
+    const double values = static_cast<double>(o.table_rows) * table_width(spec);
+    entry["speed"] =
+        speed_figures(core::cuda::time_table_kernels(e, spec, o.table_rows, o.repetitions), values,
+                      values * core::element_size(e.output), roofline);
+    out.push_back(entry);
+  }
+  return out;
+}
+
+// Each CUDA rotation on q of o.tokens x o.heads x o.head_dim, timed beside the roofline.
+json measure_rotations(const MeasureOptions& o, double roofline,
+                       const std::function<void(const std::string&, double)>& progress) {
+  json out = json::array();
+  for (const core::RotationImplementation& r : core::rotation_registry()) {
+    if (r.name.rfind("cuda/", 0) != 0) continue;
+    progress(r.name, 0.9);
+    RotationSpec spec;
+    spec.table = grid_spec(o.head_dim, 1e4);
+    spec.head_dim = o.head_dim;
+    spec.pairs = PairConvention::kHalves;
+    const double elements = static_cast<double>(o.tokens) * o.heads * o.head_dim;
+    // q read once and the output written once.
+    const double bytes = 2 * elements * core::element_size(r.input);
+    json rotation = {{"name", r.name},
+                     {"tokens", o.tokens},
+                     {"heads", o.heads},
+                     {"head_dim", o.head_dim},
+                     {"pairs", "halves"}};
+    rotation.update(
+        speed_figures(core::cuda::time_rotation_kernel(r, spec, o.tokens, o.heads, o.repetitions),
+                      elements, bytes, roofline));
+    out.push_back(rotation);
+  }
+  return out;
+}
+
+}  // namespace
+
 json measure_cuda(const MeasureOptions& o,
                   const std::function<void(const std::string&, double)>& progress) {
   if (const auto why = cannot_measure_here()) throw std::runtime_error(*why);
@@ -129,70 +210,10 @@ json measure_cuda(const MeasureOptions& o,
   const json report = to_json(study);
   doc["study"] = report["study"];  // what the figures are of: the report shows them under the same
 
-  // The store roofline over a buffer of the largest timed table.
-  const uint64_t table_bytes = o.table_rows * o.table_d * sizeof(float);
   progress("the device store roofline", 0.6);
-  const core::cuda::StoreTimes stores = core::cuda::time_device_stores(table_bytes, o.repetitions);
-  const double memset_rate = stores.bytes / spread_of(stores.memset_seconds).median;
-  const double kernel_rate = stores.bytes / spread_of(stores.kernel_seconds).median;
-  const double roofline = std::max(memset_rate, kernel_rate);
-  doc["roofline"] = {{"bytes", stores.bytes},
-                     {"repetitions", o.repetitions},
-                     {"memset_seconds", to_json(spread_of(stores.memset_seconds))},
-                     {"store_kernel_seconds", to_json(spread_of(stores.kernel_seconds))},
-                     {"memset_bytes_per_s", memset_rate},
-                     {"store_kernel_bytes_per_s", kernel_rate},
-                     {"bytes_per_s", roofline}};
-  doc["table_shape"] = {{"rows", o.table_rows}, {"d_model", o.table_d}, {"base", 1e4}};
-
-  // Each entry's error beside its host model, entries in parallel (the host model is the slow
-  // part; the device serves each thread's small tables in turn).
-  const std::vector<const core::Implementation*> entries = study::select_implementations("^cuda/");
-  progress("the host model's grids", 0.6);
-  const ModelGrids grids(o.threads);
-  std::vector<json> checks(entries.size());
-  parallel_for(entries.size(), o.threads,
-               [&](uint64_t k) { checks[k] = model_checks(*entries[k], grids); });
-
-  doc["entries"] = json::array();
-  for (size_t k = 0; k < entries.size(); ++k) {
-    const core::Implementation& e = *entries[k];
-    progress(e.name, 0.7 + 0.2 * k / entries.size());
-    json entry = {{"name", e.name}};
-    for (const json& i : report["implementations"])
-      if (i["name"] == e.name) entry["report"] = i;
-    if (!entry.contains("report") || !entry["report"]["available"].get<bool>())
-      throw std::runtime_error(e.name + ": the study did not run it on the device");
-    entry["model_checks"] = checks[k];
-    const TableSpec spec = grid_spec(o.table_d, 1e4);
-    const double values = static_cast<double>(o.table_rows) * table_width(spec);
-    entry["speed"] =
-        speed_figures(core::cuda::time_table_kernels(e, spec, o.table_rows, o.repetitions), values,
-                      values * core::element_size(e.output), roofline);
-    doc["entries"].push_back(entry);
-  }
-
-  doc["rotations"] = json::array();
-  for (const core::RotationImplementation& r : core::rotation_registry()) {
-    if (r.name.rfind("cuda/", 0) != 0) continue;
-    progress(r.name, 0.9);
-    RotationSpec spec;
-    spec.table = grid_spec(o.head_dim, 1e4);
-    spec.head_dim = o.head_dim;
-    spec.pairs = PairConvention::kHalves;
-    const double elements = static_cast<double>(o.tokens) * o.heads * o.head_dim;
-    // q read once and the output written once.
-    const double bytes = 2 * elements * core::element_size(r.input);
-    json rotation = {{"name", r.name},
-                     {"tokens", o.tokens},
-                     {"heads", o.heads},
-                     {"head_dim", o.head_dim},
-                     {"pairs", "halves"}};
-    rotation.update(
-        speed_figures(core::cuda::time_rotation_kernel(r, spec, o.tokens, o.heads, o.repetitions),
-                      elements, bytes, roofline));
-    doc["rotations"].push_back(rotation);
-  }
+  const double roofline = measure_roofline(o, doc);
+  doc["entries"] = measure_entries(o, report, roofline, progress);
+  doc["rotations"] = measure_rotations(o, roofline, progress);
   doc["date"] = study::utc_timestamp();
   validate(doc, "the measurement");
   return doc;

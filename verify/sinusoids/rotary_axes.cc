@@ -226,9 +226,90 @@ AxesRotation axes_rotation(const RopeAxes& axes, const VerifyRotaryOptions& rota
   return a;
 }
 
-SinusoidVerdict verify_rotary_axes(const RotaryTensor& in, const RotaryTensor& out,
-                                   const AxesRotation& d) {
-  const auto t0 = std::chrono::steady_clock::now();
+namespace {
+
+// The declarations one field away a multi-axis rotation's diagnosis tries: the ids' axes in
+// another order, the other pairings, and each preset's theta; `named[i]` says `rotations[i]`.
+struct AxesAlternatives {
+  std::vector<diagnosis::Alternative> named;
+  std::vector<AxesRotation> rotations;
+};
+
+AxesAlternatives rotation_alternatives(const AxesRotation& d) {
+  AxesAlternatives out;
+  const size_t n = d.axes.dims.size();
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  while (n <= 4 && std::next_permutation(order.begin(), order.end())) {
+    AxesRotation a = d;
+    for (size_t i = 0; i < n; ++i) a.ids.axes[i] = d.ids.axes[order[i]];
+    out.named.push_back(
+        {"axes",
+         fmt::format("the ids' axes in the order {} (timm#2541 swaps H and W)",
+                     fmt::join(order, ", ")),
+         {fmt::format("--positions with its axes in the order {}", fmt::join(order, ","))}});
+    out.rotations.push_back(std::move(a));
+  }
+  for (Pairing& p : other_pairings(d.rotary.spec)) {
+    AxesRotation a = d;
+    a.rotary.spec.pairs = p.pairs;
+    a.rotary.spec.output_pairs = p.output;
+    out.named.push_back({"pairing",
+                         fmt::format("pairs {} in, {} out", name_of(p.pairs), name_of(p.output)),
+                         std::move(p.flags)});
+    out.rotations.push_back(std::move(a));
+  }
+  for (const RopeAxesPreset& p : rope_axes_presets())
+    if (p.axes.base != d.axes.base) {
+      AxesRotation a = d;
+      a.axes.base = p.axes.base;
+      out.named.push_back({"base",
+                           fmt::format("theta {} ({})", p.axes.base, p.name),
+                           {fmt::format("--base {}", p.axes.base)}});
+      out.rotations.push_back(std::move(a));
+    }
+  return out;
+}
+
+// The rows a failing verdict's diagnosis judges: every head of the failing tokens' rows, and 48
+// spread over the tensor.
+std::vector<uint64_t> diagnosis_rows(const SinusoidVerdict& v, const TensorGeometry& g) {
+  std::set<uint64_t> rows;
+  for (const SinusoidProperty& p : v.properties)
+    for (const SinusoidFinding& f : p.worst)
+      for (uint64_t h = 0; h < g.heads; ++h) rows.insert(g.row(f.row / g.seq, f.row % g.seq, h));
+  for (uint64_t i = 0; i < 48 && i < g.rows(); ++i)
+    rows.insert(i * g.rows() / std::min<uint64_t>(48, g.rows()));
+  return {rows.begin(), rows.end()};
+}
+
+Diagnosis diagnose_axes(const RotaryTensor& in, const RotaryTensor& out, const AxesRotation& d,
+                        const SinusoidVerdict& v) {
+  const std::vector<uint64_t> sample = diagnosis_rows(v, d.rotary.geometry);
+  const auto failing = [&](const AxesRotation& alt) {
+    const Tally s = run(in, out, alt, &sample);
+    return s.rotation.failed + s.pass.failed;
+  };
+  const AxesAlternatives alternatives = rotation_alternatives(d);
+  try {
+    const uint64_t as_declared = failing(d);
+    return diagnosis::choose(
+        alternatives.named, std::max<uint64_t>(as_declared, 1),
+        [&](size_t i) { return std::optional<uint64_t>(failing(alternatives.rotations[i])); },
+        fmt::format("in {} sampled rows", sample.size()),
+        [&](std::string why) {
+          Diagnosis dg;
+          dg.cause = diagnosis::documented("isolated");
+          dg.detail = std::move(why);
+          return dg;
+        });
+  } catch (const std::exception& e) {
+    return Diagnosis{"none", e.what(), {}, 0, 0};
+  }
+}
+
+// The verdict's header: what was judged, under which declaration and claim.
+SinusoidVerdict described(const RotaryTensor& in, const RotaryTensor& out, const AxesRotation& d) {
   const RotationSpec& spec = d.rotary.spec;
   SinusoidVerdict v;
   v.table = in.name + " -> " + out.name;
@@ -243,6 +324,15 @@ SinusoidVerdict verify_rotary_axes(const RotaryTensor& in, const RotaryTensor& o
   v.claim = d.rotary.claim == Claim::Kind::kModel    ? Claim::model(d.rotary.compute.products)
             : d.rotary.claim == Claim::Kind::kStrict ? Claim::strict()
                                                      : Claim::faithful();
+  return v;
+}
+
+}  // namespace
+
+SinusoidVerdict verify_rotary_axes(const RotaryTensor& in, const RotaryTensor& out,
+                                   const AxesRotation& d) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SinusoidVerdict v = described(in, out, d);
   Tally t = run(in, out, d, nullptr);
   v.elements = t.rotation.judged + t.pass.judged;
   v.max_abs_error = t.max_abs;
@@ -261,69 +351,7 @@ SinusoidVerdict verify_rotary_axes(const RotaryTensor& in, const RotaryTensor& o
                               t.pass.failed, t.pass.judged);
     v.properties.push_back(t.pass);
   }
-  if (!v.holds()) {
-    // The declarations one field away on the failing tokens' rows and 48 spread ones.
-    const TensorGeometry& g = d.rotary.geometry;
-    std::set<uint64_t> rows;
-    for (const SinusoidProperty& p : v.properties)
-      for (const SinusoidFinding& f : p.worst)
-        for (uint64_t h = 0; h < g.heads; ++h) rows.insert(g.row(f.row / g.seq, f.row % g.seq, h));
-    for (uint64_t i = 0; i < 48 && i < g.rows(); ++i)
-      rows.insert(i * g.rows() / std::min<uint64_t>(48, g.rows()));
-    const std::vector<uint64_t> sample(rows.begin(), rows.end());
-    const auto failing = [&](const AxesRotation& alt) {
-      const Tally s = run(in, out, alt, &sample);
-      return s.rotation.failed + s.pass.failed;
-    };
-    std::vector<diagnosis::Alternative> named;
-    std::vector<AxesRotation> alternatives;
-    const size_t n = d.axes.dims.size();
-    std::vector<size_t> order(n);
-    std::iota(order.begin(), order.end(), size_t{0});
-    while (n <= 4 && std::next_permutation(order.begin(), order.end())) {
-      AxesRotation a = d;
-      for (size_t i = 0; i < n; ++i) a.ids.axes[i] = d.ids.axes[order[i]];
-      named.push_back(
-          {"axes",
-           fmt::format("the ids' axes in the order {} (timm#2541 swaps H and W)",
-                       fmt::join(order, ", ")),
-           {fmt::format("--positions with its axes in the order {}", fmt::join(order, ","))}});
-      alternatives.push_back(std::move(a));
-    }
-    for (Pairing& p : other_pairings(spec)) {
-      AxesRotation a = d;
-      a.rotary.spec.pairs = p.pairs;
-      a.rotary.spec.output_pairs = p.output;
-      named.push_back({"pairing",
-                       fmt::format("pairs {} in, {} out", name_of(p.pairs), name_of(p.output)),
-                       std::move(p.flags)});
-      alternatives.push_back(std::move(a));
-    }
-    for (const RopeAxesPreset& p : rope_axes_presets())
-      if (p.axes.base != d.axes.base) {
-        AxesRotation a = d;
-        a.axes.base = p.axes.base;
-        named.push_back({"base",
-                         fmt::format("theta {} ({})", p.axes.base, p.name),
-                         {fmt::format("--base {}", p.axes.base)}});
-        alternatives.push_back(std::move(a));
-      }
-    try {
-      const uint64_t as_declared = failing(d);
-      v.diagnosis = diagnosis::choose(
-          named, std::max<uint64_t>(as_declared, 1),
-          [&](size_t i) { return std::optional<uint64_t>(failing(alternatives[i])); },
-          fmt::format("in {} sampled rows", sample.size()),
-          [&](std::string why) {
-            Diagnosis dg;
-            dg.cause = diagnosis::documented("isolated");
-            dg.detail = std::move(why);
-            return dg;
-          });
-    } catch (const std::exception& e) {
-      v.diagnosis = Diagnosis{"none", e.what(), {}, 0, 0};
-    }
-  }
+  if (!v.holds()) v.diagnosis = diagnose_axes(in, out, d, v);
   v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return v;
 }
