@@ -152,6 +152,75 @@ void mscale(double s, double m, slong prec, arb_t out) {
   arb_add_ui(out, out, 1, prec);
 }
 
+// dynamic: base * ((factor * seq_len / max_position_embeddings) - (factor - 1)) ** (dim / (dim -
+// 2)), raised to -2 pair / d.
+void dynamic_frequency(const TableSpec& spec, int pair, const arb_t s, slong prec, arb_t w) {
+  const RopeScaling& r = spec.rope;
+  Ball t, base;
+  const uint64_t n = std::max(r.sequence_length, r.max_position);
+  arb_mul_ui(t.v, s, n, prec);
+  arb_div_ui(t.v, t.v, r.max_position, prec);
+  arb_sub(t.v, t.v, s, prec);
+  arb_add_ui(t.v, t.v, 1, prec);
+  const Rational power(spec.d_model, spec.d_model - 2);
+  arb_pow_fmpq(t.v, t.v, power.v, prec);
+  arb_set_d(base.v, spec.base);
+  arb_mul(t.v, t.v, base.v, prec);
+  const Rational exponent(-2 * pair, spec.d_model);
+  arb_pow_fmpq(w, t.v, exponent.v, prec);
+}
+
+// yarn: inv_freq_interpolation * (1 - extrapolation_factor) + inv_freq_extrapolation *
+// extrapolation_factor, extrapolation_factor = 1 - ramp; false where the ramp is undecided.
+bool yarn_frequency(const TableSpec& spec, int pair, const arb_t theta, const arb_t s, slong prec,
+                    arb_t w) {
+  Ball low, high, ramp, rest, t;
+  if (!yarn_range(spec, prec, low.v, high.v) || !yarn_ramp(pair, low.v, high.v, prec, ramp.v))
+    return false;
+  arb_div(t.v, theta, s, prec);
+  arb_mul(t.v, t.v, ramp.v, prec);
+  arb_sub_ui(rest.v, ramp.v, 1, prec);
+  arb_neg(rest.v, rest.v);
+  arb_mul(rest.v, rest.v, theta, prec);
+  arb_add(w, t.v, rest.v, prec);
+  return true;
+}
+
+// llama3: theta, theta / factor, or between them smooth = (L0 / wavelen - low) / (high - low);
+// (1 - smooth) inv_freq / factor + smooth inv_freq, with L0 / wavelen = L0 theta / (2 pi); false
+// where the band is undecided.
+bool llama3_frequency(const TableSpec& spec, const arb_t theta, const arb_t s, slong prec,
+                      arb_t w) {
+  const RopeScaling& r = spec.rope;
+  const int band = llama3_band(spec, theta, prec);
+  if (band == 2) return false;
+  if (band < 0) {
+    arb_set(w, theta);
+    return true;
+  }
+  if (band > 0) {
+    arb_div(w, theta, s, prec);
+    return true;
+  }
+  Ball smooth, span, a, t;
+  arb_const_pi(smooth.v, prec);
+  arb_mul_2exp_si(smooth.v, smooth.v, 1);
+  arb_div(smooth.v, theta, smooth.v, prec);
+  arb_mul_ui(smooth.v, smooth.v, r.original_max_position, prec);
+  arb_set_d(a.v, r.low_freq_factor);
+  arb_sub(smooth.v, smooth.v, a.v, prec);
+  arb_set_d(span.v, r.high_freq_factor);
+  arb_sub(span.v, span.v, a.v, prec);
+  arb_div(smooth.v, smooth.v, span.v, prec);
+  arb_sub_ui(a.v, smooth.v, 1, prec);
+  arb_neg(a.v, a.v);
+  arb_mul(a.v, a.v, theta, prec);
+  arb_div(a.v, a.v, s, prec);
+  arb_mul(t.v, smooth.v, theta, prec);
+  arb_add(w, a.v, t.v, prec);
+  return true;
+}
+
 }  // namespace
 
 bool arb_frequency(const TableSpec& spec, int pair, slong prec, arb_t w) {
@@ -166,36 +235,11 @@ bool arb_frequency(const TableSpec& spec, int pair, slong prec, arb_t w) {
     case RopeType::kLinear:
       arb_div(w, theta.v, s.v, prec);
       return true;
-    case RopeType::kDynamic: {
-      // base * ((factor * seq_len / max_position_embeddings) - (factor - 1)) ** (dim / (dim - 2))
-      const uint64_t n = std::max(r.sequence_length, r.max_position);
-      arb_mul_ui(t.v, s.v, n, prec);
-      arb_div_ui(t.v, t.v, r.max_position, prec);
-      arb_sub(t.v, t.v, s.v, prec);
-      arb_add_ui(t.v, t.v, 1, prec);
-      const Rational power(spec.d_model, spec.d_model - 2);
-      arb_pow_fmpq(t.v, t.v, power.v, prec);
-      Ball base;
-      arb_set_d(base.v, spec.base);
-      arb_mul(t.v, t.v, base.v, prec);
-      const Rational exponent(-2 * pair, spec.d_model);
-      arb_pow_fmpq(w, t.v, exponent.v, prec);
+    case RopeType::kDynamic:
+      dynamic_frequency(spec, pair, s.v, prec, w);
       return true;
-    }
-    case RopeType::kYarn: {
-      // inv_freq_interpolation * (1 - extrapolation_factor) + inv_freq_extrapolation *
-      // extrapolation_factor, extrapolation_factor = 1 - ramp.
-      Ball low, high, ramp, rest;
-      if (!yarn_range(spec, prec, low.v, high.v) || !yarn_ramp(pair, low.v, high.v, prec, ramp.v))
-        return false;
-      arb_div(t.v, theta.v, s.v, prec);
-      arb_mul(t.v, t.v, ramp.v, prec);
-      arb_sub_ui(rest.v, ramp.v, 1, prec);
-      arb_neg(rest.v, rest.v);
-      arb_mul(rest.v, rest.v, theta.v, prec);
-      arb_add(w, t.v, rest.v, prec);
-      return true;
-    }
+    case RopeType::kYarn:
+      return yarn_frequency(spec, pair, theta.v, s.v, prec, w);
     case RopeType::kLongRope: {
       const bool long_list = r.sequence_length > r.original_max_position;
       arb_set_d(t.v, (long_list ? r.long_factor : r.short_factor)[pair]);
@@ -209,35 +253,8 @@ bool arb_frequency(const TableSpec& spec, int pair, slong prec, arb_t w) {
       else
         arb_zero(w);
       return true;
-    case RopeType::kLlama3: {
-      const int band = llama3_band(spec, theta.v, prec);
-      if (band == 2) return false;
-      if (band < 0) {
-        arb_set(w, theta.v);
-      } else if (band > 0) {
-        arb_div(w, theta.v, s.v, prec);
-      } else {
-        // smooth = (L0 / wavelen - low) / (high - low); (1 - smooth) inv_freq / factor + smooth
-        // inv_freq, with L0 / wavelen = L0 theta / (2 pi).
-        Ball smooth, span, a;
-        arb_const_pi(smooth.v, prec);
-        arb_mul_2exp_si(smooth.v, smooth.v, 1);
-        arb_div(smooth.v, theta.v, smooth.v, prec);
-        arb_mul_ui(smooth.v, smooth.v, r.original_max_position, prec);
-        arb_set_d(a.v, r.low_freq_factor);
-        arb_sub(smooth.v, smooth.v, a.v, prec);
-        arb_set_d(span.v, r.high_freq_factor);
-        arb_sub(span.v, span.v, a.v, prec);
-        arb_div(smooth.v, smooth.v, span.v, prec);
-        arb_sub_ui(a.v, smooth.v, 1, prec);
-        arb_neg(a.v, a.v);
-        arb_mul(a.v, a.v, theta.v, prec);
-        arb_div(a.v, a.v, s.v, prec);
-        arb_mul(t.v, smooth.v, theta.v, prec);
-        arb_add(w, a.v, t.v, prec);
-      }
-      return true;
-    }
+    case RopeType::kLlama3:
+      return llama3_frequency(spec, theta.v, s.v, prec, w);
   }
   return false;
 }

@@ -61,11 +61,16 @@ struct Context {
   bool zero_angle() const { return pos == 0 || frequencies.zero(pair); }
 };
 
-// One rung of the ladder: C~ and S~ at the type's precision, then every element not yet decided.
-// Returns whether all are.
+// C~ = A~ cos~ and S~ = A~ sin~ at one rung's precision, with their error exponents e_c, e_s.
+template <class R>
+struct RungValues {
+  R c, s = 0;
+  mpfr_exp_t e_c = kNone, e_s = kNone;
+};
+
+// The rung's C~ and S~; nullopt where cos~ or sin~ is 0 (cannot happen for an angle != 0).
 template <unsigned kDigits10>
-bool decide_at_rung(const Context& ctx, const double* x, const double* y, int count,
-                    RotatedElement* out, std::vector<char>& done) {
+std::optional<RungValues<Real<kDigits10>>> rung_values(const Context& ctx) {
   using R = Real<kDigits10>;
   const mpfr_prec_t p = mpfr_get_prec(raw(R()));
   MpfrVar scratch(p);
@@ -82,66 +87,80 @@ bool decide_at_rung(const Context& ctx, const double* x, const double* y, int co
   }
   const mpfr_exp_t e_A = mpfr_get_exp(raw(attention));
 
-  R c, s = 0;
-  mpfr_exp_t e_c = kNone, e_s = kNone;
+  RungValues<R> v;
   if (ctx.zero_angle()) {  // cos 0 = 1 and sin 0 = 0 exactly
-    c = attention;
-    if (!ctx.attention.exact()) e_c = e_A + 2 - p;
-  } else {
-    R w;
-    const int c_w = ctx.frequencies.log2_error_factor();
-    if (p + c_w > Frequencies::kCachedPrecision) {
-      ctx.frequencies.compute(ctx.pair, p + c_w, scratch);
-      w = from_mpfr(scratch);
-    } else {
-      w = from_mpfr(ctx.frequencies.cached(ctx.pair));
-    }
-    const R angle = R(ctx.pos) * w;
-    const R cos_a = cos(angle), sin_a = sin(angle);
-    if (cos_a == 0 || sin_a == 0) return false;  // cannot happen for an angle != 0
-    const mpfr_exp_t e_a = mpfr_get_exp(raw(angle));
-    const auto error_of = [&](const R& v) {  // e_c: E_A + M + 3 - p
-      return e_A + std::max<mpfr_exp_t>(e_a + 2, mpfr_get_exp(raw(v))) + 3 - p;
-    };
-    c = attention * cos_a;
-    s = attention * sin_a;
-    e_c = error_of(cos_a);
-    e_s = error_of(sin_a);
+    v.c = attention;
+    if (!ctx.attention.exact()) v.e_c = e_A + 2 - p;
+    return v;
   }
+  R w;
+  const int c_w = ctx.frequencies.log2_error_factor();
+  if (p + c_w > Frequencies::kCachedPrecision) {
+    ctx.frequencies.compute(ctx.pair, p + c_w, scratch);
+    w = from_mpfr(scratch);
+  } else {
+    w = from_mpfr(ctx.frequencies.cached(ctx.pair));
+  }
+  const R angle = R(ctx.pos) * w;
+  const R cos_a = cos(angle), sin_a = sin(angle);
+  if (cos_a == 0 || sin_a == 0) return std::nullopt;
+  const mpfr_exp_t e_a = mpfr_get_exp(raw(angle));
+  const auto error_of = [&](const R& x) {  // e_c: E_A + M + 3 - p
+    return e_A + std::max<mpfr_exp_t>(e_a + 2, mpfr_get_exp(raw(x))) + 3 - p;
+  };
+  v.c = attention * cos_a;
+  v.s = attention * sin_a;
+  v.e_c = error_of(cos_a);
+  v.e_s = error_of(sin_a);
+  return v;
+}
 
-  // Position 0 with A a double: x A - y 0 is exact at p >= 106 bits, and may be a tie.
+// x C~ - y S~ rounded to float64 and to the target where the rung's bound decides both;
+// nullopt where it does not (climb). `exact_value`: position 0 with A a double, where x A - y 0 is
+// exact at p >= 106 bits and may be a tie.
+template <class R>
+std::optional<RotatedElement> decide_element(const Context& ctx, const RungValues<R>& v,
+                                             mpfr_prec_t p, double x, double y, bool exact_value) {
+  const R xr = x, yr = y;
+  const R r = xr * v.c - yr * v.s;
+  // r~ is the exact value; x = 0 zeroes it at position 0 too, where S = 0.
+  if (exact_value || (x == 0 && (y == 0 || ctx.zero_angle()))) {
+    if (r == 0) return RotatedElement{0.0, 0.0};
+    return RotatedElement{round_exact(raw(r), Dtype::kFloat64), round_exact(raw(r), ctx.target)};
+  }
+  if (r == 0) return std::nullopt;  // cancelled at this precision: climb
+  mpfr_exp_t k = kNone;
+  const auto term = [&k](mpfr_exp_t e) { k = std::max(k, e); };
+  for (const auto& [value, factor, e_f] :
+       {std::tuple{&xr, &v.c, v.e_c}, std::tuple{&yr, &v.s, v.e_s}}) {
+    if (*value == 0 || *factor == 0) continue;  // the product is exactly zero, and so its error
+    const mpfr_exp_t e_v = mpfr_get_exp(raw(*value));
+    if (e_f != kNone) term(e_v + e_f);
+    term(e_v + mpfr_get_exp(raw(*factor)) - p - 1);
+  }
+  term(mpfr_get_exp(raw(r)) - p - 1);
+  const mpfr_exp_t err = mpfr_get_exp(raw(r)) - k - 3;
+  const auto exact = round_if_decided(raw(r), err, Dtype::kFloat64);
+  const auto rounded = round_if_decided(raw(r), err, ctx.target);
+  if (!exact || !rounded) return std::nullopt;
+  return RotatedElement{*exact, *rounded};
+}
+
+// One rung of the ladder: C~ and S~ at the type's precision, then every element not yet decided.
+// Returns whether all are.
+template <unsigned kDigits10>
+bool decide_at_rung(const Context& ctx, const double* x, const double* y, int count,
+                    RotatedElement* out, std::vector<char>& done) {
+  using R = Real<kDigits10>;
+  const mpfr_prec_t p = mpfr_get_prec(raw(R()));
+  const std::optional<RungValues<R>> v = rung_values<kDigits10>(ctx);
+  if (!v) return false;
   const bool exact_value = ctx.zero_angle() && ctx.attention.exact();
   bool all = true;
   for (int i = 0; i < count; ++i) {
     if (done[static_cast<size_t>(i)]) continue;
-    const R xi = x[i], yi = y[i];
-    const R r = xi * c - yi * s;
-    mpfr_exp_t k = kNone;
-    const auto term = [&k](mpfr_exp_t e) { k = std::max(k, e); };
-    for (const auto& [v, f, e_f] : {std::tuple{&xi, &c, e_c}, std::tuple{&yi, &s, e_s}}) {
-      if (*v == 0 || *f == 0) continue;  // the product is exactly zero, and so is its error
-      const mpfr_exp_t e_v = mpfr_get_exp(raw(*v));
-      if (e_f != kNone) term(e_v + e_f);
-      term(e_v + mpfr_get_exp(raw(*f)) - p - 1);
-    }
-    RotatedElement& o = out[i];
-    // r~ is the exact value; x = 0 zeroes it at position 0 too, where S = 0.
-    if (exact_value || (x[i] == 0 && (y[i] == 0 || ctx.zero_angle()))) {
-      o.exact = r == 0 ? 0.0 : round_exact(raw(r), Dtype::kFloat64);
-      o.rounded = r == 0 ? 0.0 : round_exact(raw(r), ctx.target);
-      done[static_cast<size_t>(i)] = 1;
-      continue;
-    }
-    if (r == 0) {  // cancelled at this precision: climb
-      all = false;
-      continue;
-    }
-    term(mpfr_get_exp(raw(r)) - p - 1);
-    const mpfr_exp_t err = mpfr_get_exp(raw(r)) - k - 3;
-    const auto exact = round_if_decided(raw(r), err, Dtype::kFloat64);
-    const auto rounded = round_if_decided(raw(r), err, ctx.target);
-    if (exact && rounded) {
-      o = {*exact, *rounded};
+    if (const auto decided = decide_element(ctx, *v, p, x[i], y[i], exact_value)) {
+      out[i] = *decided;
       done[static_cast<size_t>(i)] = 1;
     } else {
       all = false;
