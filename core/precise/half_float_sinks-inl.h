@@ -202,7 +202,6 @@ class ZippedHalfFloatFirst {
 template <Dtype kOut, bool kNative, bool kSin, bool kCos>
 class RunsHalfFloatFirst {
   using P = hn::Vec<DU16>;
-  using DI16 = hn::RebindToSigned<DU16>;
 
  public:
   static constexpr bool kFloatFirst = true;
@@ -216,135 +215,39 @@ class RunsHalfFloatFirst {
   static constexpr bool CanStream(size_t half) { return Exact::CanStream(half); }
   template <bool kStream>
   HWY_INLINE bool Rows(const Block& block) const {
-    const Block b = block;  // a local copy: the stores below may not alias it
-    const DF df;
-    const DF64 d;
-    const size_t n = hn::Lanes(d);
-    const size_t chunk = b.i1 - b.i0;
-    const int16_t limit = limit_;  // locals: the stores may alias the members
-    const size_t width = exact_.width();
-    // The run offsets in locals: read through `this`, they would be loaded again after every
-    // store, which may alias them.
-    const int sin_runs[2] = {exact_.sin_runs()[0], exact_.sin_runs()[1]};
-    const int cos_runs[2] = {exact_.cos_runs()[0], exact_.cos_runs()[1]};
-    auto min = hn::Set(df, std::numeric_limits<float>::infinity());
-    uint16_t* HWY_RESTRICT row = exact_.table() + b.row0 * width + b.i0;
-    // One kind's 2N patterns of pairs [i, i + 2N) of row r at p + each run, those below the limit
-    // replaced by the double rotation's.
-    const auto side = [&](uint16_t* HWY_RESTRICT p, P bits, const int(&runs)[2], bool sin, size_t r,
-                          size_t i) HWY_ATTR {
-      if (HWY_LIKELY(!SmallPatterns(DU16(), bits, limit))) {
-        StoreRuns<kStream>(bits, p, runs);
-      } else {
-        V ys0, yc0, ys1, yc1;
-        const size_t t = r * chunk + i;
-        Rotate(d, b.anchor_sin + b.i0 + i, b.anchor_cos + b.i0 + i, b.table_sin + t,
-               b.table_cos + t, ys0, yc0);
-        Rotate(d, b.anchor_sin + b.i0 + i + n, b.anchor_cos + b.i0 + i + n, b.table_sin + t + n,
-               b.table_cos + t + n, ys1, yc1);
-        // Value by value, as ZippedHalfFloatFirst::Repaired.
-        const P exact = DoublePatterns<kOut, kNative>(sin ? ys0 : yc0, sin ? ys1 : yc1, min);
-        StoreRuns<kStream>(hn::IfThenElse(PatternBelow(DU16(), bits, limit), exact, bits), p, runs);
-      }
-    };
-    // The patterns of pairs [i, i + 2N) of row r from the float rotation (the kinds the layout
-    // stores).
-    const auto patterns = [&](hn::Vec<DF> s_a, hn::Vec<DF> c_a, size_t r, size_t i, P& ps, P& pc)
-                              HWY_ATTR {
-                                const size_t t = r * chunk + i;
-                                hn::Vec<DF> ys, yc;
-                                FloatRotate<kSin, kCos>(s_a, c_a, hn::LoadU(df, b.table_sin_f + t),
-                                                        hn::LoadU(df, b.table_cos_f + t), ys, yc);
-                                if constexpr (kSin) ps = FloatPatterns<kOut>(ys);
-                                if constexpr (kCos) pc = FloatPatterns<kOut>(yc);
-                              };
-    const auto put = [&](uint16_t* HWY_RESTRICT p, P ps, P pc, size_t r, size_t i) HWY_ATTR {
-      if constexpr (kSin) side(p, ps, sin_runs, true, r, i);
-      if constexpr (kCos) side(p, pc, cos_runs, false, r, i);
-    };
-    constexpr size_t kFloatVectors =
-        HWY_MAX(size_t{1}, kTargetFloatChunkPairs / hn::MaxLanes(DF()));
+    const Pass s(block, exact_, limit_);
+    auto min = hn::Set(DF(), std::numeric_limits<float>::infinity());
     size_t i = 0;
-    if (chunk == kFloatVectors * 2 * n) {
-      // Anchors in registers and one test per row, as in ZippedHalfFloatFirst.
-      hn::Vec<DF> s_a[kFloatVectors], c_a[kFloatVectors];
-      for (size_t k = 0; k < kFloatVectors; ++k) {
-        s_a[k] = hn::LoadU(df, b.anchor_sin_f + b.i0 + 2 * k * n);
-        c_a[k] = hn::LoadU(df, b.anchor_cos_f + b.i0 + 2 * k * n);
-      }
+    if (s.chunk == kFloatVectors * 2 * s.n) {
       if (run_by_run_) {
-        // One run of the rows at a time (all the block's rows of one run, then the next; see
-        // run_by_run_).
-        const auto run_pass = [&](auto sin, int off) HWY_ATTR {
-          constexpr bool kIsSin = decltype(sin)::value;
-          const int one[2] = {off, -1};
-          uint16_t* p = row;
-          for (size_t r = 0; r < b.rows; ++r, p += width) {
-            const size_t t = r * chunk;
-            P v[kFloatVectors];
-            auto least = hn::Set(DI16(), 0x7fff);
-            for (size_t k = 0; k < kFloatVectors; ++k) {
-              hn::Vec<DF> ys, yc;
-              FloatRotate<kIsSin, !kIsSin>(s_a[k], c_a[k],
-                                           hn::LoadU(df, b.table_sin_f + t + 2 * k * n),
-                                           hn::LoadU(df, b.table_cos_f + t + 2 * k * n), ys, yc);
-              v[k] = FloatPatterns<kOut>(kIsSin ? ys : yc);
-              least = hn::Min(least, Magnitudes(DU16(), v[k]));
-            }
-            if (HWY_LIKELY(hn::AllFalse(DI16(), hn::Lt(least, hn::Set(DI16(), limit))))) {
-              for (size_t k = 0; k < kFloatVectors; ++k)
-                StorePatterns<kStream>(v[k], p + off + 2 * k * n);
-            } else {
-              for (size_t k = 0; k < kFloatVectors; ++k)
-                side(p + 2 * k * n, v[k], one, kIsSin, r, 2 * k * n);
-            }
-          }
-        };
-        for (int off : sin_runs)
-          if (kSin && off >= 0) run_pass(std::true_type(), off);
-        for (int off : cos_runs)
-          if (kCos && off >= 0) run_pass(std::false_type(), off);
+        for (int off : s.sin_runs)
+          if (kSin && off >= 0) FullChunkOneRun<kStream, true>(s, off, min);
+        for (int off : s.cos_runs)
+          if (kCos && off >= 0) FullChunkOneRun<kStream, false>(s, off, min);
       } else {
-        uint16_t* p = row;
-        for (size_t r = 0; r < b.rows; ++r, p += width) {
-          P ps[kFloatVectors], pc[kFloatVectors];
-          auto least = hn::Set(DI16(), 0x7fff);
-          for (size_t k = 0; k < kFloatVectors; ++k) {
-            patterns(s_a[k], c_a[k], r, 2 * k * n, ps[k], pc[k]);
-            if constexpr (kSin) least = hn::Min(least, Magnitudes(DU16(), ps[k]));
-            if constexpr (kCos) least = hn::Min(least, Magnitudes(DU16(), pc[k]));
-          }
-          if (HWY_LIKELY(hn::AllFalse(DI16(), hn::Lt(least, hn::Set(DI16(), limit))))) {
-            for (size_t k = 0; k < kFloatVectors; ++k) {
-              if constexpr (kSin) StoreRuns<kStream>(ps[k], p + 2 * k * n, sin_runs);
-              if constexpr (kCos) StoreRuns<kStream>(pc[k], p + 2 * k * n, cos_runs);
-            }
-          } else {
-            for (size_t k = 0; k < kFloatVectors; ++k)
-              put(p + 2 * k * n, ps[k], pc[k], r, 2 * k * n);
-          }
-        }
+        FullChunkRowByRow<kStream>(s, min);
       }
-      i = chunk;
+      i = s.chunk;
     }
-    for (; i + 2 * n <= chunk; i += 2 * n) {
-      const auto s_a = hn::LoadU(df, b.anchor_sin_f + b.i0 + i);
-      const auto c_a = hn::LoadU(df, b.anchor_cos_f + b.i0 + i);
-      uint16_t* p = row + i;
-      for (size_t r = 0; r < b.rows; ++r, p += width) {
+    for (; i + 2 * s.n <= s.chunk; i += 2 * s.n) {
+      const auto s_a = hn::LoadU(DF(), s.b.anchor_sin_f + s.b.i0 + i);
+      const auto c_a = hn::LoadU(DF(), s.b.anchor_cos_f + s.b.i0 + i);
+      uint16_t* p = s.row + i;
+      for (size_t r = 0; r < s.b.rows; ++r, p += s.width) {
         P ps, pc;
-        patterns(s_a, c_a, r, i, ps, pc);
-        put(p, ps, pc, r, i);
+        Patterns(s, s_a, c_a, r, i, ps, pc);
+        Put<kStream>(s, p, ps, pc, r, i, min);
       }
     }
-    if (i < chunk) {  // an odd vector of pairs at the end: the double sink's plain stores
-      uint16_t* p = row + i;
-      for (size_t r = 0; r < b.rows; ++r, p += width) {
+    if (i < s.chunk) {  // an odd vector of pairs at the end: the double sink's plain stores
+      uint16_t* p = s.row + i;
+      for (size_t r = 0; r < s.b.rows; ++r, p += s.width) {
         V ys, yc;
-        Rotate(d, b.anchor_sin + b.i0 + i, b.anchor_cos + b.i0 + i, b.table_sin + r * chunk + i,
-               b.table_cos + r * chunk + i, ys, yc);
-        if constexpr (kSin) Exact::Store1(ys, p, sin_runs, min);
-        if constexpr (kCos) Exact::Store1(yc, p, cos_runs, min);
+        const size_t t = r * s.chunk + i;
+        Rotate(DF64(), s.b.anchor_sin + s.b.i0 + i, s.b.anchor_cos + s.b.i0 + i, s.b.table_sin + t,
+               s.b.table_cos + t, ys, yc);
+        if constexpr (kSin) Exact::Store1(ys, p, s.sin_runs, min);
+        if constexpr (kCos) Exact::Store1(yc, p, s.cos_runs, min);
       }
     }
     return exact_.Flagged(min);
@@ -362,6 +265,131 @@ class RunsHalfFloatFirst {
   // two runs (rope-cos-dup) is faster a row at a time: its runs hold the same values (5.8e9
   // against 4.3e9 at d = 512).
   bool run_by_run_;
+
+  using F = hn::Vec<DF>;
+  // Float vectors in a full chunk of the float table (kTargetFloatChunkPairs, rotate-inl.h).
+  static constexpr size_t kFloatVectors =
+      HWY_MAX(size_t{1}, kTargetFloatChunkPairs / hn::MaxLanes(DF()));
+
+  // What one Rows call reads, in locals: read through `this`, the run offsets and the limit would
+  // be loaded again after every store, which may alias them.
+  struct Pass {
+    Pass(const Block& block, const Exact& exact, int16_t limit_in)
+        : b(block),
+          n(hn::Lanes(DF64())),
+          chunk(block.i1 - block.i0),
+          width(exact.width()),
+          limit(limit_in),
+          sin_runs{exact.sin_runs()[0], exact.sin_runs()[1]},
+          cos_runs{exact.cos_runs()[0], exact.cos_runs()[1]},
+          row(exact.table() + block.row0 * exact.width() + block.i0) {}
+    const Block b;  // a copy: the stores may not alias it
+    const size_t n, chunk, width;
+    const int16_t limit;
+    const int sin_runs[2], cos_runs[2];
+    uint16_t* const row;  // the block's first row, at pair i0
+  };
+
+  // One kind's 2N patterns of pairs [i, i + 2N) of row r at p + each run, those below the limit
+  // replaced by the double rotation's (value by value, as ZippedHalfFloatFirst::Repaired).
+  template <bool kStream>
+  static HWY_INLINE void Side(const Pass& s, uint16_t* HWY_RESTRICT p, P bits, const int (&runs)[2],
+                              bool sin, size_t r, size_t i, F& min) {
+    if (HWY_LIKELY(!SmallPatterns(DU16(), bits, s.limit))) {
+      StoreRuns<kStream>(bits, p, runs);
+      return;
+    }
+    const DF64 d;
+    V ys0, yc0, ys1, yc1;
+    const size_t t = r * s.chunk + i;
+    const double *as = s.b.anchor_sin + s.b.i0 + i, *ac = s.b.anchor_cos + s.b.i0 + i;
+    Rotate(d, as, ac, s.b.table_sin + t, s.b.table_cos + t, ys0, yc0);
+    Rotate(d, as + s.n, ac + s.n, s.b.table_sin + t + s.n, s.b.table_cos + t + s.n, ys1, yc1);
+    const P exact = DoublePatterns<kOut, kNative>(sin ? ys0 : yc0, sin ? ys1 : yc1, min);
+    StoreRuns<kStream>(hn::IfThenElse(PatternBelow(DU16(), bits, s.limit), exact, bits), p, runs);
+  }
+  // The patterns of pairs [i, i + 2N) of row r from the float rotation (the kinds the layout
+  // stores).
+  static HWY_INLINE void Patterns(const Pass& s, F s_a, F c_a, size_t r, size_t i, P& ps, P& pc) {
+    const DF df;
+    const size_t t = r * s.chunk + i;
+    F ys, yc;
+    FloatRotate<kSin, kCos>(s_a, c_a, hn::LoadU(df, s.b.table_sin_f + t),
+                            hn::LoadU(df, s.b.table_cos_f + t), ys, yc);
+    if constexpr (kSin) ps = FloatPatterns<kOut>(ys);
+    if constexpr (kCos) pc = FloatPatterns<kOut>(yc);
+  }
+  template <bool kStream>
+  static HWY_INLINE void Put(const Pass& s, uint16_t* HWY_RESTRICT p, P ps, P pc, size_t r,
+                             size_t i, F& min) {
+    if constexpr (kSin) Side<kStream>(s, p, ps, s.sin_runs, true, r, i, min);
+    if constexpr (kCos) Side<kStream>(s, p, pc, s.cos_runs, false, r, i, min);
+  }
+  // A full chunk a row at a time: anchors in registers and one test per row, as in
+  // ZippedHalfFloatFirst.
+  template <bool kStream>
+  static HWY_INLINE void FullChunkRowByRow(const Pass& s, F& min) {
+    using DI16 = hn::RebindToSigned<DU16>;
+    const DF df;
+    F s_a[kFloatVectors], c_a[kFloatVectors];
+    for (size_t k = 0; k < kFloatVectors; ++k) {
+      s_a[k] = hn::LoadU(df, s.b.anchor_sin_f + s.b.i0 + 2 * k * s.n);
+      c_a[k] = hn::LoadU(df, s.b.anchor_cos_f + s.b.i0 + 2 * k * s.n);
+    }
+    uint16_t* p = s.row;
+    for (size_t r = 0; r < s.b.rows; ++r, p += s.width) {
+      P ps[kFloatVectors], pc[kFloatVectors];
+      auto least = hn::Set(DI16(), 0x7fff);
+      for (size_t k = 0; k < kFloatVectors; ++k) {
+        Patterns(s, s_a[k], c_a[k], r, 2 * k * s.n, ps[k], pc[k]);
+        if constexpr (kSin) least = hn::Min(least, Magnitudes(DU16(), ps[k]));
+        if constexpr (kCos) least = hn::Min(least, Magnitudes(DU16(), pc[k]));
+      }
+      if (HWY_LIKELY(hn::AllFalse(DI16(), hn::Lt(least, hn::Set(DI16(), s.limit))))) {
+        for (size_t k = 0; k < kFloatVectors; ++k) {
+          if constexpr (kSin) StoreRuns<kStream>(ps[k], p + 2 * k * s.n, s.sin_runs);
+          if constexpr (kCos) StoreRuns<kStream>(pc[k], p + 2 * k * s.n, s.cos_runs);
+        }
+      } else {
+        for (size_t k = 0; k < kFloatVectors; ++k)
+          Put<kStream>(s, p + 2 * k * s.n, ps[k], pc[k], r, 2 * k * s.n, min);
+      }
+    }
+  }
+  // A full chunk, the block's rows of one run (of sines, kIsSin, or cosines) at `off` only; see
+  // run_by_run_.
+  template <bool kStream, bool kIsSin>
+  static HWY_INLINE void FullChunkOneRun(const Pass& s, int off, F& min) {
+    using DI16 = hn::RebindToSigned<DU16>;
+    const DF df;
+    F s_a[kFloatVectors], c_a[kFloatVectors];
+    for (size_t k = 0; k < kFloatVectors; ++k) {
+      s_a[k] = hn::LoadU(df, s.b.anchor_sin_f + s.b.i0 + 2 * k * s.n);
+      c_a[k] = hn::LoadU(df, s.b.anchor_cos_f + s.b.i0 + 2 * k * s.n);
+    }
+    const int one[2] = {off, -1};
+    uint16_t* p = s.row;
+    for (size_t r = 0; r < s.b.rows; ++r, p += s.width) {
+      const size_t t = r * s.chunk;
+      P v[kFloatVectors];
+      auto least = hn::Set(DI16(), 0x7fff);
+      for (size_t k = 0; k < kFloatVectors; ++k) {
+        F ys, yc;
+        FloatRotate<kIsSin, !kIsSin>(s_a[k], c_a[k],
+                                     hn::LoadU(df, s.b.table_sin_f + t + 2 * k * s.n),
+                                     hn::LoadU(df, s.b.table_cos_f + t + 2 * k * s.n), ys, yc);
+        v[k] = FloatPatterns<kOut>(kIsSin ? ys : yc);
+        least = hn::Min(least, Magnitudes(DU16(), v[k]));
+      }
+      if (HWY_LIKELY(hn::AllFalse(DI16(), hn::Lt(least, hn::Set(DI16(), s.limit))))) {
+        for (size_t k = 0; k < kFloatVectors; ++k)
+          StorePatterns<kStream>(v[k], p + off + 2 * k * s.n);
+      } else {
+        for (size_t k = 0; k < kFloatVectors; ++k)
+          Side<kStream>(s, p + 2 * k * s.n, v[k], one, kIsSin, r, 2 * k * s.n, min);
+      }
+    }
+  }
 };
 #endif  // HWY_TARGET != HWY_SCALAR
 
