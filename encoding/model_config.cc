@@ -50,9 +50,9 @@ bool contains(const std::vector<std::string>& names, std::string_view name) {
 }
 
 std::string joined(const std::vector<std::string>& names) {
-  std::string s;
-  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + shown(json(n));
-  return s;
+  std::vector<std::string> quoted;
+  for (const std::string& n : names) quoted.push_back(shown(json(n)));
+  return fmt::format("{}", fmt::join(quoted, ", "));
 }
 
 // The text model's section, as transformers' get_text_config() finds it: Qwen2.5-Omni's override

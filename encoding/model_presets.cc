@@ -1,5 +1,8 @@
 #include "peverify/encoding/model_presets.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 
 namespace pev {
@@ -25,9 +28,9 @@ std::optional<ModelRope> model_preset(std::string_view name, std::string_view la
 }
 
 std::string model_preset_names() {
-  std::string names;
-  for (const ModelPreset& p : model_presets()) names += (names.empty() ? "" : ", ") + p.name;
-  return names;
+  std::vector<std::string> names;
+  for (const ModelPreset& p : model_presets()) names.push_back(p.name);
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 }  // namespace pev

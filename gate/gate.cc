@@ -1,6 +1,7 @@
 #include "peverify/gate/gate.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,18 +14,18 @@
 namespace pev::gate {
 
 std::string format_figures(const BandFigures& f) {
-  std::string s;
+  std::vector<std::string> figures;
   const auto add = [&](const char* name, double x) {
-    if (std::isnan(x)) return;
-    s += fmt::format("{}{} {:.3g}", s.empty() ? "" : ", ", name, x);
+    if (!std::isnan(x)) figures.push_back(fmt::format("{} {:.3g}", name, x));
   };
   add("max_abs", f.max_abs);
   add("max_ulp", f.max_ulp);
   add("max_budget_ratio", f.max_budget_ratio);
   if (!f.column_max_abs.empty())
-    s += fmt::format(", max_abs per column group ({} groups) up to {:.3g}", f.column_max_abs.size(),
-                     *std::max_element(f.column_max_abs.begin(), f.column_max_abs.end()));
-  return s;
+    figures.push_back(
+        fmt::format("max_abs per column group ({} groups) up to {:.3g}", f.column_max_abs.size(),
+                    *std::max_element(f.column_max_abs.begin(), f.column_max_abs.end())));
+  return fmt::format("{}", fmt::join(figures, ", "));
 }
 
 namespace {

@@ -2,6 +2,7 @@
 // entry on sampled blocks, a table whole through verify's pass), judged against its record and,
 // when it fails, the element that decides it named.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cmath>
@@ -321,10 +322,12 @@ GateOutcome measure_band(const OpenSubject& s, const GateBand& band, RegistryExa
   o.coverage = m.coverage;
   o.diagnosis = m.diagnosis;
   o.measured = band_figures(m.figures, m.column_max_abs);
+  std::vector<std::string> structural;
   for (const properties::PropertyVerdict& v : m.structural) {
-    o.structural += (o.structural.empty() ? "" : "; ") + v.summary;
+    structural.push_back(v.summary);
     if (!o.element && !v.worst.empty()) o.element = v.worst.front();
   }
+  o.structural = fmt::format("{}", fmt::join(structural, "; "));
   const auto rec = s.declared.records.find(o.band);
   judge_outcome(
       o, rec == s.declared.records.end() ? std::nullopt : std::optional<BandFigures>(rec->second));

@@ -1,6 +1,7 @@
 #include "peverify/oracle/table.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -66,9 +67,7 @@ namespace {
 constexpr std::string_view kCacheMagic = "peverify exact values v2";
 
 std::string hex_list(const std::vector<double>& v) {
-  std::string out;
-  for (double x : v) out += fmt::format("{}{:a}", out.empty() ? "" : ",", x);
-  return out;
+  return fmt::format("{:a}", fmt::join(v, ","));
 }
 
 std::string hex_or_none(const std::optional<double>& x) {

@@ -1,5 +1,8 @@
 #include "peverify/tables/safetensors_reader.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -103,10 +106,10 @@ std::vector<uint64_t> shape_of(const ByteSource& src, const std::string& name, c
 }
 
 std::string names_list(const std::vector<Entry>& entries) {
-  std::string s;
-  for (size_t i = 0; i < entries.size() && i < 5; ++i)
-    s += (i ? ", " : "") + quoted(*entries[i].name);
-  return entries.size() > 5 ? s + ", ..." : s;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < entries.size() && i < 5; ++i) names.push_back(quoted(*entries[i].name));
+  if (entries.size() > 5) names.emplace_back("...");
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 // The header's length, from the file's first 8 bytes.

@@ -5,6 +5,9 @@
 // Header-only: every build of the readers (the library, the fuzz targets) compiles it for free.
 #pragma once
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +15,7 @@
 
 #include "peverify/encoding/format.h"
 #include "peverify/encoding/spec.h"
+#include "peverify/encoding/vocabulary.h"
 
 namespace pev {
 
@@ -97,9 +101,8 @@ ReadableNames readable_names(std::string_view StoredType::*format, Show show) {
   for (const StoredType& t : kStoredTypes)
     if (!(t.*format).empty()) (t.bit_patterns() ? patterns : floats).push_back(show(t.*format));
   ReadableNames names;
-  for (size_t i = 0; i < floats.size(); ++i) names.floats += (i ? ", " : "") + floats[i];
-  for (size_t i = 0; i < patterns.size(); ++i)
-    names.patterns += (i == 0 ? "" : i + 1 == patterns.size() ? " or " : ", ") + patterns[i];
+  names.floats = fmt::format("{}", fmt::join(floats, ", "));
+  names.patterns = in_words(patterns, "or");
   return names;
 }
 

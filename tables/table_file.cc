@@ -1,6 +1,8 @@
 #include "peverify/tables/table_file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -224,13 +226,9 @@ std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b) {
 }
 
 std::string shape_string(const std::vector<uint64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    if (i == 8) return s += "...]";
-    s += std::to_string(shape[i]);
-  }
-  return s += "]";
+  if (shape.size() > 8)
+    return fmt::format("[{}, ...]", fmt::join(shape.begin(), shape.begin() + 8, ", "));
+  return fmt::format("[{}]", fmt::join(shape, ", "));
 }
 
 std::string printable(std::string_view s, size_t max_len) {

@@ -36,10 +36,9 @@ std::vector<int> parse_dims(const std::string& text) {
 }  // namespace
 
 std::string rope_axes_preset_names() {
-  std::string names;
-  for (const RopeAxesPreset& p : rope_axes_presets())
-    names += (names.empty() ? "" : ", ") + std::string(p.name);
-  return names;
+  std::vector<std::string_view> names;
+  for (const RopeAxesPreset& p : rope_axes_presets()) names.push_back(p.name);
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 const std::vector<RopeAxesPreset>& rope_axes_presets() {

@@ -1,6 +1,7 @@
 #include "peverify/encoding/sinusoids/timestep.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <fstream>
@@ -108,10 +109,9 @@ TimestepRecipe read_object(const json& j) {
 }  // namespace
 
 std::string timestep_preset_names() {
-  std::string names;
-  for (const TimestepPreset& p : timestep_presets())
-    names += (names.empty() ? "" : ", ") + std::string(p.name);
-  return names;
+  std::vector<std::string_view> names;
+  for (const TimestepPreset& p : timestep_presets()) names.push_back(p.name);
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 const std::vector<TimestepPreset>& timestep_presets() {

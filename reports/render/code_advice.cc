@@ -51,11 +51,10 @@ std::vector<Advice> grouped(const json& r) {
 
 // "float32 at 1e-4 (4096, 32768 positions); float32 at faithful (4096 positions)"
 std::string cells_text(const Advice& a) {
-  std::string out;
+  std::vector<std::string> cells;
   for (const auto& [cell, contexts] : a.cells)
-    out += fmt::format("{}{} ({} positions)", out.empty() ? "" : "; ", cell,
-                       fmt::join(contexts, ", "));
-  return out;
+    cells.push_back(fmt::format("{} ({} positions)", cell, fmt::join(contexts, ", ")));
+  return fmt::format("{}", fmt::join(cells, "; "));
 }
 
 constexpr const char* kIntro =

@@ -1,6 +1,7 @@
 #include "peverify/reports/render/findings.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -134,9 +135,8 @@ std::vector<ReportFinding> property_findings(const json& r) {
     const auto it = failing.find(p);
     if (it == failing.end()) continue;
     const std::vector<std::string>& names = it->second;
-    std::string list;
     const size_t shown = std::min<size_t>(names.size(), 4);
-    for (size_t i = 0; i < shown; ++i) list += (i ? ", " : "") + names[i];
+    std::string list = fmt::format("{}", fmt::join(names.begin(), names.begin() + shown, ", "));
     if (names.size() > shown) list += fmt::format(" and {} more", names.size() - shown);
     out.push_back({p, fmt::format("{} fails for {} {}: {}.", p, names.size(),
                                   names.size() == 1 ? "entry" : "entries", list)});

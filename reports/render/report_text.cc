@@ -1,6 +1,7 @@
 #include "peverify/reports/render/report_text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
@@ -78,10 +79,7 @@ const nlohmann::json* entry_named(const nlohmann::json& report, const std::strin
 std::string study_sentence(const nlohmann::json& r) {
   const nlohmann::json& s = r["study"];
   const auto list = [](const nlohmann::json& xs) {
-    std::string out;
-    for (const nlohmann::json& x : xs)
-      out += (out.empty() ? "" : ", ") + fmt::format("{:g}", x.get<double>());
-    return out;
+    return fmt::format("{:g}", fmt::join(xs.get<std::vector<double>>(), ", "));
   };
   std::string text = fmt::format(
       "Every error is measured against the exact value (MPFR, rounded once, correctly). Study: "
