@@ -6,9 +6,14 @@ import math
 
 import numpy as np
 import pytest
-import torch
 
 import peverify
+
+try:
+    import torch
+except ImportError:  # the tests that need it skip alone; the others run
+    torch = None
+needs_torch = pytest.mark.skipif(torch is None, reason="needs PyTorch (Debian's python3-torch)")
 
 
 # ---- Timestep embeddings -------------------------------------------------------------------
@@ -62,10 +67,12 @@ def wan_embedding(t, dim=256):
     return torch.cat([torch.cos(sinusoid), torch.sin(sinusoid)], dim=1)
 
 
-STEPS = torch.arange(1000)
-SIGMAS = torch.rand(200, generator=torch.Generator().manual_seed(7))
+if torch is not None:
+    STEPS = torch.arange(1000)
+    SIGMAS = torch.rand(200, generator=torch.Generator().manual_seed(7))
 
 
+@needs_torch
 @pytest.mark.parametrize("dim", [320, 321, 256])
 def test_diffusers_defaults_pass_as_the_ddpm_and_diffusers_presets(dim):
     table = diffusers_embedding(STEPS, dim).numpy()
@@ -75,11 +82,13 @@ def test_diffusers_defaults_pass_as_the_ddpm_and_diffusers_presets(dim):
     assert peverify.verify(table, timesteps=STEPS.numpy())  # the default recipe: diffusers'
 
 
+@needs_torch
 def test_tensorflow_ddpm_with_its_own_order_of_operations_passes():
     assert peverify.verify(ddpm_embedding(STEPS, 128).numpy(), timesteps=STEPS,
                            timestep_recipe="ddpm")
 
 
+@needs_torch
 @pytest.mark.parametrize("dim", [320, 1281])
 def test_adm_ldm_sdxl_dit_tables_pass_as_adm(dim):
     table = adm_embedding(STEPS, dim).numpy()
@@ -91,17 +100,20 @@ def test_adm_ldm_sdxl_dit_tables_pass_as_adm(dim):
         assert "the pad column 0" in str(verdict)
 
 
+@needs_torch
 def test_flux_multiplies_the_timesteps_by_1000_first():
     table = flux_embedding(SIGMAS).numpy()
     assert peverify.verify(table, timesteps=SIGMAS, timestep_recipe="flux")
     assert peverify.verify(table.astype(np.float16), timesteps=SIGMAS, timestep_recipe="flux")
 
 
+@needs_torch
 def test_qwen_image_scales_after_the_product():
     table = diffusers_embedding(SIGMAS, 256, flip=True, shift=0, scale=1000).numpy()
     assert peverify.verify(table, timesteps=SIGMAS, timestep_recipe="qwen-image")
 
 
+@needs_torch
 def test_wan_in_float64_is_faithful_and_its_float64_table_within_a_float64_model():
     table = wan_embedding(STEPS)
     assert peverify.verify(table.float().numpy(), timesteps=STEPS, timestep_recipe="wan",
@@ -110,6 +122,7 @@ def test_wan_in_float64_is_faithful_and_its_float64_table_within_a_float64_model
                            compute="float64")
 
 
+@needs_torch
 def test_a_custom_recipe_is_a_dict_of_diffusers_names():
     table = diffusers_embedding(STEPS, 64, flip=True, shift=0, max_period=5000).numpy()
     recipe = {"preset": "adm", "max_period": 5000}
@@ -117,6 +130,7 @@ def test_a_custom_recipe_is_a_dict_of_diffusers_names():
     assert verdict and "max_period 5000" in verdict.declared
 
 
+@needs_torch
 def test_sdxl_trained_with_shift_1_fails_naming_an_element_and_the_shift():
     # kohya-ss/sd-scripts#1187: the U-Net's default shift 1 where SDXL's config says 0.
     table = diffusers_embedding(STEPS, 320, flip=True, shift=1).numpy()
@@ -130,6 +144,7 @@ def test_sdxl_trained_with_shift_1_fails_naming_an_element_and_the_shift():
     assert "downscale_freq_shift 1" in verdict.diagnosis["detail"]
 
 
+@needs_torch
 def test_wan_built_sin_first_is_a_layout_fault():
     # flashinfer#3819: [cos, sin] built before the flip, giving [sin, cos].
     table = wan_embedding(STEPS)
@@ -138,6 +153,7 @@ def test_wan_built_sin_first_is_a_layout_fault():
     assert not verdict and verdict.diagnosis["cause"] == "layout"
 
 
+@needs_torch
 def test_the_sigma_rounded_through_bfloat16_is_named_and_declarable():
     # diffusers#9405: timestep.to(bfloat16) * 1000 turns 0.75 into 752, not 750.
     rounded = (SIGMAS.to(torch.bfloat16) * 1000).float()
@@ -149,6 +165,7 @@ def test_the_sigma_rounded_through_bfloat16_is_named_and_declarable():
     assert peverify.verify(table, timesteps=SIGMAS, timestep_recipe=declared)
 
 
+@needs_torch
 def test_one_corrupted_element_inside_the_budget_stands_out():
     table = adm_embedding(STEPS, 320).numpy().copy()
     # Column 0 is cos(t): at t = 600 the model budget is 32 u (1 + 600) = 1.1e-3, the column's
@@ -164,6 +181,7 @@ def test_one_corrupted_element_inside_the_budget_stands_out():
     assert verdict.diagnosis["cause"] == "isolated"
 
 
+@needs_torch
 def test_bad_timestep_arguments_are_value_errors():
     table = adm_embedding(STEPS, 64).numpy()
     with pytest.raises(ValueError, match="one per row"):
@@ -179,8 +197,9 @@ def test_bad_timestep_arguments_are_value_errors():
 
 # ---- Multi-axis RoPE -----------------------------------------------------------------------
 
-def diffusers_axis(pos, dim, theta, freqs_dtype=torch.float64):
+def diffusers_axis(pos, dim, theta, freqs_dtype=None):
     """diffusers embeddings.py get_1d_rotary_pos_embed(use_real=True, repeat_interleave_real)."""
+    freqs_dtype = freqs_dtype or torch.float64
     freqs = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=freqs_dtype)[: dim // 2] / dim))
     freqs = torch.outer(pos.to(freqs_dtype), freqs)
     cos = freqs.cos().repeat_interleave(2, dim=1).float()
@@ -188,7 +207,7 @@ def diffusers_axis(pos, dim, theta, freqs_dtype=torch.float64):
     return cos, sin
 
 
-def axial_cache(ids, axes, theta, freqs_dtype=torch.float64):
+def axial_cache(ids, axes, theta, freqs_dtype=None):
     """diffusers FluxPosEmbed and its kin: each axis's table, concatenated in axis order."""
     parts = [diffusers_axis(ids[:, i], d, theta, freqs_dtype) for i, d in enumerate(axes)]
     return torch.cat([c for c, _ in parts], -1), torch.cat([s for _, s in parts], -1)
@@ -213,9 +232,11 @@ def flux_ids(h, w, text=512):
     return torch.cat([torch.zeros(text, 3), img.reshape(-1, 3)], 0)
 
 
-IDS = flux_ids(64, 56)  # 4096 tokens, a non-square grid
+if torch is not None:
+    IDS = flux_ids(64, 56)  # 4096 tokens, a non-square grid
 
 
+@needs_torch
 def test_flux_tables_pass_from_diffusers_float64_and_bfl_float32():
     cos, sin = axial_cache(IDS, (16, 56, 56), 10000)
     assert peverify.verify(cos.numpy(), rope_axes="flux", positions=IDS, layout="rope-cos-pairs",
@@ -229,6 +250,7 @@ def test_flux_tables_pass_from_diffusers_float64_and_bfl_float32():
     assert peverify.verify(sin32.numpy(), rope_axes="flux", positions=IDS, layout="rope-sin-pairs")
 
 
+@needs_torch
 @pytest.mark.parametrize("preset,axes,theta", [("flux2", (32, 32, 32, 32), 2000),
                                                ("hunyuan-video", (16, 56, 56), 256)])
 def test_the_other_presets(preset, axes, theta):
@@ -238,6 +260,7 @@ def test_the_other_presets(preset, axes, theta):
     assert peverify.verify(cos.numpy(), rope_axes=preset, positions=ids, layout="rope-cos-pairs")
 
 
+@needs_torch
 def test_qwen_image_negative_centred_ids_and_eva_fractional_ids():
     h, w = 32, 48
     rows = (torch.arange(h)[:, None] - h // 2).expand(h, w).reshape(-1).float()
@@ -253,6 +276,7 @@ def test_qwen_image_negative_centred_ids_and_eva_fractional_ids():
                            budget="faithful")
 
 
+@needs_torch
 def test_height_and_width_swapped_on_a_non_square_grid_is_named():
     # timm#2541: xy indexing swaps H and W, invisible on square grids.
     cos, _ = axial_cache(IDS[:, [0, 2, 1]], (16, 56, 56), 10000)
@@ -261,6 +285,7 @@ def test_height_and_width_swapped_on_a_non_square_grid_is_named():
     assert "swapped" in verdict.diagnosis["detail"]
 
 
+@needs_torch
 def test_one_axis_block_reused_for_another_is_named():
     # ncnn#6834: the second image axis's block built from the first's.
     cos, _ = axial_cache(IDS, (16, 56, 56), 10000)
@@ -271,6 +296,7 @@ def test_one_axis_block_reused_for_another_is_named():
     assert "ncnn#6834" in verdict.diagnosis["detail"]
 
 
+@needs_torch
 def test_axes_that_do_not_make_the_width_are_refused():
     cos, _ = axial_cache(IDS, (16, 56, 56), 10000)
     with pytest.raises(ValueError, match="makes 120 columns"):
@@ -307,6 +333,7 @@ def bloom_slopes(n):
     return slopes
 
 
+@needs_torch
 @pytest.mark.parametrize("heads", [8, 12, 16, 40, 64, 71, 96])
 def test_the_authors_and_bloom_slopes_pass(heads):
     exact = np.array(fairseq_slopes(heads))
@@ -362,6 +389,7 @@ def test_alibi_faithful_float64_accepts_either_neighbour_and_an_underflowed_slop
                            budget="strict")
 
 
+@needs_torch
 def test_square_ids_saved_rows_first_are_named():
     ids = torch.tensor([[0.0, 1, 2], [3, 4, 5], [6, 7, 8]])  # [N, axes], N = axes = 3
     cos, _ = axial_cache(ids, (2, 2, 2), 10000)
@@ -373,6 +401,7 @@ def test_square_ids_saved_rows_first_are_named():
                            layout="rope-cos-pairs")
 
 
+@needs_torch
 def test_keywords_of_another_kind_of_table_are_refused():
     slopes = np.array(fairseq_slopes(8), np.float32)
     with pytest.raises(ValueError, match="does not take positions="):
@@ -409,13 +438,15 @@ def bfl_apply_rope(xq, freqs_cis):
     return out.reshape(*xq.shape).type_as(xq)
 
 
-ROT_IDS = flux_ids(16, 12, text=64)[None]  # [1, 256, 3]
-Q = torch.randn(1, 4, ROT_IDS.shape[1], 128, generator=torch.Generator().manual_seed(3))
+if torch is not None:
+    ROT_IDS = flux_ids(16, 12, text=64)[None]  # [1, 256, 3]
+    Q = torch.randn(1, 4, ROT_IDS.shape[1], 128, generator=torch.Generator().manual_seed(3))
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@needs_torch
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 def test_flux_apply_rope_passes_verify_rotary(dtype):
-    q = Q.to(dtype)
+    q = Q.to(getattr(torch, dtype))
     out = bfl_apply_rope(q, bfl_rope_matrices(ROT_IDS))
     verdict = peverify.verify_rotary(q, out, rope_axes="flux", positions=ROT_IDS[0],
                                      pairs="interleaved", axes="batch,heads,seq,dim")
@@ -423,6 +454,7 @@ def test_flux_apply_rope_passes_verify_rotary(dtype):
     assert verdict.kind == "multi-axis rotation"
 
 
+@needs_torch
 def test_a_rotation_with_h_and_w_swapped_or_declared_rotate_half_is_named():
     out = bfl_apply_rope(Q, bfl_rope_matrices(ROT_IDS[..., [0, 2, 1]]))
     verdict = peverify.verify_rotary(Q, out, rope_axes="flux", positions=ROT_IDS[0],
