@@ -1,4 +1,4 @@
-"""`pip install .` builds the `peverify` module with this project's CMake (docs/design.md §13).
+"""`pip install .` builds the `peverify` module with this project's CMake (docs/features.md §13).
 
 setuptools drives the build and packs the wheel; CMake compiles the module and the static
 libraries it links exactly as `cmake --build` does, so the installed module is the one the suite

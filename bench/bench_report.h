@@ -1,7 +1,7 @@
-// `peverify bench`: runs the table benchmarks and reduces them to what docs/design.md §8 promises:
-// per implementation, values/s and bytes/s (medians of the repetitions, with their spread) and
-// the ratio to the best store fill of the same bytes (the table's values times the entry's element
-// size) with the same threads, measured in the same run.
+// `peverify bench`: runs the table benchmarks and reduces them to what docs/architecture.md §8
+// promises: per implementation, values/s and bytes/s (medians of the repetitions, with their
+// spread) and the ratio to the best store fill of the same bytes (the table's values times the
+// entry's element size) with the same threads, measured in the same run.
 #pragma once
 
 #include <cstdint>

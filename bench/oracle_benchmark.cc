@@ -1,8 +1,8 @@
 // Throughput of the oracle's engines, with their baseline beside them: raw mpfr_sin_cos at a fixed
-// 128 bits on the same angles (docs/design.md §11: ~1.0 M values/s per core), the MPFR engine and
-// the fast engine on the same tiles, the two compared in one run (speedup, hand-off rate), and a
-// YaRN table beside the default recipe (docs/design.md §12.4). One value is one output element, a
-// sin or a cos; values_per_s is per thread unless the name says otherwise.
+// 128 bits on the same angles (docs/architecture.md §11: ~1.0 M values/s per core), the MPFR engine
+// and the fast engine on the same tiles, the two compared in one run (speedup, hand-off rate), and
+// a YaRN table beside the default recipe (docs/mathematics.md §12.4). One value is one output
+// element, a sin or a cos; values_per_s is per thread unless the name says otherwise.
 #include <benchmark/benchmark.h>
 #include <mpfr.h>
 

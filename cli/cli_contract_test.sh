@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The command's contract (docs/design.md §8), end to end: exit codes, one-line errors that begin
+# The command's contract (docs/architecture.md §8), end to end: exit codes, one-line errors that begin
 # "peverify: error:", and no output file when the command fails.
 set -u
 peverify=$1
@@ -269,7 +269,7 @@ expect_message "--compute must be" "verify-rotary --compute" verify-rotary --inp
 expect_message "smaller than the rotary dimension" "verify-rotary --rotary-dim" verify-rotary --input "$out" --output "$out" --rotary-dim 8
 expect_message "No such file" "verify-rotary missing input" verify-rotary --input "$dir/none.npy" --output "$out"
 
-# The other sinusoidal tables (docs/design.md §16): timesteps, multi-axis ids and ALiBi slopes.
+# The other sinusoidal tables (docs/features.md §16): timesteps, multi-axis ids and ALiBi slopes.
 "$peverify" oracle --d-model 4 --positions 4 -o "$dir/emb.npy" >/dev/null 2>&1
 ids_npy "$dir/steps.npy" '<f8' '(4,)' 0 0.5 1 2
 ids_npy "$dir/steps3.npy" '<f8' '(3,)' 0 1 2

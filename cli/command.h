@@ -13,7 +13,7 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Exit codes of every subcommand (docs/design.md §8).
+// Exit codes of every subcommand (docs/architecture.md §8).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitCheckFailed = 1;
 inline constexpr int kExitBadInput = 2;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SIGINT and SIGTERM end a command as the signal does (exit 128 + signal) and leave no hidden
-# temporary (".NAME.tmp-XXXXXX") and no output it had not finished (docs/design.md §8, issue 25):
+# temporary (".NAME.tmp-XXXXXX") and no output it had not finished (docs/architecture.md §8, issue 25):
 # oracle, generate, verify --json, report and sweep, each signalled while it works.
 set -u
 # Job control: without it a script's background jobs start with SIGINT ignored, and peverify

@@ -55,7 +55,7 @@ int run_list_models(bool json) {
   return kExitOk;
 }
 
-// The other sinusoidal tables verify takes (docs/design.md §16): the timestep recipes and the
+// The other sinusoidal tables verify takes (docs/features.md §16): the timestep recipes and the
 // multi-axis RoPE presets, each with the models that build it and the file it was read from.
 int run_list_encodings(bool json) {
   nlohmann::json timesteps = nlohmann::json::array(), axes = nlohmann::json::array();

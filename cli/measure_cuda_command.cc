@@ -1,5 +1,5 @@
 // peverify measure-cuda: the CUDA entries measured on this machine's GPU, written as a
-// measured-results file to commit under reports/measured/<gpu>/ (docs/design.md §11.2).
+// measured-results file to commit under reports/measured/<gpu>/ (docs/architecture.md §11.2).
 #include <fmt/format.h>
 
 #include <memory>

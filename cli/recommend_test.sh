@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `peverify recommend` answers from a report on disk (docs/design.md §8, §14): from --from DIR or
+# `peverify recommend` answers from a report on disk (docs/architecture.md §8, docs/features.md §14): from --from DIR or
 # ./peverify-report, in well under a second, by the report's rule (an entry failing a property
 # within the context is never picked); a malformed or foreign report.json is exit 2, one line.
 set -u
@@ -104,7 +104,7 @@ code=$?
 [ "$code" -eq 0 ] && grep -q "^answered from peverify-report/report.json (2026-01-02" "$dir/out" ||
   fail "default report: exit $code: $(cat "$dir/out" "$dir/err")"
 
-# Each cell in code (docs/design.md §14.1): float64 PyTorch where it meets the target, whatever
+# Each cell in code (docs/features.md §14.1): float64 PyTorch where it meets the target, whatever
 # is fastest; peverify's generator only where nothing in PyTorch does; what it replaces named.
 mkdir -p "$dir/code"
 /usr/bin/python3 - "$dir/small/report.json" "$dir/code/report.json" <<'PY'

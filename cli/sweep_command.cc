@@ -1,5 +1,5 @@
-// peverify sweep: the report's study in shards, on threads or MPI ranks, resumable (docs/design.md
-// §8).
+// peverify sweep: the report's study in shards, on threads or MPI ranks, resumable
+// (docs/architecture.md §8).
 #include <fmt/format.h>
 
 #include <chrono>

@@ -111,9 +111,10 @@ void add_verify_command(CLI::App& root, std::vector<Command>& commands) {
       ->transform(one_of(kBudgets));
   o->model_c_option = app->add_option(
       "--model-c", o->model_c,
-      fmt::format("the model budget's constant C (default {:g}, docs/design.md §3.2); recorded in "
-                  "--json",
-                  claim_constants().direct_c));
+      fmt::format(
+          "the model budget's constant C (default {:g}, docs/mathematics.md §3.2); recorded in "
+          "--json",
+          claim_constants().direct_c));
   app->add_option("--threads", o->threads, "worker threads (default: all cores)");
   app->add_option("--json", o->json, "also write the results as JSON here");
   add_sinusoid_options(*app, o->sinusoids);

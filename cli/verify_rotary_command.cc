@@ -1,5 +1,5 @@
 // peverify verify-rotary --input X --output Y: q (or k) before and after a RoPE kernel, every
-// element against the exact rotation (docs/design.md §15).
+// element against the exact rotation (docs/features.md §15).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -34,7 +34,7 @@ struct VerifyRotaryCommandOptions {
   std::string compute = "float32";
   std::optional<int64_t> threads;
   std::string json;
-  std::string rope_axes;  // RoPE over several position axes at real ids (docs/design.md §16.2)
+  std::string rope_axes;  // RoPE over several position axes at real ids (docs/features.md §16.2)
 };
 
 TableStream open_tensor(const std::string& path, const std::string& tensor,

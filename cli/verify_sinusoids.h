@@ -1,4 +1,4 @@
-// `peverify verify` for the other sinusoidal tables (docs/design.md §16): --timesteps for a
+// `peverify verify` for the other sinusoidal tables (docs/features.md §16): --timesteps for a
 // diffusion timestep embedding, --rope-axes for multi-axis RoPE, --alibi for ALiBi's slopes.
 #pragma once
 

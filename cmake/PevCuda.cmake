@@ -1,4 +1,4 @@
-# Optional CUDA (docs/design.md §11). PEV_ENABLE_CUDA=AUTO builds the CUDA entries when CMake finds a CUDA
+# Optional CUDA (docs/architecture.md §11). PEV_ENABLE_CUDA=AUTO builds the CUDA entries when CMake finds a CUDA
 # compiler (check_language), ON requires one, OFF never looks. Included from the top-level
 # CMakeLists.txt: the CUDA language has to be enabled at file scope there, above every target
 # that links the kernels. Sets PEV_CUDA (ON/OFF) for core/cuda/CMakeLists.txt.

@@ -35,7 +35,7 @@ void fill_rows(const Implementation& impl, const TableSpec& spec, uint64_t count
 GeneratedTable generate(const Implementation& impl, const TableSpec& spec, uint64_t count,
                         int threads = 1);
 
-// Rows at given position ids (docs/design.md §1.4), in their order: each run of consecutive
+// Rows at given position ids (docs/mathematics.md §1.4), in their order: each run of consecutive
 // distinct ids is one call of the entry, and with M-RoPE each column comes from its pair's stream.
 // What the entry computes when a framework asks it for those positions.
 GeneratedTable generate_at(const Implementation& impl, const TableSpec& spec,

@@ -1,5 +1,6 @@
-// One production implementation of the PE table, as the registry lists it (docs/design.md §10):
-// what it computes, how, the accuracy it claims, and the function that fills a caller's buffer.
+// One production implementation of the PE table, as the registry lists it (docs/architecture.md
+// §10): what it computes, how, the accuracy it claims, and the function that fills a caller's
+// buffer.
 #pragma once
 
 #include <algorithm>
@@ -41,7 +42,7 @@ struct Implementation {
   Dtype output = Dtype::kFloat32;   // storage type of the table
   Conversion conversion = Conversion::kNearestEven;
   Backend backend = Backend::kGlibc;
-  // What every element is held to (docs/design.md §3); for the model, u is that of `compute`
+  // What every element is held to (docs/mathematics.md §3); for the model, u is that of `compute`
   // and `steps` is steps_since_direct(pos).
   Claim claim;
   uint64_t max_position = kMaxPosition;  // the claim holds for positions <= this
@@ -54,7 +55,7 @@ struct Implementation {
   // divide theta_j by their factors and reach below it at bases the plain rule admits.
   double min_frequency = 0;
   uint64_t anchor_interval = 0;  // rows between directly computed rows (0: every row is direct)
-  // The rotary recipes (docs/design.md §12) it computes, as frameworks do (core/recipe.h): the
+  // The rotary recipes (docs/mathematics.md §12) it computes, as frameworks do (core/recipe.h): the
   // tables it is asked for and its claim covers. Every layout is written for each.
   std::vector<RopeType> recipes;
   std::string flags;        // compile flags and ISA: part of the entry's identity
@@ -78,9 +79,10 @@ struct Implementation {
 };
 
 // Where a model entry's claim holds, from its strategy and compute type (encoding/claims.json's
-// `limits`, docs/design.md §3.2 and §10): bases up to the one C was derived for, the anchored
-// strategy's interval, the naive recurrence's positions, native float16's normal frequencies.
-// Every backend's model entries take them from here, so that each limit is stated once.
+// `limits`, docs/mathematics.md §3.2 and docs/architecture.md §10): bases up to the one C was
+// derived for, the anchored strategy's interval, the naive recurrence's positions, native float16's
+// normal frequencies. Every backend's model entries take them from here, so that each limit is
+// stated once.
 inline void apply_model_limits(Implementation& e) {
   const ClaimConstants::Limits& limits = claim_constants().limits;
   e.max_base = limits.max_base;

@@ -1,4 +1,4 @@
-// The host side of the rotary recipes the implementations compute (docs/design.md §12.3): the
+// The host side of the rotary recipes the implementations compute (docs/mathematics.md §12.3): the
 // recipe's Python floats, the base a strategy raises, and the per-row helpers of the CPU
 // strategies. The arithmetic itself is recipe_arith.h's, shared with the CUDA kernels.
 #pragma once

@@ -1,4 +1,4 @@
-// Rotary recipes as frameworks compute them (docs/design.md §12.3), written once over an
+// Rotary recipes as frameworks compute them (docs/mathematics.md §12.3), written once over an
 // arithmetic A of the compute type: glibc/compute_type.h's adaptors on the CPU (the SLEEF and
 // Highway entries use its Float32 for these few per-pair operations), device_math.cuh's on the
 // GPU, model_arith.h's in the GPU's host twin. Compiled by g++ and by nvcc (C++17).

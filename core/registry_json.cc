@@ -13,7 +13,7 @@ nlohmann::json layout_names() {
   return names;
 }
 
-// The rotary recipes the entry computes (docs/design.md §12).
+// The rotary recipes the entry computes (docs/mathematics.md §12).
 nlohmann::json recipe_names(const core::Implementation& e) {
   nlohmann::json names = nlohmann::json::array();
   for (RopeType t : e.recipes) names.push_back(name_of(t));

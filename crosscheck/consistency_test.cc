@@ -1,6 +1,6 @@
-// The consistency verdict's two figures (docs/design.md §4.1), measured on honest tables of the
-// registry: no false alarm on any entry's tables (every output type, the layouts and recipes the
-// study covers, positions past 131072), and the rate at which single corrupted elements are
+// The consistency verdict's two figures (docs/mathematics.md §4.1), measured on honest tables of
+// the registry: no false alarm on any entry's tables (every output type, the layouts and recipes
+// the study covers, positions past 131072), and the rate at which single corrupted elements are
 // caught. Framework-built tables (numpy, PyTorch, Hugging Face) are python/tests'.
 #include "peverify/measure/consistency.h"
 

@@ -218,9 +218,9 @@ TEST(Mutation, RecipeBugsAreCaught) {
 namespace pev::properties {
 namespace {
 
-// The default budget's C (docs/design.md §3.2): the seeds' float32 tables pass it, and an error of
-// 1e-4 on a low-frequency element (|exact| ~ 1, a ~ 1e-2) does not: a constant floor such as C u
-// would hide it, the (|exact| + a) scaling does not.
+// The default budget's C (docs/mathematics.md §3.2): the seeds' float32 tables pass it, and an
+// error of 1e-4 on a low-frequency element (|exact| ~ 1, a ~ 1e-2) does not: a constant floor such
+// as C u would hide it, the (|exact| + a) scaling does not.
 TEST(DefaultBudget, PassesTheSeedsFloat32TablesAndCatchesA1e4ErrorAtLowFrequency) {
   TableSpec spec;
   spec.d_model = 512;

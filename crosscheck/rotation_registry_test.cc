@@ -261,7 +261,7 @@ std::vector<double> bf16_cache_rotation(const Case& c, const std::vector<double>
   return y;
 }
 
-// ... and the verdict's diagnosis names the bug (docs/design.md §8.1), or, for one changed
+// ... and the verdict's diagnosis names the bug (docs/architecture.md §8.1), or, for one changed
 // element, says it is isolated.
 TEST(RotationRegistry, EachBugFailsAndNamesAnElementAndItsCause) {
   const core::RotationImplementation& f32 = entry("cpu/rotate/cache-f32/f32");

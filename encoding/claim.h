@@ -1,4 +1,4 @@
-// The accuracy an element is held to (docs/design.md §3): one type for what a registry entry
+// The accuracy an element is held to (docs/mathematics.md §3): one type for what a registry entry
 // claims, what a user claims for a table, and what the property suite and the gate check. Its
 // numbers live in encoding/claims.json.
 #pragma once
@@ -27,7 +27,7 @@ struct ClaimConstants {
   // A budget at or above these (absolute) checks nothing useful: every value in [-1, 1] is
   // within 1 of the truth, and 0.1 is a tenth of the whole range.
   std::array<double, 2> vacuous_budget;
-  // The consistency rule (docs/design.md §4.1): an element's error against the second largest
+  // The consistency rule (docs/mathematics.md §4.1): an element's error against the second largest
   // of the other errors in its window of rows, in its column.
   struct Consistency {
     int group_rows;        // rows per group
@@ -35,7 +35,8 @@ struct ClaimConstants {
     double factor;         // an error this many times the window's is inconsistent ...
     std::array<double, 4> resolution_ulps;  // ... if also above this many ulps (by Dtype)
   } consistency;
-  // Where the registry entries' claims hold (core/implementation.h; docs/design.md §3.2, §10).
+  // Where the registry entries' claims hold (core/implementation.h; docs/mathematics.md §3.2,
+  // docs/architecture.md §10).
   struct Limits {
     double max_base;           // the model entries' largest base: C was derived up to it
     uint64_t anchor_interval;  // rows between directly computed rows (anchored, precise)

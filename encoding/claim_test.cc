@@ -7,7 +7,7 @@
 namespace pev {
 namespace {
 
-// The constants' derivations (docs/design.md §3) as inequalities: a change to claims.json that
+// The constants' derivations (docs/mathematics.md §3) as inequalities: a change to claims.json that
 // breaks one of them breaks a claim some registry entry relies on.
 TEST(ClaimConstants, CoverTheErrorAnalysesTheyComeFrom) {
   const ClaimConstants& k = claim_constants();

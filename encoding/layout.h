@@ -1,4 +1,4 @@
-// The layouts: where pair k's sin and cos land in a row (docs/design.md §1.2). One table lists
+// The layouts: where pair k's sin and cos land in a row (docs/mathematics.md §1.2). One table lists
 // every layout, as SLEEF's funcproto.h lists every function, and everything else is derived from
 // it: the width, whether a row holds both functions, the columns of a pair and the pair of a
 // column, the names the command line and Python use, and the row filling of core/ and the oracle.
@@ -67,7 +67,7 @@ struct LayoutEntry {
   Slot cos[2];
 };
 
-// The table (docs/design.md §1.2; layout_test.cc checks it against the documented rows).
+// The table (docs/mathematics.md §1.2; layout_test.cc checks it against the documented rows).
 PEV_HD constexpr LayoutEntry layout_entry(Layout layout) {
   switch (layout) {
     case Layout::kInterleaved:

@@ -10,8 +10,8 @@
 namespace pev {
 namespace {
 
-// docs/design.md §1.2 at d = 8, written out column by column ("s2": sin of pair 2). The table in
-// layout.h must agree with it in both directions; nothing else checks a row of the table.
+// docs/mathematics.md §1.2 at d = 8, written out column by column ("s2": sin of pair 2). The table
+// in layout.h must agree with it in both directions; nothing else checks a row of the table.
 struct Documented {
   const char* name;
   const char* row;

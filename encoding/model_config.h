@@ -1,5 +1,5 @@
 // What a model's Hugging Face config.json says about its rotary embedding: the rotary dimension,
-// the base and the recipe (docs/design.md §12). Configs are user input: every problem is a
+// the base and the recipe (docs/mathematics.md §12). Configs are user input: every problem is a
 // ConfigError of one line that names the field.
 #pragma once
 
@@ -45,7 +45,7 @@ struct ModelRope {
 // section (text_config in multimodal configs), rope_scaling with `rope_type` or the older `type`
 // (M-RoPE's `mrope`), transformers 5's rope_parameters, flat or keyed by layer type;
 // original_max_position_embeddings inside the recipe or at the config's top level. `layer_type`
-// names the layers to read where they differ (docs/design.md §12.2); empty: the full-attention
+// names the layers to read where they differ (docs/mathematics.md §12.2); empty: the full-attention
 // layers'. An unknown name is a ConfigError listing the config's layer types.
 ModelRope model_rope_from_config(std::string_view json_text, std::string_view layer_type = {});
 

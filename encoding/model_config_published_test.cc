@@ -1,6 +1,6 @@
 // The presets (models/*.json) are copies of published configs, nested as published: what the
 // reader takes from each, and how it reads multimodal sections, layer types and M-RoPE the way
-// transformers does (docs/design.md §12.2, §12.5).
+// transformers does (docs/mathematics.md §12.2, §12.5).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
-// Position ids (docs/design.md §1.4): a table whose rows are not positions start .. start + N - 1.
-// Packed sequences restart at 0, left padding shifts them, speculative decoding and chunked
+// Position ids (docs/mathematics.md §1.4): a table whose rows are not positions start .. start + N
+// - 1. Packed sequences restart at 0, left padding shifts them, speculative decoding and chunked
 // prefill start anywhere, a gathered cache holds rows in any order and repeats them, and M-RoPE
 // (Qwen2-VL and later) gives each row three positions: temporal, height and width.
 #pragma once

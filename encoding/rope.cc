@@ -295,7 +295,7 @@ std::vector<PairConditioning> recipe_conditioning(const RopeScaling& r, double b
     for (PairConditioning& p : c) p.extra = x;
   };
   // Each term counts roundings of the recipe's own arithmetic in the compute type (the
-  // derivations are in docs/design.md §3.2); llama3's smoothing also amplifies the error the
+  // derivations are in docs/mathematics.md §3.2); llama3's smoothing also amplifies the error the
   // frequencies already carry, which the Judge scales by the claim's C.
   switch (r.type) {
     case RopeType::kDefault:

@@ -1,4 +1,4 @@
-// The frequency recipes of rotary embeddings (docs/design.md §12): how real models scale the
+// The frequency recipes of rotary embeddings (docs/mathematics.md §12): how real models scale the
 // frequencies b^(-2j/d) and the values. Each recipe is the real-number formula of Hugging Face's
 // modeling_rope_utils, not its float32 arithmetic; numbers a config gives are the doubles they
 // parse to, and the formulas' own constants (0.1, 0.001, 2 pi) are exact.
@@ -33,7 +33,7 @@ struct RopeScaling {
   std::optional<double> attention_factor;            // yarn, longrope: given explicitly
   double low_freq_factor = 1, high_freq_factor = 4;  // llama3
   std::vector<double> short_factor, long_factor;     // longrope: d/2 each
-  // M-RoPE (Qwen2-VL and later, docs/design.md §12.5): rows carry three position streams
+  // M-RoPE (Qwen2-VL and later, docs/mathematics.md §12.5): rows carry three position streams
   // (temporal, height, width) and each frequency pair takes its angle from one of them. Empty:
   // one stream. Any recipe above may come with it (Qwen's is the default recipe).
   std::vector<int> mrope_section;  // pairs per stream, summing to d/2 (sectioned) or fewer
@@ -93,9 +93,9 @@ double yarn_ramp(const YarnRange& range, int pair);
 }  // namespace rope_double
 
 // What the recipe does to the relative error of w_j an honest implementation makes, in units of
-// the compute precision's u (docs/design.md §3.2): the error theta_j already carries (C u) comes
-// out multiplied by 1 + gain, and the recipe's own roundings add `extra`. The model claim's angle
-// term for pair j is then (C (1 + gain) + extra) u a. Zero for the default recipe.
+// the compute precision's u (docs/mathematics.md §3.2): the error theta_j already carries (C u)
+// comes out multiplied by 1 + gain, and the recipe's own roundings add `extra`. The model claim's
+// angle term for pair j is then (C (1 + gain) + extra) u a. Zero for the default recipe.
 struct PairConditioning {
   double gain = 0;
   double extra = 0;

@@ -1,4 +1,4 @@
-// The rotary caches of real models that the registry's tests build (docs/design.md §12): Llama
+// The rotary caches of real models that the registry's tests build (docs/mathematics.md §12): Llama
 // 3.1, Qwen2.5 and DeepSeek-V3 from the repository's configs (models/*.json, read from the
 // repository root, where the tests run), and one model of each other recipe with the parameters
 // real configs use. Shared by core/'s, crosscheck/'s and gate/'s tests, so it sits in encoding/,

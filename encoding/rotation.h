@@ -1,4 +1,4 @@
-// The rotation a RoPE kernel applies to q and k (docs/design.md §15): what peverify verify-rotary
+// The rotation a RoPE kernel applies to q and k (docs/features.md §15): what peverify verify-rotary
 // judges. Given a head vector x at position p, each frequency pair j rotates two of its
 // dimensions (a, b) by the angle p w_j of the table spec's recipe, times its attention factor A:
 //   out_a = A (x_a cos(p w_j) - x_b sin(p w_j)),   out_b = A (x_b cos(p w_j) + x_a sin(p w_j)).

@@ -1,4 +1,4 @@
-// The mathematical contract every part of peverify shares (docs/design.md §1): what a
+// The mathematical contract every part of peverify shares (docs/mathematics.md §1): what a
 // positional-encoding table is, independent of how anyone computes it. Both core/ and oracle/
 // depend on this header and on nothing of each other.
 #pragma once

@@ -1,7 +1,7 @@
 // The CI gate (`peverify check`), in the spirit of glibc's libm-test-ulps: the measured error of
 // each implementation (a registry entry or a table file) per position band, against the records
 // of a reviewed file. A regression is any measured figure above its record, or any element that
-// is NaN, Inf or of a sign its claim fixes (docs/design.md §8).
+// is NaN, Inf or of a sign its claim fixes (docs/architecture.md §8).
 #pragma once
 
 #include <cmath>
@@ -101,7 +101,7 @@ struct GateOutcome {
   std::string subject;  // impl name or table path
   std::string band;
   // What was measured: "every one of N elements" (tables), or "sampled N of M positions"
-  // (implementations: the blocks of band_blocks, fixed and documented in docs/design.md §8).
+  // (implementations: the blocks of band_blocks, fixed and documented in docs/architecture.md §8).
   std::string coverage;
   // A regressed band's deciding element: its position, column, value, exact value, its error and
   // what was allowed (the record, or the consistency envelope), and why (`what`).

@@ -1,5 +1,5 @@
-// Naming the element a failing band of the gate comes from (docs/design.md §8): the largest by
-// the figure that broke its record, scanned again (the measuring pass keeps no positions), and
+// Naming the element a failing band of the gate comes from (docs/architecture.md §8): the largest
+// by the figure that broke its record, scanned again (the measuring pass keeps no positions), and
 // its one-line description.
 #pragma once
 

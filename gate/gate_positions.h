@@ -1,5 +1,6 @@
-// The gate on a table subject at position ids (docs/design.md §8, §1.4): a band holds the rows
-// whose position (the largest of an M-RoPE row's three) falls in it, in any order.
+// The gate on a table subject at position ids (docs/architecture.md §8, docs/mathematics.md §1.4):
+// a band holds the rows whose position (the largest of an M-RoPE row's three) falls in it, in any
+// order.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// run_gate (docs/design.md §8): each subject opened once, then each band measured (a registry
+// run_gate (docs/architecture.md §8): each subject opened once, then each band measured (a registry
 // entry on sampled blocks, a table whole through verify's pass), judged against its record and,
 // when it fails, the element that decides it named.
 #include <fmt/format.h>

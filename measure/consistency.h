@@ -1,6 +1,6 @@
 // Whether each element's error is consistent with the errors around it in its column
-// (docs/design.md §4.1). Honest implementations make errors that vary smoothly along a column: a
-// frequency error times the position, the angle's rounding (a staircase in ulps of the angle),
+// (docs/mathematics.md §4.1). Honest implementations make errors that vary smoothly along a column:
+// a frequency error times the position, the angle's rounding (a staircase in ulps of the angle),
 // the sin/cos routine's relative error and the output's rounding. A corrupted element stands out
 // from its neighbours even where the claim's worst-case budget would let it through.
 //

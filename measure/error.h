@@ -1,4 +1,4 @@
-// How far a stored value is from the exact one (docs/design.md §4). The exact value is the
+// How far a stored value is from the exact one (docs/mathematics.md §4). The exact value is the
 // oracle's correct rounding to double: for float32/16/bf16 outputs its own error (2^-53 relative)
 // is far below what these measures resolve.
 #pragma once
@@ -77,8 +77,8 @@ inline bool same_encoding(double a, double b) {
 // A zero neighbour carries `zero_sign`'s sign: the side the exact value lies on.
 double format_neighbour(double r, int dir, Dtype t, double zero_sign);
 
-// Faithful by encoding (docs/design.md §3.3): `got` is one of the two values of the format that
-// bracket the exact value, i.e. the correctly rounded `rounded` or its neighbour on the exact
+// Faithful by encoding (docs/mathematics.md §3.3): `got` is one of the two values of the format
+// that bracket the exact value, i.e. the correctly rounded `rounded` or its neighbour on the exact
 // value's side. `exact` is the exact value rounded to double; when it equals `rounded` the true
 // value's side is unknown (always so for float64 tables), and both neighbours are accepted,
 // unless `exact_is_true` (sin 0 = +0 and cos 0 = 1: nothing else is).

@@ -1,6 +1,6 @@
 // The one loop that judges a table's elements against their exact values and a claim, and the
-// running figures it keeps (docs/design.md §4). verify, the property suite, the study, the gate
-// and the registry's tests all measure through it, so they agree on what counts as a number,
+// running figures it keeps (docs/mathematics.md §4). verify, the property suite, the study, the
+// gate and the registry's tests all measure through it, so they agree on what counts as a number,
 // what is outside a claim and what a figure means.
 #pragma once
 
@@ -41,7 +41,7 @@ struct Finding {
   double error;     // |got - expected| (NaN when got is not a number)
   double allowed;   // the budget or tolerance it was held to
   // The error in ulps of the output at max(|expected|, kUlpFloor), as people read ulps (oracle
-  // checks; docs/design.md §4).
+  // checks; docs/mathematics.md §4).
   double ulp;
   std::string what;  // the category ("number", "nan", ...) or the identity ("M_m", ...)
   // The file row, for a table at given position ids (properties/position_map.h): there a
@@ -94,11 +94,11 @@ struct Figures {
 };
 
 // The verdict on one element.
-// The claim rule (docs/design.md §3.3), the one every element of a table or an applied rotation
-// is judged by: strict, the correctly rounded encoding `rounded` itself; faithful, one of the two
-// finite values of the format that bracket `exact` (its side known where `exact_is_true`); the
-// model, an error within what it allows. NaN and Inf categories, and the model's rule for signs,
-// are the caller's (Judge::judge).
+// The claim rule (docs/mathematics.md §3.3), the one every element of a table or an applied
+// rotation is judged by: strict, the correctly rounded encoding `rounded` itself; faithful, one of
+// the two finite values of the format that bracket `exact` (its side known where `exact_is_true`);
+// the model, an error within what it allows. NaN and Inf categories, and the model's rule for
+// signs, are the caller's (Judge::judge).
 inline bool within_claim(Claim::Kind kind, double got, double exact, double rounded,
                          double abs_error, double allowed, Dtype output, bool exact_is_true) {
   switch (kind) {
@@ -136,7 +136,7 @@ class Judge {
 
   // The claim's budget for one element. With a rotary recipe the values are scaled by the
   // attention factor, and so are the angle's and the rotations' contributions; the angle term
-  // also grows by the recipe's conditioning (docs/design.md §3.2). Plain tables: weight 1.
+  // also grows by the recipe's conditioning (docs/mathematics.md §3.2). Plain tables: weight 1.
   double allowed(uint64_t pos, int column, double steps, double exact) const {
     return claim_.allowed(exact, weighted_angle(pos, column), steps * attention_, output_);
   }
@@ -147,9 +147,9 @@ class Judge {
   }
 
   // One element. `rounded`, when given, is the correctly rounded value in the output format:
-  // strict and faithful claims are then judged by encoding (docs/design.md §3.3), else by number.
-  // A sign mismatch fails every claim that fixes the sign: the model's where the exact value is
-  // 0 (sin 0 = +0) or larger than the budget, strict's and faithful's always.
+  // strict and faithful claims are then judged by encoding (docs/mathematics.md §3.3), else by
+  // number. A sign mismatch fails every claim that fixes the sign: the model's where the exact
+  // value is 0 (sin 0 = +0) or larger than the budget, strict's and faithful's always.
   Judgement judge(uint64_t pos, int column, double steps, double got, double exact,
                   const double* rounded = nullptr) const {
     Judgement j;

@@ -1,4 +1,4 @@
-// What an honest RoPE kernel may make of one output element (docs/design.md §15.2): the budget
+// What an honest RoPE kernel may make of one output element (docs/features.md §15.2): the budget
 // `verify-rotary` holds every rotated element to under its model claim. A kernel multiplies its
 // inputs by cos and sin values ĉ, ŝ that carry the error of the cache (or of sin and cos computed
 // on the fly) and sums the products in its compute type:

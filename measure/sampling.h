@@ -1,4 +1,4 @@
-// Which rows to measure when a table is too long to measure every one (docs/design.md §4):
+// Which rows to measure when a table is too long to measure every one (docs/mathematics.md §4):
 // blocks of rows whose first positions grow geometrically, so every octave of positions is seen.
 // The study, verify and the gate all sample through this.
 #pragma once

@@ -1,6 +1,6 @@
-// The MPFR oracle against an independent library (docs/design.md §6), bit for bit in the target
-// format and in float64: a fixed-seed sample in every run (arb_agreement_exhaustive_test.cc runs >=
-// 10^5 cases per format), and the edges of float16's range that the sample rarely reaches.
+// The MPFR oracle against an independent library (docs/mathematics.md §6), bit for bit in the
+// target format and in float64: a fixed-seed sample in every run (arb_agreement_exhaustive_test.cc
+// runs >= 10^5 cases per format), and the edges of float16's range that the sample rarely reaches.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,4 +1,4 @@
-// The rotary recipes (docs/design.md §12.1) in Arb's ball arithmetic, for the referee
+// The rotary recipes (docs/mathematics.md §12.1) in Arb's ball arithmetic, for the referee
 // (arb_reference.h) only: written from Hugging Face's formulas as they read, and sharing no code
 // with the MPFR path (not its frequencies, decisions, bounds or attention factor), so that an
 // agreement between the two means something. Every branch is taken only where the ball decides it;
@@ -18,7 +18,7 @@ bool arb_frequency(const TableSpec& spec, int pair, slong prec, arb_t w);
 // The attention factor A as a ball (exact where the config gives it).
 void arb_attention(const TableSpec& spec, slong prec, arb_t a);
 
-// What Arb decides for a recipe, for the worked figures of docs/design.md §12.1.
+// What Arb decides for a recipe, for the worked figures of docs/mathematics.md §12.1.
 struct ArbRecipeFacts {
   double yarn_low = 0, yarn_high = 0;       // the ends of yarn's ramp (high + 0.001 when equal)
   int kept = 0, smoothed = 0, divided = 0;  // llama3: pairs per band; yarn: ramp 0, between, 1

@@ -1,7 +1,7 @@
-// The oracle's rotary recipes against the Arb referee (docs/design.md §6, §12.1), which computes
-// them from Hugging Face's formulas in balls and shares no code with the MPFR path: the worked
-// figures, the branch decisions at their very edges, a sample of random recipes bit for bit in
-// every format (both engines; more under `exhaustive`), and the tables `peverify oracle` writes
+// The oracle's rotary recipes against the Arb referee (docs/mathematics.md §6, §12.1), which
+// computes them from Hugging Face's formulas in balls and shares no code with the MPFR path: the
+// worked figures, the branch decisions at their very edges, a sample of random recipes bit for bit
+// in every format (both engines; more under `exhaustive`), and the tables `peverify oracle` writes
 // for the models in models/ and for --rope-scaling recipes, at positions up to 2^40.
 #include <fmt/format.h>
 #include <gtest/gtest.h>

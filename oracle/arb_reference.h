@@ -1,5 +1,5 @@
-// An independent referee for the oracle, for tests only: the same exact values (docs/design.md §1)
-// computed with Arb's ball arithmetic and rounded with Arb's arf rounding. Nothing here shares
+// An independent referee for the oracle, for tests only: the same exact values (docs/mathematics.md
+// §1) computed with Arb's ball arithmetic and rounded with Arb's arf rounding. Nothing here shares
 // code with the MPFR engine: not its frequencies, not its error bound, not its rounding test
 // (oracle/correct_rounding.cc), so an agreement between the two means something.
 //

@@ -1,5 +1,5 @@
-// The attention factor A of a rotary recipe (docs/design.md §12.1) in MPFR: exactly where it is a
-// known number (1, a configured attention_factor, longrope's rare rational value), else with a
+// The attention factor A of a rotary recipe (docs/mathematics.md §12.1) in MPFR: exactly where it
+// is a known number (1, a configured attention_factor, longrope's rare rational value), else with a
 // proven relative error bound. Every value of a recipe table is A sin or A cos, rounded once.
 #pragma once
 

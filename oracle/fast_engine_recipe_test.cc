@@ -1,6 +1,6 @@
-// The fast engine against the MPFR engine on rotary recipes (docs/design.md §12.1), bit for bit in
-// every format: random recipes around real models at positions small, near 2^20, above 2^20 and
-// near 2^40 (more under `exhaustive`), the models' own tables, and the attention factors the
+// The fast engine against the MPFR engine on rotary recipes (docs/mathematics.md §12.1), bit for
+// bit in every format: random recipes around real models at positions small, near 2^20, above 2^20
+// and near 2^40 (more under `exhaustive`), the models' own tables, and the attention factors the
 // kernel does not scale by (handed to MPFR whole).
 #include <gtest/gtest.h>
 

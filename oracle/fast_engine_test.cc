@@ -30,8 +30,8 @@ using fastcheck::compare_tables;
 
 class FastVsMpfrTable : public testing::TestWithParam<std::tuple<uint64_t, Dtype>> {};
 
-// The calibration notes' acceptance tables (docs/design.md §11): d 512, 2048 positions from 0, 10^6
-// and 2^24 - 2048.
+// The calibration notes' acceptance tables (docs/architecture.md §11): d 512, 2048 positions from
+// 0, 10^6 and 2^24 - 2048.
 TEST_P(FastVsMpfrTable, EveryElementBitIdentical) {
   const auto [start, dtype] = GetParam();
   TableSpec spec;

@@ -48,8 +48,8 @@ class Frequencies {
   std::vector<MpfrVar> cache_;
 };
 
-// b^(e_k) (docs/design.md §1.1) at `precision` bits into `out` (precision set), relative error at
-// most power_error_factor(b) 2^-precision: theta_j for the recipes, w_k for plain tables.
+// b^(e_k) (docs/mathematics.md §1.1) at `precision` bits into `out` (precision set), relative error
+// at most power_error_factor(b) 2^-precision: theta_j for the recipes, w_k for plain tables.
 void raise_base(const TableSpec& spec, int pair, mpfr_prec_t precision, mpfr_ptr out);
 // b^(numerator/denominator) the same way: for |numerator/denominator| <= 1 the relative error is
 // at most power_error_factor(b) 2^-precision (beyond, the exponent's error grows with it).

@@ -1,6 +1,6 @@
-// The oracle at given position ids (docs/design.md §1.4): rows in any order, repeated, and with
-// M-RoPE each pair at its own stream's position. Runs of consecutive distinct positions go to the
-// engine as tiles, so packed sequences and padded batches cost what a plain table does.
+// The oracle at given position ids (docs/mathematics.md §1.4): rows in any order, repeated, and
+// with M-RoPE each pair at its own stream's position. Runs of consecutive distinct positions go to
+// the engine as tiles, so packed sequences and padded batches cost what a plain table does.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Rotary recipes for the oracle's tests: the real models of docs/design.md §12.1 and random
+// Rotary recipes for the oracle's tests: the real models of docs/mathematics.md §12.1 and random
 // recipes around them, and positions in the four regions that matter. Deterministic for a seed on
 // every platform (TestRng, no std:: distributions).
 #pragma once

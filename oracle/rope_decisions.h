@@ -1,4 +1,4 @@
-// Where a rotary recipe's formula changes branch, decided exactly (docs/design.md §6): yarn's
+// Where a rotary recipe's formula changes branch, decided exactly (docs/mathematics.md §6): yarn's
 // floor, ceil and clamps of the correction range and the clamp of each pair's ramp, llama3's band
 // of each pair. Double arithmetic can put a pair on the wrong side of an edge; these decisions
 // cannot.

@@ -1,4 +1,4 @@
-// The frequencies of a rotary recipe (docs/design.md §12.1), exactly: each branch decided
+// The frequencies of a rotary recipe (docs/mathematics.md §12.1), exactly: each branch decided
 // exactly (rope_decisions.h), then w_j at any precision with a proven relative error bound. The
 // formulas are Hugging Face's as real numbers; a config's numbers are the doubles they parse to.
 #pragma once

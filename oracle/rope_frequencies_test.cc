@@ -1,5 +1,5 @@
-// The MPFR oracle's rotary recipes (docs/design.md §6, §12.1): the worked figures, agreement with
-// the double formulas of encoding/rope.h away from their edges, the stated error bounds of w_j
+// The MPFR oracle's rotary recipes (docs/mathematics.md §6, §12.1): the worked figures, agreement
+// with the double formulas of encoding/rope.h away from their edges, the stated error bounds of w_j
 // and A against much higher precision, and the exact cases (ties of a configured attention
 // factor, longrope's rational A, HF's +0.001).
 #include "peverify/oracle/rope_frequencies.h"

@@ -1,5 +1,5 @@
-// The real-valued terms the rotary recipes branch on (docs/design.md §12.1), each in MPFR with a
-// proven error bound: yarn's correction dimension cd(beta) and llama3's L0 / wavelength. The
+// The real-valued terms the rotary recipes branch on (docs/mathematics.md §12.1), each in MPFR with
+// a proven error bound: yarn's correction dimension cd(beta) and llama3's L0 / wavelength. The
 // decisions (rope_decisions.h) and the frequencies (rope_frequencies.h) both use them.
 #pragma once
 

@@ -1,6 +1,6 @@
-// The exact rotation a RoPE kernel applies (encoding/rotation.h; docs/design.md §6.1): for each
-// token, head and pair j with dims (a, b) = rotated_dims(spec, j), at the position p its stream
-// gives (RowPositions::of_pair, so M-RoPE pairs take their own stream's),
+// The exact rotation a RoPE kernel applies (encoding/rotation.h; docs/mathematics.md §6.1): for
+// each token, head and pair j with dims (a, b) = rotated_dims(spec, j), at the position p its
+// stream gives (RowPositions::of_pair, so M-RoPE pairs take their own stream's),
 //   out_a = x_a C - x_b S,   out_b = x_b C + x_a S,   C = A cos(p w_j), S = A sin(p w_j),
 // with w_j and A the recipe's exact reals, written at output_dims(spec, j) (the input's dims
 // unless spec.output_pairs says otherwise, as DeepSeek's). Every output element is given as its

@@ -1,6 +1,7 @@
 // The two engines of the exact rotation (rotation.h), one (position, pair) at a time: elements
 // x C - y S with C = A cos(p w_j), S = A sin(p w_j) (out_b is y' C - x' S with y' = -x_a). The
-// bounds each relies on are derived in rotation_mpfr.cc and rotation_fast.cc (docs/design.md §6.1).
+// bounds each relies on are derived in rotation_mpfr.cc and rotation_fast.cc (docs/mathematics.md
+// §6.1).
 #pragma once
 
 #include <cstddef>

@@ -21,7 +21,7 @@
 //   so mpfr_can_round's err = EXP(r~) - K - 3. At position 0 with A a double, r~ = x A exactly
 //   (106 <= p bits; it may be a tie), rounded with round_exact. Cancellation (x C ~ y S) lowers
 //   EXP(r~) and is what climbs the ladder; exact cancellation needs tan(p w_j) = y/x rational,
-//   which never happens for p > 0 (docs/design.md §6.1).
+//   which never happens for p > 0 (docs/mathematics.md §6.1).
 #include <algorithm>
 #include <boost/multiprecision/mpfr.hpp>
 #include <limits>

@@ -1,5 +1,5 @@
 // The exact values of the sinusoidal tables beyond the Transformer's (encoding/sinusoids/,
-// docs/design.md §16): sin and cos of scale * x * w for any real x a file stores, and ALiBi's
+// docs/features.md §16): sin and cos of scale * x * w for any real x a file stores, and ALiBi's
 // slopes 2^(-max_bias e), each rounded once, correctly, to the target format and to double.
 #pragma once
 

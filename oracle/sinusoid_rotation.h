@@ -1,4 +1,4 @@
-// The exact rotation of RoPE over several position axes at real ids (docs/design.md §16.2): for a
+// The exact rotation of RoPE over several position axes at real ids (docs/features.md §16.2): for a
 // pair of input values (u, v) and the angle a = scale x w of its axis's position x,
 //   u C - v S  and  v C + u S,   C = cos a, S = sin a,
 // each rounded once to float64 and to the target format. A fast path evaluates the sum in

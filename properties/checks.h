@@ -1,5 +1,5 @@
-// The properties of docs/design.md §5, as plain functions over an implementation under test: the
-// gtest/RapidCheck suite, `peverify verify` and the reports all call these.
+// The properties of docs/mathematics.md §5, as plain functions over an implementation under test:
+// the gtest/RapidCheck suite, `peverify verify` and the reports all call these.
 #pragma once
 
 #include <cstdint>
@@ -74,7 +74,7 @@ PropertyVerdict merge(const std::vector<PropertyVerdict>& parts);
 
 // The figures of an oracle check, as check_oracle names them.
 void record_oracle_figures(const measure::Figures& f, PropertyVerdict& v);
-// The lines that say how many elements had a budget that checks nothing useful (docs/design.md
+// The lines that say how many elements had a budget that checks nothing useful (docs/mathematics.md
 // §3.4), from which position, and which claim would check them. Empty when there are none.
 std::vector<std::string> vacuous_notes(const measure::Figures& f, const Claim& claim, Dtype output);
 

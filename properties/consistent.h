@@ -1,4 +1,4 @@
-// consistent: every element's error against its column's own envelope (docs/design.md §4.1 and
+// consistent: every element's error against its column's own envelope (docs/mathematics.md §4.1 and
 // §5). The model budget is the worst an unknown implementation could make; this is what the
 // table itself makes around the element, so a corrupted element fails even inside the budget.
 #pragma once

@@ -1,7 +1,7 @@
-// A table whose rows are at given position ids (docs/design.md §1.4), as the per-element checks
-// see it: its rows in order of their positions (so that a column's errors vary smoothly along the
-// pass, whatever order the file holds them in), each judged at its own position. The checks work
-// on indices into that order; this says which file row and which position an index is.
+// A table whose rows are at given position ids (docs/mathematics.md §1.4), as the per-element
+// checks see it: its rows in order of their positions (so that a column's errors vary smoothly
+// along the pass, whatever order the file holds them in), each judged at its own position. The
+// checks work on indices into that order; this says which file row and which position an index is.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Properties of an applied rotation (docs/design.md §5), on any kernel that rotates q or k: a
+// Properties of an applied rotation (docs/mathematics.md §5), on any kernel that rotates q or k: a
 // user's callable, or a registry rotation (crosscheck/). Each draws a case over the real domain
 // (rotary dims, head dims, both pair conventions, default, llama3 and yarn recipes, positions to
 // 2^22) and holds the kernel to tolerances derived from measure::RotationBudget, the per-element
@@ -56,7 +56,7 @@ void rotation_composition_property(const RotationUnderTest& k);
 // element budgets allow (the error growth with position users care about).
 void rotation_score_property(const RotationUnderTest& k);
 
-// The same figure measured rather than asserted, for the report (docs/design.md §15.6): `samples`
+// The same figure measured rather than asserted, for the report (docs/features.md §15.6): `samples`
 // (query, key) pairs at context length `context`, the query among the context's last 64
 // positions and the key anywhere in it, q and k drawn from `seed` in the kernel's input type.
 // Errors are relative to A^2 |q| |k| (the score's scale); budget_ratio is the largest error over

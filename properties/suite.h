@@ -1,4 +1,4 @@
-// The property suite on one implementation, with no test framework (docs/design.md §5): each
+// The property suite on one implementation, with no test framework (docs/mathematics.md §5): each
 // property on the grids and RapidCheck cases the suite chooses for it, as verdicts. A kernel's own
 // test runs it in a few lines:
 //

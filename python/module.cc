@@ -1,5 +1,5 @@
 // `import peverify`: the verifier inside Python tests, over the same C++ as the `peverify`
-// command (docs/design.md §13). Bad arguments raise ValueError with the command line's one-line
+// command (docs/features.md §13). Bad arguments raise ValueError with the command line's one-line
 // message; the C++ runs with the GIL released; a table is read in place whenever its memory
 // allows.
 #include <fmt/format.h>

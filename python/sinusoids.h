@@ -1,4 +1,4 @@
-// verify() for the other sinusoidal tables (internal to the Python module; docs/design.md §16):
+// verify() for the other sinusoidal tables (internal to the Python module; docs/features.md §16):
 // timesteps= for a diffusion timestep embedding, rope_axes= for multi-axis RoPE, alibi=True for
 // ALiBi's slopes, each returning a SinusoidVerdict.
 #pragma once

@@ -1,5 +1,5 @@
 // Temporary files removed when SIGINT or SIGTERM ends the process: an interrupted command leaves
-// neither a partial output nor its hidden temporary (docs/design.md §8).
+// neither a partial output nor its hidden temporary (docs/architecture.md §8).
 #pragma once
 
 #include <string>

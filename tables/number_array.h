@@ -1,5 +1,5 @@
-// Reads a .npy of numbers as hostile input (docs/design.md §16): timesteps (`--timesteps`, one per
-// row) and the ids of multi-axis RoPE (`--positions` with `--rope-axes`), which may be integers
+// Reads a .npy of numbers as hostile input (docs/features.md §16): timesteps (`--timesteps`, one
+// per row) and the ids of multi-axis RoPE (`--positions` with `--rope-axes`), which may be integers
 // of any width or floats (float64, float32, float16, bfloat16 as NumPy's 2-byte void), negative,
 // and not whole: each is the exact value of the number stored. NaN, Inf and integers beyond 2^53
 // (which a double would round) are refused with their index.

@@ -1,6 +1,6 @@
 // How a file's element type becomes a Dtype, for both readers: one table of the types peverify
 // reads (a .npy descr without its byte order, a .safetensors dtype name) and one rule for what
-// `--dtype` may say about each (docs/design.md §9). The readers word their own messages.
+// `--dtype` may say about each (docs/architecture.md §9). The readers word their own messages.
 //
 // Header-only: every build of the readers (the library, the fuzz targets) compiles it for free.
 #pragma once

@@ -1,5 +1,5 @@
-// Reads a user's positional-encoding table from a .npy or .safetensors file (docs/design.md §9,
-// `peverify verify`). Files are hostile input: every number a header claims is checked against
+// Reads a user's positional-encoding table from a .npy or .safetensors file (docs/architecture.md
+// §9, `peverify verify`). Files are hostile input: every number a header claims is checked against
 // the file's real size before anything is allocated for it, and every problem is a FileError
 // with one line of explanation.
 #pragma once

@@ -1,6 +1,6 @@
 // A table file opened for streaming (`peverify verify`, `peverify check`): the header is read and
 // checked as hostile input like read_table does, then rows are read a block at a time, so that
-// memory does not grow with the table (docs/design.md §9).
+// memory does not grow with the table (docs/architecture.md §9).
 #pragma once
 
 #include <cstdint>

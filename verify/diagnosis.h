@@ -1,8 +1,8 @@
-// Naming the cause of a failing verdict (docs/design.md §8.1). Most real bugs are a declaration
-// off by one field (the layout, the sign of sin, the first position, the base, the recipe, the
-// pairing, the precision), not noise: each declaration that differs from the user's in one field
-// is judged with the same exact oracle on sampled rows of the same data, and one is named only
-// when it passes there (or accounts for 99% of the failing elements). Otherwise the failure is
+// Naming the cause of a failing verdict (docs/architecture.md §8.1). Most real bugs are a
+// declaration off by one field (the layout, the sign of sin, the first position, the base, the
+// recipe, the pairing, the precision), not noise: each declaration that differs from the user's in
+// one field is judged with the same exact oracle on sampled rows of the same data, and one is named
+// only when it passes there (or accounts for 99% of the failing elements). Otherwise the failure is
 // `isolated`: the count and the places, never a guess. Internal to verify.
 #pragma once
 

@@ -8,7 +8,7 @@
 // is (verify --positions), so the recipe sees the sequence length L the whole cache was built
 // for (LongRoPE's long factors, from row 0 on), and verify judges each row at its own position.
 //
-// Past pos w_j = 2^19 the float32 model budget passes any value in range (docs/design.md §3.4;
+// Past pos w_j = 2^19 the float32 model budget passes any value in range (docs/mathematics.md §3.4;
 // verify's notes count those elements): in Llama 4 Scout's middle and last bands that is every
 // high-frequency pair, so there the oracle holds the cache to its lower frequencies only.
 #include <gtest/gtest.h>
@@ -171,7 +171,7 @@ struct BugCase {
   const char* id;    // the bug in the test's name
   const char* what;  // the bug, for the trace
   Build build;
-  const char* cause;  // what the diagnosis names (docs/design.md §8.1)
+  const char* cause;  // what the diagnosis names (docs/architecture.md §8.1)
 };
 
 void PrintTo(const BugCase& c, std::ostream* os) { *os << label_of(c.preset) << ", " << c.id; }

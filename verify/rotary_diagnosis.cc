@@ -1,4 +1,4 @@
-// verify-rotary's diagnosis (docs/design.md §15.4): sampled tokens of both tensors, every head of
+// verify-rotary's diagnosis (docs/features.md §15.4): sampled tokens of both tensors, every head of
 // each, gathered into a small tensor at their own positions, and judged by verify_rotary itself
 // under each declaration that differs from the user's in one field.
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 // `peverify verify`: every property of the suite on a user's table, with the worst elements.
 // The table is read in blocks of rows and every element is judged against its exact value in one
-// pass (docs/design.md §8), so memory does not grow with the table.
+// pass (docs/architecture.md §8), so memory does not grow with the table.
 #pragma once
 
 #include <cstdint>

@@ -19,7 +19,7 @@ nlohmann::json position_or_null(uint64_t p) {
   return p == measure::Figures::kNone ? nlohmann::json(nullptr) : nlohmann::json(p);
 }
 
-// The vacuous-budget figures (docs/design.md §3.4) and the claims that would check them.
+// The vacuous-budget figures (docs/mathematics.md §3.4) and the claims that would check them.
 nlohmann::json vacuous_json(const VerifyResult& r) {
   nlohmann::json j = nlohmann::json::array();
   for (int i = 0; i < 2; ++i)
@@ -209,7 +209,7 @@ nlohmann::json to_json(const VerifyResult& r) {
                        {"got", finite_or_null(x.got)},
                        {"expected", finite_or_null(x.expected)},
                        {"abs_error", finite_or_null(x.error)},
-                       {"ulp_error", finite_or_null(x.ulp)},  // floored (docs/design.md §4)
+                       {"ulp_error", finite_or_null(x.ulp)},  // floored (docs/mathematics.md §4)
                        {"budget", x.allowed},
                        {"what", x.what}});
       if (x.row) worst.back()["row"] = *x.row;  // a table at position ids: the file's row

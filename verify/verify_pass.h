@@ -1,5 +1,5 @@
-// verify's pass over a table (docs/design.md §4.1), private to verify: the table as the pass sees
-// it (its rows in the order the checks go along them, the engine of its exact values, its cut
+// verify's pass over a table (docs/mathematics.md §4.1), private to verify: the table as the pass
+// sees it (its rows in the order the checks go along them, the engine of its exact values, its cut
 // into blocks and stripes), the per-element checks it feeds, and the striped pass itself, which
 // reads each block once, computes its exact values once and feeds every check from them.
 #pragma once

@@ -1,4 +1,4 @@
-// verify's pass over a table at position ids (verify.h, docs/design.md §1.4): the rows in
+// verify's pass over a table at position ids (verify.h, docs/mathematics.md §1.4): the rows in
 // order of their positions, the runs of consecutive positions the shift, growth and consistency
 // checks need. Internal to reports/.
 #pragma once

@@ -1,5 +1,5 @@
 // `peverify verify-rotary`: q (or k) before and after a RoPE kernel, every element against the
-// exact rotation of the exact inputs, rounded once (docs/design.md §15). Streams the tensors a
+// exact rotation of the exact inputs, rounded once (docs/features.md §15). Streams the tensors a
 // block of rows at a time, like verify.
 #pragma once
 

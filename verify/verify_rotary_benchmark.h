@@ -1,7 +1,7 @@
 // `peverify bench --verify-rotary`: how long `peverify verify-rotary` takes on the q of a long
 // prefill (default 131072 tokens x 32 heads x 128, bfloat16 in and out: 1 GiB each), beside the
 // time to read both files and the check a user would write in numpy instead (a float64 rotation,
-// max |out - ref|), all in the same run (docs/design.md §15).
+// max |out - ref|), all in the same run (docs/features.md §15).
 #pragma once
 
 #include <cstdint>

@@ -134,9 +134,9 @@ std::vector<double> time_table_kernels(const Implementation& e, const TableSpec&
 
 namespace {
 
-// The claims' constants (docs/design.md §3.2), from the documented bounds of device_model.h, for
-// bases up to the limits' max_base (10^6). In units of u of the compute type, the angle's relative
-// error is at most:
+// The claims' constants (docs/mathematics.md §3.2), from the documented bounds of device_model.h,
+// for bases up to the limits' max_base (10^6). In units of u of the compute type, the angle's
+// relative error is at most:
 //   logspace, accurate: c = fl(-ln b / d) and fl(2k c) cost 2u, which exp amplifies by
 //     |2k c| <= ln b; expf 2 ulp (4u); pos * w u: 2 ln b + 5 = 32.7 at b = 1e6;
 //   pow, accurate: fl(2k/d) costs u |2k/d ln b| <= u ln b; powf 4 ulp (8u); pos / den u:

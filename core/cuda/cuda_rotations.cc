@@ -1,4 +1,4 @@
-// The CUDA rotations (docs/design.md §15.4): the registry's rotation strategies as device
+// The CUDA rotations (docs/features.md §15.4): the registry's rotation strategies as device
 // kernels (rotation_kernels.cu). Each rounds exactly as its claim says; the cache and precise
 // kernels have a host twin in core/rotation whose bits they must give, checked on a device by
 // crosscheck/rotation_registry_test.cc (WithHostTwin). Unavailable without a CUDA device.

@@ -1,6 +1,6 @@
-// The CUDA entries timed on the device (docs/design.md §11.2): each entry's kernels alone, writing
-// into device memory with no copy to the host, timed with CUDA events; and the device's store
-// roofline over the same buffer, measured in the same run. Without a device (or built without
+// The CUDA entries timed on the device (docs/architecture.md §11.2): each entry's kernels alone,
+// writing into device memory with no copy to the host, timed with CUDA events; and the device's
+// store roofline over the same buffer, measured in the same run. Without a device (or built without
 // nvcc) describe_device() is empty and the timers throw std::runtime_error saying why.
 #pragma once
 

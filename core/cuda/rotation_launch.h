@@ -9,7 +9,7 @@
 
 namespace pev::core::cuda {
 
-// How an entry gets each pair's A cos, A sin and rounds the rotation (docs/design.md §15.4).
+// How an entry gets each pair's A cos, A sin and rounds the rotation (docs/features.md §15.4).
 enum class RotationKernel : uint8_t {
   kCacheFloat32Fma,  // a float32 cache; out_a = fma(x_a, c, -(x_b s)) in float32
   kCacheBFloat16,    // the float32 cache cast to bfloat16; each product and the sum in bfloat16

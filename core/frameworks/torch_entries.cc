@@ -1,4 +1,4 @@
-// Frameworks' own arithmetic as registry entries (docs/design.md §10.1): the cos/sin tables
+// Frameworks' own arithmetic as registry entries (docs/architecture.md §10.1): the cos/sin tables
 // Hugging Face transformers, vLLM, Meta's reference code and the PyTorch tutorial build, each
 // operation in PyTorch's order and type, on PyTorch's CPU kernels (torch_kernels.h). The facts
 // are ../shared/FRAMEWORKS.md's, with the files they were read from:

@@ -1,6 +1,6 @@
 // Internal to core/frameworks: PyTorch's CPU elementwise kernels as its 1.13-2.x x86-64 builds
-// run them, so that an entry can reproduce a framework's table bit for bit (docs/design.md §10.1).
-// At the AVX2 capability (pytorch/pytorch aten/src/ATen/cpu/vec/vec256/vec256_float.h and
+// run them, so that an entry can reproduce a framework's table bit for bit (docs/architecture.md
+// §10.1). At the AVX2 capability (pytorch/pytorch aten/src/ATen/cpu/vec/vec256/vec256_float.h and
 // vec256_double.h), Vectorized::pow, sin, cos and exp are SLEEF's 1-ulp vector functions
 // (Sleef_powf8_u10, Sleef_sinf8_u10, Sleef_cosf8_u10, Sleef_expf8_u10 and the double variants),
 // on groups of 8 floats or 4 doubles taken from the start of the contiguous tensor. Two loops

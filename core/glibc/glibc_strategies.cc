@@ -148,13 +148,12 @@ FillFn fill_for(Dtype compute) {
   return nullptr;
 }
 
-// The honest-implementation model's constant (docs/design.md §3.2), from the error analysis of the
-// direct strategies in compute precision u: rounding the exponent (or -ln b / d) costs u, which exp
-// or pow amplify by |x| <= ln b (13.9 for b = 10^6) on each side of the product k * c, the product
-// pos * w or the quotient pos / b^e another u, and sin/cos (< 1 ulp) at most 2u |exact|:
-// 2 ln(10^6) + 4 < 32, the direct C of encoding/claims.json. The rotations add about 2u per
-// step, inside the same C via `steps`. Where it holds is claims.json's `limits`
-// (apply_model_limits).
+// The honest-implementation model's constant (docs/mathematics.md §3.2), from the error analysis of
+// the direct strategies in compute precision u: rounding the exponent (or -ln b / d) costs u, which
+// exp or pow amplify by |x| <= ln b (13.9 for b = 10^6) on each side of the product k * c, the
+// product pos * w or the quotient pos / b^e another u, and sin/cos (< 1 ulp) at most 2u |exact|: 2
+// ln(10^6) + 4 < 32, the direct C of encoding/claims.json. The rotations add about 2u per step,
+// inside the same C via `steps`. Where it holds is claims.json's `limits` (apply_model_limits).
 
 // One glibc entry: the strategy, compute and output types and conversion, and the code it stands
 // for ("{interval}": the anchored strategy's, as claims.json sets it).

@@ -28,7 +28,7 @@ Quad base_of(const TableSpec& spec) {
   return spec.base * powq(x, static_cast<Quad>(spec.d_model) / (spec.d_model - 2));
 }
 
-// yarn's correction range [low, high] (docs/design.md §12.1). cd(r) = d ln(L0 / (2 pi r)) /
+// yarn's correction range [low, high] (docs/mathematics.md §12.1). cd(r) = d ln(L0 / (2 pi r)) /
 // (2 ln b) is transcendental (pi is), so never an integer, and floor and ceil of the __float128
 // value (relative error < 2^-108) are the exact ones unless cd lies within ~2^-100 of an integer.
 struct QuadRange {
@@ -50,7 +50,7 @@ QuadRange yarn_range(const RopeScaling& r, double base, int d) {
   return q;
 }
 
-// The recipe's w_j from theta_j (docs/design.md §12.1). llama3's band edges 2 pi / theta_j =
+// The recipe's w_j from theta_j (docs/mathematics.md §12.1). llama3's band edges 2 pi / theta_j =
 // L0 / h or L0 / l would need pi rational: the comparisons, on values within 2^-108 relative,
 // are exact unless a wavelength lies that close to an edge.
 Quad recipe_frequency(const TableSpec& spec, const QuadRange& ramp, int j, Quad theta) {
@@ -190,7 +190,7 @@ std::vector<DoubleDouble> double_double_frequencies(const TableSpec& spec) {
   return out;
 }
 
-// The formulas of rope_double::attention_factor (docs/design.md §12.1) in __float128: a few
+// The formulas of rope_double::attention_factor (docs/mathematics.md §12.1) in __float128: a few
 // roundings of q each, then one to double.
 double attention_in_double(const TableSpec& spec) {
   const RopeScaling& r = spec.rope;

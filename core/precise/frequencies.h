@@ -1,5 +1,6 @@
 // The frequencies of the precise strategy: w_k = b^(e_k), or the rotary recipe's w_k
-// (docs/design.md §12.1), as an unevaluated sum of two doubles; and the recipe's attention factor.
+// (docs/mathematics.md §12.1), as an unevaluated sum of two doubles; and the recipe's attention
+// factor.
 #pragma once
 
 #include <vector>

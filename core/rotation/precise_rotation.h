@@ -1,4 +1,4 @@
-// The double path of our precise rotation (docs/design.md §15.4), shared by the CPU entry
+// The double path of our precise rotation (docs/features.md §15.4), shared by the CPU entry
 // (rotation_precise.cc) and the CUDA kernel (core/cuda/rotation_kernels.cu), which therefore give
 // the same bits: only +, *, FMA, fabs and exponent bits, no library function. Each output
 // comes with a bound E on its distance to the exact A (x_a cos pw - x_b sin pw):

@@ -34,7 +34,7 @@ ApplyFunction apply_fused_highway_f32;  // rotation_fused.cc
 ApplyFunction apply_precise_f32;        // rotation_precise.cc
 
 // Elements of apply_precise_f32 that neither its double nor its __float128 path certified as
-// faithful since the process started (0 in every test: docs/design.md §15.4).
+// faithful since the process started (0 in every test: docs/features.md §15.4).
 uint64_t precise_rotation_uncertified();
 // The __float128 path for one output r = x c - y s at pos (out_a: x = x_a, y = x_b; out_b:
 // x = x_b, y = -x_a), for elements the double path (precise_rotation.h) did not certify.

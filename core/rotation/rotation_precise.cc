@@ -1,4 +1,4 @@
-// Our precise rotation (docs/design.md §15.4): every output within one ulp of the exact
+// Our precise rotation (docs/features.md §15.4): every output within one ulp of the exact
 // A (x_a cos pw - x_b sin pw), certified element by element. The double path and its bound are in
 // precise_rotation.h (shared with the CUDA kernel). Where the two products cancel too far for
 // double to certify, the element is recomputed in __float128 (libquadmath's sincosq, 2^-112 of

@@ -1,5 +1,5 @@
-// Production rotations (docs/design.md §10, ../shared/ROPE.md "Applying the rotation"): what a RoPE
-// kernel does to q and k, one entry per way frameworks compute it. Tests, properties and
+// Production rotations (docs/architecture.md §10, ../shared/ROPE.md "Applying the rotation"): what
+// a RoPE kernel does to q and k, one entry per way frameworks compute it. Tests, properties and
 // verify-rotary iterate this list; adding a rotation is adding one entry here. Names read
 // device/rotate/how/output[/backend].
 #pragma once

@@ -1,4 +1,4 @@
-// Implementations of the other sinusoidal tables (docs/design.md §16): diffusion timestep
+// Implementations of the other sinusoidal tables (docs/features.md §16): diffusion timestep
 // embeddings and multi-axis RoPE, computed as the frameworks compute them and by our precise
 // strategy, in one list the study measures (reports/study/sinusoid_scores.h) and the crosscheck
 // tests judge against the oracle. The Transformer's tables are core/registry.h's.

@@ -1,4 +1,4 @@
-// ALiBi slopes (docs/design.md §16.3): one slope per head, m_h = 2^(-max_bias e_h) with e_h an
+// ALiBi slopes (docs/features.md §16.3): one slope per head, m_h = 2^(-max_bias e_h) with e_h an
 // exact rational, by the authors' rule (ofirpress/attention_with_linear_biases,
 // fairseq/models/transformer.py get_slopes): for n heads a power of two, e_h = (h + 1)/n;
 // otherwise, with c = 2^floor(log2 n), the c slopes of c heads, then every other slope of 2c heads,

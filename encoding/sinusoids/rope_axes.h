@@ -1,4 +1,4 @@
-// RoPE over several position axes (docs/design.md §16.2), the axial form image and video
+// RoPE over several position axes (docs/features.md §16.2), the axial form image and video
 // transformers use (BFL Flux's EmbedND, diffusers' Flux2 / HunyuanVideo / Qwen-Image / Wan
 // embeddings, EVA-02): axis i owns d_i of the head's dims with its own ladder theta^(-2j/d_i),
 // j < d_i/2, the axes' blocks in order, each block in the table's layout (Flux: rope-cos-pairs).

@@ -1,4 +1,4 @@
-// The declarations of the other sinusoidal tables (docs/design.md §16): the timestep recipes and
+// The declarations of the other sinusoidal tables (docs/features.md §16): the timestep recipes and
 // their roundings, the multi-axis column map, and ALiBi's rule.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// The other sinusoidal tables models build (docs/design.md §16): diffusion timestep embeddings and
-// RoPE over several position axes (images, video). Each compiles to one description, column by
+// The other sinusoidal tables models build (docs/features.md §16): diffusion timestep embeddings
+// and RoPE over several position axes (images, video). Each compiles to one description, column by
 // column, which the oracle evaluates and verify judges: column c of row r is
 //   sin or cos (scale * x * w), x = row r's position on the column's axis, w = base^(num/den),
 // or an exact zero (the pad of an odd width). Positions are any real number a file stores: a

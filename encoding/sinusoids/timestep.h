@@ -1,4 +1,4 @@
-// Diffusion timestep embeddings (docs/design.md §16.1): row i embeds timestep t_i as
+// Diffusion timestep embeddings (docs/features.md §16.1): row i embeds timestep t_i as
 //   [sin | cos] (or [cos | sin]) of scale * tau_i * P^(-k/(h - s)), k < h = D/2,
 // with a zero column after them when D is odd. tau_i is t_i as the model hands it to the table:
 // rounded to `timestep_dtype`, then multiplied by `time_factor` in that type (Flux's

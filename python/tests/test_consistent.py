@@ -1,4 +1,4 @@
-"""The consistency verdict (docs/design.md §4.1) raises no false alarm on tables built outside the
+"""The consistency verdict (docs/mathematics.md §4.1) raises no false alarm on tables built outside the
 project, the way frameworks build them: numpy float64 cast to each type, the PyTorch tutorial's
 float32 table, Hugging Face-style float32 and bfloat16 rotary caches of every recipe, to position
 131072. The registry's own tables are crosscheck/consistency_test.cc's."""

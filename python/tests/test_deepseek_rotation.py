@@ -2,7 +2,7 @@
 interleaved pairs (2j, 2j + 1) (q.view(..., d/2, 2).transpose(-1, -2).reshape), then rotate-half,
 so pair j's outputs land at (j, j + d/2). Declared so (pairs='interleaved',
 output_pairs='halves') it passes in float32 and bfloat16; declared as plain interleaved it fails
-and the diagnosis names the output convention (docs/design.md §15.1)."""
+and the diagnosis names the output convention (docs/features.md §15.1)."""
 import json
 
 import pytest

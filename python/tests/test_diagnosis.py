@@ -1,4 +1,4 @@
-"""What a failing verdict says of its cause in Python (docs/design.md §8.1), one API for both
+"""What a failing verdict says of its cause in Python (docs/architecture.md §8.1), one API for both
 verdicts, and a config key one edit from a rotary key warned of."""
 import json
 import warnings

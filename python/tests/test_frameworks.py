@@ -1,4 +1,4 @@
-"""The framework entries (docs/design.md §10.1) against the frameworks' own PyTorch code, run
+"""The framework entries (docs/architecture.md §10.1) against the frameworks' own PyTorch code, run
 here: each entry's table is the framework's, bit for bit, at the report's models and positions.
 
 The code below is transformers' (modeling_rope_utils.py `_compute_default_rope_parameters`,

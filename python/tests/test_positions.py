@@ -1,4 +1,4 @@
-"""Rows at given position ids (docs/design.md §1.4): positions=, M-RoPE's three streams, and the
+"""Rows at given position ids (docs/mathematics.md §1.4): positions=, M-RoPE's three streams, and the
 bugs of each. Caches are built the way transformers builds them, in PyTorch: Qwen2-VL's
 apply_multimodal_rotary_pos_emb (sections of the pairs, section i from stream i % 3) and Qwen3-VL's
 apply_interleaved_mrope (height and width pairs interleaved with the temporal ones)."""

@@ -1,4 +1,4 @@
-"""Gemma 4's proportional RoPE (docs/design.md §12.1) as transformers builds it: the
+"""Gemma 4's proportional RoPE (docs/mathematics.md §12.1) as transformers builds it: the
 full-attention layers' cache over global_head_dim passes, and pegainfer#820's exponent over the
 rotated part fails naming an element and its cause."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Every PyTorch snippet `peverify recommend` prints, run as printed (docs/design.md §14.1): for
+"""Every PyTorch snippet `peverify recommend` prints, run as printed (docs/features.md §14.1): for
 each output type at 131072 positions, each cell's code is executed, its table is the recommended
 entry's bit for bit, and `peverify verify` passes it at the cell's target, on the table the
 recommendation was measured on (d 512, base 10^4: `recommend --run`'s study). A snippet that

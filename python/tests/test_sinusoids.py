@@ -1,4 +1,4 @@
-"""The other sinusoidal tables models build (docs/design.md §16), each built the way the named
+"""The other sinusoidal tables models build (docs/features.md §16), each built the way the named
 code builds it in PyTorch: diffusion timestep embeddings, multi-axis RoPE for images and video, and
 ALiBi's slopes. Honest tables pass; the published bugs fail naming an element and their cause."""
 import json

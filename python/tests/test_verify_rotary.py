@@ -1,7 +1,7 @@
 """peverify.verify_rotary on a Hugging Face style apply_rotary_pos_emb written here (q * cos +
 rotate_half(q) * sin, in the tensors' dtype), on PyTorch tensors directly: the honest float32 and
 bfloat16 paths pass under the budgets that describe them, and each bug of an applied rotation
-fails naming an element (docs/design.md §15)."""
+fails naming an element (docs/features.md §15)."""
 import json
 
 import numpy as np

@@ -1,5 +1,5 @@
-// The CUDA entries as a GPU measured them (docs/design.md §11.2): one JSON file per device under
-// reports/measured/<gpu>/, written by `peverify measure-cuda` on a machine with the GPU and
+// The CUDA entries as a GPU measured them (docs/architecture.md §11.2): one JSON file per device
+// under reports/measured/<gpu>/, written by `peverify measure-cuda` on a machine with the GPU and
 // committed, compiled into peverify, and shown by `peverify report` on any machine: the entries
 // with their measured figures, device and date, "modelled" only where nothing was measured, and
 // each measured maximum beside its host model's bound (a measurement above its model is a bug in

@@ -1,4 +1,4 @@
-// The report's "In your code" section (docs/design.md §14.1): each plain cell's answer as the
+// The report's "In your code" section (docs/features.md §14.1): each plain cell's answer as the
 // PyTorch function to write and the CUDA kernel's equivalent, grouped by the code, with what it
 // replaces. Rendered from report.json's recommendations[].pytorch.
 #pragma once

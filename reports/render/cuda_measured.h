@@ -1,5 +1,5 @@
-// The report's section on the CUDA entries a GPU measured (docs/design.md §11.2), rendered from
-// report.json's "cuda_measured" (reports/measured/measured_results.h attaches it): per device,
+// The report's section on the CUDA entries a GPU measured (docs/architecture.md §11.2), rendered
+// from report.json's "cuda_measured" (reports/measured/measured_results.h attaches it): per device,
 // the store roofline, every table entry's and rotation's speed beside it, and each entry's error
 // beside its host model's bound.
 #pragma once

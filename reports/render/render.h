@@ -1,4 +1,4 @@
-// The report's outputs (docs/design.md §8): report.json (canonical, versioned schema in
+// The report's outputs (docs/architecture.md §8): report.json (canonical, versioned schema in
 // reports/study/report.schema.json), report.md, index.html (self-contained, plots inline) and CSV.
 #pragma once
 

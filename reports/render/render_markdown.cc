@@ -67,7 +67,7 @@ std::string to_markdown(const json& r) {
           "positions 0 .. "
        << r["study"]["rotary_positions"].get<uint64_t>() - 1
        << ", built by every entry with a float32 or bfloat16 output and judged against the exact "
-          "values of its recipe (docs/design.md §12).\n\n";
+          "values of its recipe (docs/mathematics.md §12).\n\n";
     for (const json& m : r["models"])
       md << "- `" << m["name"].get<std::string>() << "`: rotary dim " << m["rotary_dim"]
          << ", base " << figure_text(m["base"]) << ", " << m["recipe"].get<std::string>() << "\n";

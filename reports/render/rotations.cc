@@ -22,7 +22,7 @@ std::string intro(const json& s) {
          " (query, key) pairs SAMPLED per context (the query among its last 64 positions, the key "
          "anywhere in it; q and k random in the entry's input type). \"within budget\": the worst "
          "score error over what the entry's element budgets (the model budget of its compute) "
-         "allow (docs/design.md §15.6).";
+         "allow (docs/features.md §15.6).";
 }
 
 std::string cell(const json& c) {

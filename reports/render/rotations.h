@@ -1,4 +1,4 @@
-// The report's section on rotations (docs/design.md §15.6), rendered from report.json's
+// The report's section on rotations (docs/features.md §15.6), rendered from report.json's
 // "rotations" (reports/study/rotation_scores.h computes it).
 #pragma once
 

@@ -25,7 +25,7 @@ std::string intro() {
          "outside the entry's claim. Speed: the median of 3 fills of the whole table, beside the "
          "best store fill of the same bytes in the same run (the roofline). The recipes are "
          "`peverify list --encodings`'s; verify your own table with `peverify verify --timesteps` "
-         "or `--rope-axes` (docs/design.md §16).";
+         "or `--rope-axes` (docs/features.md §16).";
 }
 
 std::string cell(const json& b) {

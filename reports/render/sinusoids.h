@@ -1,4 +1,4 @@
-// The report's section on timestep embeddings and multi-axis RoPE (docs/design.md §16.5),
+// The report's section on timestep embeddings and multi-axis RoPE (docs/features.md §16.5),
 // rendered from report.json's "sinusoids" (reports/study/sinusoid_scores.h computes it).
 #pragma once
 

@@ -1,4 +1,4 @@
-// The recommendation rule (docs/design.md §14): for each output type, context length and
+// The recommendation rule (docs/features.md §14): for each output type, context length and
 // accuracy target, among the entries whose horizon reaches the context and that break no property
 // before it, the most accurate of those the timings cannot tell from the fastest.
 #include "peverify/reports/study/recommend.h"

@@ -1,4 +1,4 @@
-// The recommendation rule (docs/design.md §14), one rule for the report's matrix, its findings
+// The recommendation rule (docs/features.md §14), one rule for the report's matrix, its findings
 // and `peverify recommend`: it works on what it needs of each entry (a Candidate), taken from a
 // study's EntryResult or read back from report.json, so the two can never disagree.
 #pragma once

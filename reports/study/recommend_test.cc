@@ -278,7 +278,7 @@ TEST(recommend_report, MalformedOrForeignReportIsOneLineNamingTheField) {
   for (const nlohmann::json& x : {good, j}) EXPECT_EQ(message(x).find('\n'), std::string::npos);
 }
 
-// Each plain cell's code (docs/design.md §14.1): float64 PyTorch where it meets the target,
+// Each plain cell's code (docs/features.md §14.1): float64 PyTorch where it meets the target,
 // peverify's generator only where nothing in PyTorch does, Hugging Face's float32 code never,
 // however fast, and named as what the answer replaces.
 TEST(recommend_rule, PyTorchCodeIsFloat64ThenPeverifyNeverTheFloat32Angle) {

@@ -1,4 +1,4 @@
-// report.json from a study (docs/design.md §8): the canonical form every renderer reads.
+// report.json from a study (docs/architecture.md §8): the canonical form every renderer reads.
 #include "peverify/reports/study/report_json.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// report.json: a study's result as data (docs/design.md §8, schema
+// report.json: a study's result as data (docs/architecture.md §8, schema
 // reports/study/report.schema.json), the canonical form every renderer (reports/render/) reads and
 // `peverify recommend` reads back.
 #pragma once

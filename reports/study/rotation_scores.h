@@ -1,4 +1,4 @@
-// The report's section on rotations (docs/design.md §15.6): for every rotation entry that runs
+// The report's section on rotations (docs/features.md §15.6): for every rotation entry that runs
 // here, the error of the attention score q . k its outputs give, by context length, on a real
 // model's recipe, and which entry to use for each input type. The figures are
 // properties::score_error's (sampled (query, key) pairs, said in the section); the kernels' own

@@ -1,4 +1,4 @@
-// The report's section on the other sinusoidal tables (docs/design.md §16.5): every entry of the
+// The report's section on the other sinusoidal tables (docs/features.md §16.5): every entry of the
 // sinusoid registry (core/sinusoids) on a diffusion timestep embedding and a Flux multi-axis RoPE
 // table, every element against the exact oracle, the error by timestep range and by grid size,
 // each table's fill timed beside the store roofline of the same bytes, and which entry to use.

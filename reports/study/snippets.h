@@ -1,4 +1,4 @@
-// What to write in one's own code for a registry entry (docs/design.md §14.1): the PyTorch
+// What to write in one's own code for a registry entry (docs/features.md §14.1): the PyTorch
 // function that computes, bit for bit, the table the entry computes, and the kernel-side
 // equivalent. Only entries whose arithmetic PyTorch code reproduces have one: the framework
 // entries (core/frameworks, the same operations on PyTorch's kernels) and the precise entries,
@@ -37,7 +37,7 @@ std::optional<Snippet> snippet_of(const std::string& entry);
 std::optional<Snippet> rotation_snippet_of(const std::string& entry);
 
 // The frameworks whose own code a recommendation can replace (`peverify recommend --framework`),
-// each with the entries that reproduce it (core/frameworks, docs/design.md §10.1).
+// each with the entries that reproduce it (core/frameworks, docs/architecture.md §10.1).
 struct Framework {
   std::string name;   // hf, vllm, meta, tutorial
   std::string words;  // "Hugging Face's float32 code"

@@ -123,9 +123,9 @@ struct StudyResult {
   std::string date;  // when the study finished: ISO 8601, UTC
 };
 
-// The study cut into shards (docs/design.md §8, `peverify sweep`): one accuracy shard per (entry,
-// grid, part of the grid's positions) and one properties shard per entry. Every statistic a shard
-// yields merges by max or sum; merging in canonical shard order makes the sums reproducible.
+// The study cut into shards (docs/architecture.md §8, `peverify sweep`): one accuracy shard per
+// (entry, grid, part of the grid's positions) and one properties shard per entry. Every statistic a
+// shard yields merges by max or sum; merging in canonical shard order makes the sums reproducible.
 struct ShardId {
   size_t entry = 0;  // index into StudyPlan::impls
   int grid = -1;     // -1: the entry's properties shard

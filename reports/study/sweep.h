@@ -1,6 +1,6 @@
-// `peverify sweep` (docs/design.md §8): the study's shards computed by threads or MPI ranks, each
-// recorded in DIR/shards/<key>.json as it completes (so a killed sweep resumes), then merged in
-// canonical shard order into the same report `peverify report` writes.
+// `peverify sweep` (docs/architecture.md §8): the study's shards computed by threads or MPI ranks,
+// each recorded in DIR/shards/<key>.json as it completes (so a killed sweep resumes), then merged
+// in canonical shard order into the same report `peverify report` writes.
 #pragma once
 
 #include <functional>

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Fails when a source includes a room it may not, or opens a namespace that is not its room's:
-docs/design.md §7's table says what each folder depends on, what its tests may also use, and its
+docs/architecture.md §7's table says what each folder depends on, what its tests may also use, and its
 namespace; a room may include what it depends on, directly or through the rooms those depend on,
 and nothing above it. Also fails on a folder of sources the table does not list, and on a table
 whose rooms depend on each other in a cycle.
@@ -147,23 +147,23 @@ def sources(root: pathlib.Path):
 
 
 def check(root: pathlib.Path, targets_json: pathlib.Path):
-    rooms = read_table(root / "docs" / "design.md")
+    rooms = read_table(root / "docs" / "architecture.md")
     if not rooms:
-        return ["docs/design.md §7: no table of rooms found"], []
+        return ["docs/architecture.md §7: no table of rooms found"], []
     problems = []
     for r, (deps, tests, _) in rooms.items():
         for d in deps | tests:
             if d not in rooms:
-                problems.append(f"docs/design.md §7: {r}/ names {d}/, which is not a room")
+                problems.append(f"docs/architecture.md §7: {r}/ names {d}/, which is not a room")
         if r in closure(rooms, deps):
-            problems.append(f"docs/design.md §7: {r}/ depends on itself through {sorted(deps)}")
+            problems.append(f"docs/architecture.md §7: {r}/ depends on itself through {sorted(deps)}")
     files = list(sources(root))
     kinds, by_name = classify(root, files, targets_json)
     for path in files:
         name = path.relative_to(root).as_posix()
         room = room_of(rooms, name)
         if room is None:
-            problems.append(f"{name}: its folder is not a room of docs/design.md §7's table")
+            problems.append(f"{name}: its folder is not a room of docs/architecture.md §7's table")
             continue
         deps, tests, namespace = rooms[room]
         kind = kinds[name]
@@ -180,13 +180,13 @@ def check(root: pathlib.Path, targets_json: pathlib.Path):
             if target is None or target == room or target in allowed:
                 continue
             problems.append(f"{name}:{n}: includes {included}, but {room}/ (a {kind} source) may "
-                            f"not include {target}/ (docs/design.md §7)")
+                            f"not include {target}/ (docs/architecture.md §7)")
         if kind == "product" and namespace:
             for n, line in enumerate(text.splitlines(), 1):
                 m = NAMESPACE.match(line)
                 if m and not (m.group(1) == namespace or m.group(1).startswith(namespace + "::")):
                     problems.append(f"{name}:{n}: opens namespace {m.group(1)}, but {room}/'s is "
-                                    f"{namespace} (docs/design.md §7)")
+                                    f"{namespace} (docs/architecture.md §7)")
     return problems, by_name
 
 
@@ -237,7 +237,7 @@ def main():
     if by_name:
         print(f"{len(by_name)} sources built by no target of this configuration, judged by their "
               f"names: {', '.join(by_name)}")
-    print(f"{len(read_table(root / 'docs' / 'design.md'))} rooms; {len(problems)} problems")
+    print(f"{len(read_table(root / 'docs' / 'architecture.md'))} rooms; {len(problems)} problems")
     ok = not problems
     if "--self-test" in sys.argv:
         ok = self_test(root, targets_json) and ok

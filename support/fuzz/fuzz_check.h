@@ -1,6 +1,6 @@
 // What every reader's libFuzzer target checks: on any input the reader returns, or throws its
-// documented error with a one-line message (docs/design.md §8). Any other exception escapes to
-// libFuzzer, which reports it as a crash, as it does sanitizer reports.
+// documented error with a one-line message (docs/architecture.md §8). Any other exception escapes
+// to libFuzzer, which reports it as a crash, as it does sanitizer reports.
 #pragma once
 
 #include <cstdio>

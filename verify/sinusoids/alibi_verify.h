@@ -1,4 +1,4 @@
-// verify for ALiBi's slopes (docs/design.md §16.3): a vector of one slope per head against the
+// verify for ALiBi's slopes (docs/features.md §16.3): a vector of one slope per head against the
 // authors' rule, each slope exact and rounded once (oracle/sinusoid.h).
 #pragma once
 

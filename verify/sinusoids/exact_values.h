@@ -1,4 +1,4 @@
-// The exact values a sinusoidal table's rows need (docs/design.md §16), computed once for each
+// The exact values a sinusoidal table's rows need (docs/features.md §16), computed once for each
 // distinct (axis, position, frequency): Flux's 4096 tokens take 64 distinct rows and columns per
 // image axis, a timestep table one per timestep.
 #pragma once

@@ -1,4 +1,4 @@
-// verify-rotary for RoPE over several position axes at real ids (docs/design.md §16.2): q or k
+// verify-rotary for RoPE over several position axes at real ids (docs/features.md §16.2): q or k
 // before and after a Flux / HunyuanVideo / Qwen-Image style kernel, every element against the
 // exact rotation of the exact inputs (oracle/sinusoid_rotation.h), rounded once; the same claims
 // and model budget as verify-rotary (§15.2).

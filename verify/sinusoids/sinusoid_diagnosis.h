@@ -1,4 +1,4 @@
-// Naming the cause of a failing sinusoidal table (docs/design.md §16.4), as verify does for its
+// Naming the cause of a failing sinusoidal table (docs/features.md §16.4), as verify does for its
 // tables (verify/diagnosis.h): the declarations one field away that the command built
 // (the other layout, the other shift, the timesteps rounded through another type, the axes' ids
 // swapped, ...) are judged with the exact oracle on sampled rows of the same data; the first that

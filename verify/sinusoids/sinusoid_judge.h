@@ -17,8 +17,8 @@ struct Judged {
   const char* what = "number";
 };
 
-// Strict and faithful claims by encoding (docs/design.md §3.3), the model by its budget with the
-// element's angle; NaN and Inf always fail.
+// Strict and faithful claims by encoding (docs/mathematics.md §3.3), the model by its budget with
+// the element's angle; NaN and Inf always fail.
 inline Judged judge(double got, const ExactValues::Value& v, const Claim& claim, Dtype dtype) {
   Judged j;
   if (std::isnan(got)) return {false, NAN, 0, "nan"};

@@ -1,4 +1,4 @@
-// The pass over a sinusoidal table (docs/design.md §16): every element against its exact value
+// The pass over a sinusoidal table (docs/features.md §16): every element against its exact value
 // (oracle), every value a sine or cosine can be (bounded), a value the layout stores twice stored
 // the same (copies), and every element against its column's own errors along its axis
 // (consistent), so that a corruption inside a worst-case budget still fails.

@@ -1,4 +1,4 @@
-// verify for the sinusoidal tables beyond the Transformer's (docs/design.md §16): a diffusion
+// verify for the sinusoidal tables beyond the Transformer's (docs/features.md §16): a diffusion
 // timestep embedding or a multi-axis RoPE table, every element judged against its exact value,
 // and ALiBi's slopes. The same claims, words and exit codes as `peverify verify`.
 #pragma once

@@ -1,4 +1,4 @@
-// verify's pass over the other sinusoidal tables (docs/design.md §16): the exact table passes the
+// verify's pass over the other sinusoidal tables (docs/features.md §16): the exact table passes the
 // strictest claim, and each kind of fault fails the property that names it, with the element.
 #include <gtest/gtest.h>
 
