@@ -25,9 +25,10 @@ std::map<std::string, Measured> register_quick(const std::string& filter,
 
 TEST(TableBenchmarks, A2ByteEntryAndItsRooflineCoverTheSameBytes) {
   const auto measured = register_quick("^cpu/precise/f64>(f16|f32)/");
-  int narrow = 0;
+  int narrow = 0, entries = 0;
   for (const auto& [name, m] : measured) {
     if (m.roofline) continue;
+    ++entries;
     const bool f16 = m.impl.find(">f16/") != std::string::npos;
     EXPECT_EQ(m.element_bytes, f16 ? 2 : 4) << name;
     EXPECT_EQ(m.bytes, m.positions * m.d_model * m.element_bytes) << name;
@@ -43,7 +44,9 @@ TEST(TableBenchmarks, A2ByteEntryAndItsRooflineCoverTheSameBytes) {
     // Rows of 1024 or 2048 bytes: the two tiled store orders are timed too.
     EXPECT_EQ(rooflines, 6) << "three store fills, memcpy and two store orders beside " << name;
   }
-  EXPECT_GT(narrow, 0);
+  // One table in the quick run: cpu/precise/f64>f16/hwy and cpu/precise/f64>f32/hwy.
+  EXPECT_EQ(entries, 2) << "entries of ^cpu/precise/f64>(f16|f32)/ registered";
+  EXPECT_EQ(narrow, 1);
 }
 
 // A cache of cosines only has d/2 columns: its roofline writes half the bytes of the full rows.
@@ -69,8 +72,13 @@ TEST(TableBenchmarks, EachLayoutIsComparedWithTheBytesItWrites) {
 }
 
 TEST(TableBenchmarks, OnlyTheWidthsOfTheSelectedEntriesGetRooflines) {
-  for (const auto& [name, m] : register_quick("^cpu/precise/f64>bf16/"))
+  int entries = 0, rooflines = 0;
+  for (const auto& [name, m] : register_quick("^cpu/precise/f64>bf16/")) {
     EXPECT_EQ(m.element_bytes, 2) << name;
+    ++(m.roofline ? rooflines : entries);
+  }
+  EXPECT_EQ(entries, 1) << "cpu/precise/f64>bf16/hwy";
+  EXPECT_EQ(rooflines, 6) << "the rooflines of its 2-byte elements";
 }
 
 // Made-up timings: the 2-byte entry runs at half the speed of the 2-byte stores, while the 4-byte

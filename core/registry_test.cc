@@ -55,6 +55,13 @@ TEST(Registry, AnchoredEntriesRestartAtTheClaimedInterval) {
   }
 }
 
+// The CPU entries: none may be unavailable, so every test over the available ones covers them.
+int cpu_entries() {
+  return static_cast<int>(
+      std::count_if(registry().begin(), registry().end(),
+                    [](const Implementation& e) { return e.device == Device::kCpu; }));
+}
+
 // The tables the layout test compares: plain (512 exercises the full-width vector paths, 16 the
 // tails) and every recipe, of real models.
 std::vector<TableSpec> layout_specs() {
@@ -74,8 +81,10 @@ TEST(Registry, EveryEntryComputesEveryRecipe) {
 // With a recipe too: every entry builds Llama 3.1's, Qwen2.5's and DeepSeek-V3's caches (and one
 // of each other recipe) in every layout.
 TEST(Registry, LayoutsAndStartsAgreeForEveryEntryAndRecipe) {
+  int entries = 0;
   for (const Implementation& impl : registry()) {
     if (impl.available && !impl.available()) continue;
+    ++entries;
     for (const TableSpec& a : layout_specs()) {
       const int d = a.d_model;
       const GeneratedTable ta = generate(impl, a, 40);
@@ -95,6 +104,9 @@ TEST(Registry, LayoutsAndStartsAgreeForEveryEntryAndRecipe) {
       }
     }
   }
+  // Only the CUDA entries may be unavailable: every CPU entry was compared.
+  EXPECT_GT(cpu_entries(), 0);
+  EXPECT_GE(entries, cpu_entries()) << "entries compared";
 }
 
 // The double reference: A sin(pos w) and A cos(pos w) with rope_double's w and A. Its error
@@ -116,8 +128,11 @@ std::vector<double> double_reference(const TableSpec& spec, uint64_t count) {
 // oracle's judgement is crosscheck/registry_recipes_test.cc's): every row of a prefix, and blocks
 // around the pretrained context L0 and the long contexts the recipes are for.
 TEST(Registry, Float32EntriesComputeRecipesWithinTheirClaim) {
+  int entries = 0;
   for (const Implementation& impl : registry()) {
     if (impl.compute != Dtype::kFloat32 || (impl.available && !impl.available())) continue;
+    ++entries;
+    int blocks = 0;
     for (const models::RopeModel& m : models::every_rope_model()) {
       const uint64_t last = std::min<uint64_t>(impl.max_position, uint64_t{1} << 17);
       for (const uint64_t start :
@@ -125,6 +140,7 @@ TEST(Registry, Float32EntriesComputeRecipesWithinTheirClaim) {
         const uint64_t rows = start == 0 ? 512 : 8;
         const TableSpec spec = spec_of(m.model, Layout::kRopeCosSin, start, rows);
         if (start + rows - 1 > impl.max_position || !claims_frequencies(impl, spec)) continue;
+        ++blocks;
         const GeneratedTable got = generate(impl, spec, rows);
         const std::vector<double> want = double_reference(spec, rows);
         const measure::Judge judge(spec, impl.claim, impl.output);
@@ -142,7 +158,10 @@ TEST(Registry, Float32EntriesComputeRecipesWithinTheirClaim) {
             << f.worst_pos << " col " << f.worst_column;
       }
     }
+    // Every entry claims some model's frequencies from position 0.
+    EXPECT_GE(blocks, 1) << impl.name << ": no recipe table judged";
   }
+  EXPECT_GT(entries, 0) << "float32 entries judged";
 }
 
 }  // namespace

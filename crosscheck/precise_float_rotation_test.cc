@@ -54,6 +54,7 @@ struct Verdict {
   std::optional<int64_t> accepted_unfaithful;  // a pattern at or above the limit, unfaithful
   bool below_limit_fails = false;              // the pattern just below the limit can be unfaithful
   int64_t limit = 0;
+  int64_t judged = 0;  // candidate roundings at or above the limit, faithful or not
 };
 
 // Rotated values y_f around each value of magnitude within `reach` patterns of the limit (both
@@ -74,8 +75,9 @@ Verdict adversary(Dtype output, double bound, int64_t reach) {
         const double e = bound + kFloatRotationRelative * std::fabs(y);
         for (const double x : {y - e, y + e, y - e / 2, y + e / 2}) {
           for (const int64_t r : nearest(y, k - sign * 3, k + sign * 3, output)) {
-            if (brackets(r, x, output)) continue;
             const int64_t magnitude = r < 0 ? -r : r;
+            verdict.judged += magnitude >= limit;
+            if (brackets(r, x, output)) continue;
             if (magnitude >= limit) verdict.accepted_unfaithful = r;
             if (magnitude == limit - 1) verdict.below_limit_fails = true;
           }
@@ -112,6 +114,7 @@ TEST(FloatRotationLimit, IsFaithfulAtAndAboveAndTightJustBelow) {
       const Verdict verdict = adversary(output, bound, 40);
       const std::string what = std::string(name_of(output)) + " A=" + std::to_string(a);
       EXPECT_EQ(verdict.accepted_unfaithful, std::nullopt) << what;
+      EXPECT_GT(verdict.judged, 0) << what << ": no rounding at or above the limit judged";
       EXPECT_GT(verdict.limit, 0) << what;
       EXPECT_TRUE(verdict.below_limit_fails) << what << ": the limit is not the least";
     }
@@ -133,6 +136,7 @@ TEST(FloatRotationLimit, CountsTheErrorRelativeToTheRotatedValue) {
                                       std::pair{Dtype::kBFloat16, 0x1p-23 - 0x1p-39}}) {
     const Verdict verdict = adversary(output, bound, 40);
     EXPECT_EQ(verdict.accepted_unfaithful, std::nullopt) << name_of(output);
+    EXPECT_GT(verdict.judged, 0) << name_of(output) << ": no rounding at or above the limit judged";
     EXPECT_TRUE(verdict.below_limit_fails) << name_of(output) << ": the limit is not the least";
   }
 }

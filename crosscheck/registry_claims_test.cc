@@ -48,9 +48,11 @@ class RegistryEntry : public testing::TestWithParam<const Implementation*> {};
 TEST_P(RegistryEntry, MeetsItsClaimAgainstTheOracle) {
   const Implementation& impl = *GetParam();
   if (impl.available && !impl.available()) GTEST_SKIP() << impl.unavailable_reason;
+  int tables = 0, blocks = 0;
   for (const int d : {64, 512}) {
     for (const double base : {1e4, 5e5}) {
       if (base > impl.max_base) continue;
+      ++tables;
       TableSpec spec;
       spec.d_model = d;
       spec.base = base;
@@ -65,8 +67,14 @@ TEST_P(RegistryEntry, MeetsItsClaimAgainstTheOracle) {
         spec.start = start;
         const measure::Figures fs = measure_block(impl, spec, 8);
         EXPECT_EQ(fs.over_claim, 0u) << "start " << start << ": " << describe(fs, spec);
+        ++blocks;
       }
     }
+  }
+  // Every entry takes base 1e4: d 64 and 512 at least; and blocks from 5000 on where it reaches.
+  EXPECT_GE(tables, 2) << impl.name << ": plain tables judged";
+  if (impl.max_position >= 5007) {
+    EXPECT_GT(blocks, 0) << impl.name << ": sampled blocks judged";
   }
 }
 
@@ -79,6 +87,7 @@ TEST_P(RegistryEntry, BuildsRealModelCachesWithinItsClaim) {
   const properties::Expectation expected = crosscheck::expectations_for(
       impl.name, crosscheck::read_expectation_rules("crosscheck/expectations.tsv"))["recipes"];
   measure::Figures all;
+  int caches = 0;
   std::string failures;
   for (const models::RopeModel& m : models::every_rope_model()) {
     const RopeScaling& r = m.model.rope;
@@ -91,10 +100,12 @@ TEST_P(RegistryEntry, BuildsRealModelCachesWithinItsClaim) {
       const TableSpec spec = spec_of(m.model, Layout::kRopeCosSin, start, rows);
       if (start + rows - 1 > impl.max_position || !claims_frequencies(impl, spec)) continue;
       const measure::Figures f = measure_block(impl, spec, rows);
+      ++caches;
       all.merge(f);
       if (f.over_claim) failures += "\n  " + m.name + ": " + describe(f, spec);
     }
   }
+  ASSERT_GT(caches, 0) << impl.name << ": no model's cache in its range and claim";
   if (expected.holds) {
     EXPECT_EQ(all.over_claim, 0u) << failures;
   } else {

@@ -320,8 +320,10 @@ TEST(PreciseRotation, IsFaithfulWhereTheProductsCancelAndCertifiesEveryElement) 
   const core::RotationImplementation& e = entry("cpu/rotate/precise/f32");
   const uint64_t before = core::rotation_internal::precise_rotation_uncertified();
   const uint64_t recomputed = core::rotation_internal::precise_rotation_recomputed();
+  int checked = 0;
   for (const Case& c : cases()) {
     if (c.ids) continue;  // one stream: cot at the token's own position
+    ++checked;
     const std::vector<uint64_t> tokens = every_token();
     const TableSpec& t = c.spec.table;
     const RowPositions p = positions_of(c);
@@ -345,6 +347,8 @@ TEST(PreciseRotation, IsFaithfulWhereTheProductsCancelAndCertifiesEveryElement) 
         verify(c, Dtype::kFloat32, x, Dtype::kFloat32, y, e.compute, Claim::Kind::kFaithful);
     EXPECT_TRUE(r.holds()) << c.name << "\n" << verify::to_text(r);
   }
+  // Four single-stream cases, from 0 and near 131072: all but the M-RoPE ones.
+  EXPECT_EQ(checked, 8) << "cases with one position stream";
   EXPECT_EQ(core::rotation_internal::precise_rotation_uncertified(), before);
   // The cancelling pairs are beyond double's certificate: the __float128 path decided them.
   EXPECT_GE(core::rotation_internal::precise_rotation_recomputed(), recomputed + 100);

@@ -12,6 +12,7 @@ namespace {
 // Every float16 and bfloat16 pattern decodes and re-encodes to itself (NaNs to a NaN).
 TEST(Format, EveryHalfAndBFloat16PatternRoundTrips) {
   for (Dtype t : {Dtype::kFloat16, Dtype::kBFloat16}) {
+    int numbers = 0;
     for (uint32_t bits = 0; bits <= 0xffff; ++bits) {
       const double v = decode(bits, t);
       if (std::isnan(v)) {
@@ -19,7 +20,10 @@ TEST(Format, EveryHalfAndBFloat16PatternRoundTrips) {
         continue;
       }
       ASSERT_EQ(encode_exact(v, t), bits) << name_of(t) << " " << std::hex << bits;
+      ++numbers;
     }
+    // Every pattern but the NaNs (all-ones exponent, nonzero mantissa, either sign) is a number.
+    EXPECT_EQ(numbers, t == Dtype::kFloat16 ? 65536 - 2 * 1023 : 65536 - 2 * 127) << name_of(t);
   }
 }
 

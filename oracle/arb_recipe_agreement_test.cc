@@ -82,6 +82,9 @@ std::vector<TableSpec> edge_recipes() {
 }
 
 TEST(ArbRecipes, MpfrDecidesEveryEdgeAsArbDoes) {
+  // Three edges at their models' sizes, and the two YaRN ones again at d 64 (llama3's bands are
+  // not rescaled).
+  ASSERT_EQ(edge_recipes().size(), 5u);
   for (const TableSpec& spec : edge_recipes()) {
     SCOPED_TRACE(recipes::describe_recipe(spec));
     const ArbRecipeFacts arb = arb_recipe_facts(spec);

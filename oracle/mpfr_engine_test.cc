@@ -60,6 +60,8 @@ TEST(MpfrEngine, DirectFloat32RoundingDiffersFromDoubleRoundingOnlyAtMidpoints) 
   spec.start = 1 << 20;
   const auto engine = make_mpfr_engine(spec, Dtype::kFloat32);
   const ExactTable t = compute_table(*engine, spec, 64, 0);
+  ASSERT_EQ(t.rounded.size(), 64u * 512);
+  ASSERT_EQ(t.exact.size(), t.rounded.size());
   for (size_t i = 0; i < t.rounded.size(); ++i) {
     const float via_double = static_cast<float>(t.exact[i]);
     if (via_double == static_cast<float>(t.rounded[i])) continue;

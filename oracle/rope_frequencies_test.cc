@@ -179,13 +179,18 @@ TEST(RecipeFrequencies, ProportionalTailIsExactlyZeroInBothEngines) {
   const Frequencies w(spec);
   for (int j = 0; j < 256; ++j) {
     EXPECT_EQ(w.zero(j), j >= 64) << j;
-    if (j >= 64) EXPECT_TRUE(mpfr_zero_p(w.cached(j))) << j;
+    if (j >= 64) {
+      EXPECT_TRUE(mpfr_zero_p(w.cached(j))) << j;
+    }
   }
   EXPECT_EQ(to_double(w.cached(1)), std::pow(1e6, -2.0 / 512));  // over head_dim, not 128
   const Tile tile{(uint64_t{1} << 40) - 8, 8, 0, 256};
   TileValues fast, mpfr;
   make_fast_engine(spec, Dtype::kBFloat16)->evaluate(tile, fast);
   make_mpfr_engine(spec, Dtype::kBFloat16)->evaluate(tile, mpfr);
+  // 8 rows of 256 pairs, 192 of each in the tail.
+  ASSERT_EQ(fast.cos_rounded.size(), 8u * 256);
+  ASSERT_EQ(mpfr.cos_rounded.size(), fast.cos_rounded.size());
   for (size_t i = 0; i < fast.cos_rounded.size(); ++i) {
     EXPECT_EQ(fast.cos_rounded[i], mpfr.cos_rounded[i]) << i;
     EXPECT_EQ(fast.sin_exact[i], mpfr.sin_exact[i]) << i;

@@ -110,12 +110,13 @@ BothEngines run_both(const RotationSpec& spec, Dtype target, const Batch& b) {
 void expect_arb_agrees(const RotationSpec& spec, Dtype target, const Batch& b,
                        const RotatedValues& got, int step = 1) {
   const int d = spec.table.d_model, hd = spec.head_dim;
-  int seen = 0;
+  int seen = 0, compared = 0;
   for (size_t t = 0; t < b.tokens.size(); ++t)
     for (int h = 0; h < b.heads; ++h) {
       const size_t base = (t * static_cast<size_t>(b.heads) + static_cast<size_t>(h)) * hd;
       for (int j = 0; j < d / 2; ++j) {
         if (seen++ % step) continue;
+        ++compared;
         const auto [a, bb] = rotated_dims(spec, j);
         const uint64_t pos = b.positions.of_pair(spec.table, b.tokens[t], j);
         const double xa = b.x[base + a], xb = b.x[base + bb];
@@ -137,6 +138,10 @@ void expect_arb_agrees(const RotationSpec& spec, Dtype target, const Batch& b,
         EXPECT_TRUE(v == 0 || same_bits(got.rounded[base + k], round_exact(m, target)));
       }
     }
+  // Every step-th pair of every head of every token: the first of each group of `step`.
+  const int pairs = static_cast<int>(b.tokens.size()) * b.heads * (d / 2);
+  EXPECT_GT(pairs, 0) << "an empty batch";
+  EXPECT_EQ(compared, (pairs + step - 1) / step) << "pairs compared with Arb";
 }
 
 TEST(Rotation, FastAndMpfrEnginesGiveTheSameBitsOnRandomInputsAndArbAgrees) {
@@ -196,12 +201,17 @@ TEST(Rotation, ProportionalsResidualPairsPassTheirInputsExactly) {
   const RotationSpec spec = rotation(table, 128, PairConvention::kHalves);
   const Batch b = random_batch(spec, 36, 32, true);
   const BothEngines r = run_both(spec, Dtype::kBFloat16, b);
+  // 32 tokens of 2 heads, each with 96 dims (48 pairs) that do not turn.
+  ASSERT_EQ(b.x.size(), 32u * b.heads * 128);
+  int passed = 0;
   for (size_t row = 0; row < b.x.size() / 128; ++row)
     for (int k = 0; k < 128; ++k) {
       if (k % 64 < 16) continue;
       const double x = b.x[row * 128 + k];
       EXPECT_TRUE(same_bits(r.fast.exact[row * 128 + k], x == 0 ? 0.0 : x)) << row << " " << k;
+      ++passed;
     }
+  EXPECT_EQ(passed, 32 * b.heads * 96);
   expect_arb_agrees(spec, Dtype::kBFloat16, b, r.fast, 7);
 }
 

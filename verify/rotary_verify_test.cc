@@ -120,9 +120,11 @@ TEST(RotaryVerify, EachFrameworkBugFailsAndNamesAnElement) {
       {"longrope (Phi-3-like)", Bug::kShortFactorsPastL0},
       {"llama3 (Llama 3.1)", Bug::kBFloat16InvFreq},
   };
-  for (const BugCase& c : cases)
+  for (const BugCase& c : cases) {
+    int found = 0;
     for (const Recipe& recipe : recipes()) {
       if (recipe.name != c.recipe) continue;
+      ++found;
       for (const Dtype output : {Dtype::kFloat32, Dtype::kBFloat16}) {
         const TableSpec spec = table_spec(recipe, kFar, Layout::kRopeCosDup);
         const VerifyResult r = verify_cache(spec, spec, output, c.bug);
@@ -132,6 +134,9 @@ TEST(RotaryVerify, EachFrameworkBugFailsAndNamesAnElement) {
         EXPECT_NE(named_failure(r), "") << testutil::name_of(c.bug) << "\n" << to_text(r);
       }
     }
+    EXPECT_EQ(found, 1) << "recipes() named \"" << c.recipe << "\" for "
+                        << testutil::name_of(c.bug);
+  }
 }
 
 // vLLM's cos_sin_cache ([cos | sin]) declared as a NeoX cache (cos duplicated): the second half

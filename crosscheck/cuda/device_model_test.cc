@@ -154,14 +154,21 @@ TEST_P(EntryModel, TwinComputesTheCpuFormula) {
 
 // Every element of every perturbation within the entry's claim, plus `floor` absolutely (of sin
 // and cos: times the attention factor in a stored value), over the elements whose device
-// functions stayed in their documented range. Returns the fitted C.
-double check_claim(const Implementation& e, const TableSpec& spec, uint64_t rows, double floor) {
+// functions stayed in their documented range. Returns the fitted C and how many elements were
+// judged.
+struct Checked {
+  double fitted = 0;
+  uint64_t elements = 0;
+};
+
+Checked check_claim(const Implementation& e, const TableSpec& spec, uint64_t rows, double floor) {
   floor *= attention_factor(spec);
   const std::vector<double> exact = oracle::exact_values(spec, rows);
   const measure::Judge judge(spec, e.claim, e.output);
   Claim output_share = e.claim;  // the model's output-rounding term alone
   output_share.c = 0;
   double fitted = 0;
+  uint64_t judged = 0;
   int failures = 0;
   for (const Perturbation& p : perturbations(e)) {
     const ModelTable m = model_table(e, spec, rows, p, exact.data());
@@ -170,6 +177,7 @@ double check_claim(const Implementation& e, const TableSpec& spec, uint64_t rows
       for (int c = 0; c < m.table.width; ++c) {
         const size_t i = r * m.table.width + c;
         if (m.out_of_range[i]) continue;
+        ++judged;
         const double x = exact[i];
         const double steps = static_cast<double>(e.steps_since_direct(pos));
         const measure::Judgement j = judge.judge(pos, c, steps, m.table.value(i), x);
@@ -188,7 +196,7 @@ double check_claim(const Implementation& e, const TableSpec& spec, uint64_t rows
       }
     }
   }
-  return fitted;
+  return {fitted, judged};
 }
 
 // Accurate and precise entries: their claims follow from the documented bounds. Fast entries:
@@ -199,25 +207,41 @@ TEST_P(EntryModel, WithinItsClaimAtTheDocumentedBounds) {
   const Implementation& e = *GetParam();
   const double floor = e.backend == Backend::kCudaFast ? DocumentedBounds::fast_cos_abs() : 0;
   double fitted = 0;
+  uint64_t plain = 0, sampled = 0, recipes = 0;  // elements judged
+  const auto judge = [&](const TableSpec& spec, uint64_t rows, uint64_t& judged) {
+    const Checked c = check_claim(e, spec, rows, floor);
+    fitted = std::max(fitted, c.fitted);
+    judged += c.elements;
+  };
   for (const int d : {64, 512}) {
     for (const double base : {1e4, 5e5}) {
       if (base > e.max_base) continue;
       const uint64_t rows = std::min<uint64_t>(d == 64 ? 2048 : 256, e.max_position + 1);
-      fitted = std::max(fitted, check_claim(e, spec_of(d, base), rows, floor));
+      judge(spec_of(d, base), rows, plain);
       if (e.strategy == Strategy::kRecurrence && d != 64) continue;
       for (uint64_t start = 5000; start + 8 <= e.max_position + 1 && start < (1ull << 40);
            start = start * 7 + 13)
-        fitted = std::max(fitted, check_claim(e, spec_of(d, base, start), 8, floor));
+        judge(spec_of(d, base, start), 8, sampled);
     }
   }
   // Real models' caches, every recipe: the recipe's own arithmetic (its divisions __fdividef on
   // the fast path) inside the claim's conditioning.
   const uint64_t rows = std::min<uint64_t>(128, e.max_position + 1);
   const std::vector<TableSpec> specs = model_specs(e, rows);
-  for (size_t i = 1; i < specs.size(); ++i)
-    fitted = std::max(fitted, check_claim(e, specs[i], rows, floor));
-  fmt::print("{}: fitted C {:.3g} (claim {})\n", e.name, fitted,
-             e.claim.kind == Claim::Kind::kFaithful ? "faithful" : std::to_string(e.claim.c));
+  for (size_t i = 1; i < specs.size(); ++i) judge(specs[i], rows, recipes);
+  fmt::print("{}: fitted C {:.3g} (claim {}); {} plain, {} sampled, {} recipe elements judged\n",
+             e.name, fitted,
+             e.claim.kind == Claim::Kind::kFaithful ? "faithful" : std::to_string(e.claim.c), plain,
+             sampled, recipes);
+  // A fast entry's angles leave [-pi, pi] for most elements, but never for every one: its
+  // slowest columns stay in range.
+  EXPECT_GT(plain, 0u) << e.name << ": no element of the plain tables within the documented range";
+  if (e.max_position >= 5007) {
+    EXPECT_GT(sampled, 0u) << e.name << ": no sampled block judged";
+  }
+  if (specs.size() > 1) {
+    EXPECT_GT(recipes, 0u) << e.name << ": no recipe cache element judged";
+  }
 }
 
 TEST_P(EntryModel, FlagsFastArgumentsOutsideMinusPiPi) {

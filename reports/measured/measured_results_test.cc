@@ -40,7 +40,73 @@ json report_without_gpu() {
   return {{"study", study}, {"implementations", {cpu, measured, other}}};
 }
 
-TEST(MeasuredResults, TheFixtureIsValid) { EXPECT_NO_THROW(validate(fixture(), "fixture")); }
+// The fixture validates, and what attach reads of it reaches the report as written there: the
+// device, date and commit, the entry's figures and speed, the roofline, the rotation.
+TEST(MeasuredResults, TheFixtureIsValidAndReadsBackAsWritten) {
+  const json doc = fixture();
+  ASSERT_NO_THROW(validate(doc, "fixture"));
+  json report = report_without_gpu();
+  attach(report, {doc});
+  ASSERT_EQ(report["cuda_measured"].size(), 1u);
+  const json& gpu = report["cuda_measured"][0];
+  EXPECT_EQ(gpu["device"]["name"], "Fixture GPU");
+  EXPECT_EQ(gpu["device"]["compute_capability"], "9.0");
+  EXPECT_EQ(gpu["device"]["driver"], "13.0");
+  EXPECT_EQ(gpu["device"]["memory_bytes"], 85899345920u);
+  EXPECT_EQ(gpu["device"]["multiprocessors"], 132);
+  EXPECT_EQ(gpu["date"], "2026-11-28T03:00:00Z");
+  EXPECT_EQ(gpu["commit"], "0123456789abcdef0123456789abcdef01234567");
+  EXPECT_EQ(gpu["command"], "peverify measure-cuda --out fixture-gpu.json");
+  EXPECT_EQ(gpu["table_shape"], json::parse(R"({"rows": 131072, "d_model": 4096, "base": 10000})"));
+  EXPECT_EQ(gpu["roofline"]["bytes"], 2147483648u);
+  EXPECT_EQ(gpu["roofline"]["repetitions"], 3);
+  EXPECT_EQ(gpu["roofline"]["memset_bytes_per_s"], 3.1e12);
+  EXPECT_EQ(gpu["roofline"]["store_kernel_bytes_per_s"], 3.2e12);
+  EXPECT_EQ(gpu["roofline"]["bytes_per_s"], 3.2e12);
+  ASSERT_EQ(gpu["tables"].size(), 1u);
+  const json& speed = gpu["tables"][0]["speed"];
+  EXPECT_EQ(gpu["tables"][0]["name"], "cuda/pow/f32>f32/accurate");
+  EXPECT_EQ(speed["seconds"], json::parse(R"({"median": 0.0005, "min": 0.00049, "max": 0.00052})"));
+  EXPECT_EQ(speed["bytes_per_s"]["median"], 4.29e12);
+  EXPECT_EQ(speed["bytes"], 2147483648u);
+  ASSERT_EQ(gpu["rotations"].size(), 1u);
+  EXPECT_EQ(gpu["rotations"][0]["name"], "cuda/rotate/cache-f32/f32");
+  EXPECT_EQ(gpu["rotations"][0]["head_dim"], 128);
+  EXPECT_EQ(gpu["rotations"][0]["values_per_s"]["median"], 3.3e11);
+  EXPECT_EQ(gpu["rotations"][0]["roofline_ratio"], 0.82);
+
+  // The entry the GPU measured, in place of its empty figures.
+  const json& e = report["implementations"][1];
+  ASSERT_EQ(e["name"], "cuda/pow/f32>f32/accurate");
+  EXPECT_EQ(e["accuracy"], json::parse(R"({"max_abs": 0.0011, "mean_abs": 1e-5, "max_ulp": 3.5e7,
+                                            "max_ulp_floored": 4.5, "elements": 1000})"));
+  ASSERT_EQ(e["bands"].size(), 1u);
+  EXPECT_EQ(e["bands"][0]["first"], 0);
+  EXPECT_EQ(e["bands"][0]["last"], 8191);
+  EXPECT_EQ(e["bands"][0]["max_abs"], 0.0011);
+  ASSERT_EQ(e["properties"].size(), 2u);
+  EXPECT_EQ(e["properties"][1]["property"], "claim");
+  EXPECT_TRUE(e["properties"][1]["holds"].get<bool>());
+  EXPECT_EQ(e["fitted_c"], 2.1);
+  EXPECT_EQ(e["horizons"]["1e-4"], 4096);
+  EXPECT_EQ(e["error_curve"], json::parse("[[1024, 1e-4]]"));
+  EXPECT_EQ(e["values_per_s"], 1.07e12);
+  EXPECT_EQ(e["values_per_s_min"], 1.03e12);
+  EXPECT_EQ(e["values_per_s_max"], 1.09e12);
+  EXPECT_EQ(e["roofline_ratio"], 0.67);
+  const json& m = e["measured"];
+  EXPECT_EQ(m["device"], "Fixture GPU");
+  EXPECT_EQ(m["driver"], "13.0");
+  EXPECT_EQ(m["date"], "2026-11-28T03:00:00Z");
+  EXPECT_EQ(m["commit"], "0123456789abcdef0123456789abcdef01234567");
+  ASSERT_EQ(m["model_checks"].size(), 1u);
+  const json& check = m["model_checks"][0];
+  EXPECT_EQ(check["grid"], "near");
+  EXPECT_EQ(check["rows"], 8192);
+  EXPECT_EQ(check["elements"], 4194304);
+  EXPECT_EQ(check["measured_max_abs"], 0.0009);
+  EXPECT_EQ(check["model_max_abs"], 0.003586);
+}
 
 TEST(MeasuredResults, RefusesWhatIsNotAMeasurementWithOneLine) {
   const auto refused = [](json doc, const std::string& why) {

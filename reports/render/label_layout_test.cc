@@ -83,7 +83,11 @@ TEST(PlotLabelLayout, SparsePointsAreLabelledBesideThemOnTheRight) {
   const std::vector<std::string> names = {"a/b", "precise/f64>f32/hwy", "pow/f32>f32/glibc"};
   const std::vector<Label> labels = place_labels(points, names, kWidth, kHeight);
   expect_clear(points, names, labels);
+  ASSERT_EQ(labels.size(), 3u);
   for (const Label& l : labels) {
+    // Drawn by name: expect_clear checked each one's box.
+    EXPECT_EQ(l.number, 0) << l.text;
+    EXPECT_FALSE(l.text.empty());
     EXPECT_FALSE(l.left);
     EXPECT_EQ(l.y, l.point_y);
     EXPECT_GT(l.x, l.point_x);
@@ -109,6 +113,8 @@ TEST(PlotLabelLayout, TheLayoutDoesNotDependOnTheOrderOfThePoints) {
   std::reverse(names.begin(), names.end());
   std::vector<Label> backward = place_labels(points, names, kWidth, kHeight);
   std::reverse(backward.begin(), backward.end());
+  ASSERT_EQ(forward.size(), 30u);
+  ASSERT_EQ(backward.size(), 30u);
   for (size_t i = 0; i < forward.size(); ++i) {
     EXPECT_EQ(forward[i].text, backward[i].text) << i;
     EXPECT_EQ(forward[i].x, backward[i].x) << i;

@@ -43,6 +43,12 @@ TEST(RotationScores, EveryEntryIsMeasuredOrSaysWhyNot) {
     }
   }
   EXPECT_EQ(scores().rows.size(), runnable);
+  // Only a CUDA entry may not run here: every CPU rotation was measured.
+  const auto cpu = std::count_if(
+      core::rotation_registry().begin(), core::rotation_registry().end(),
+      [](const core::RotationImplementation& e) { return e.name.starts_with("cpu/"); });
+  EXPECT_GT(cpu, 0);
+  EXPECT_GE(runnable, static_cast<size_t>(cpu)) << "rotation entries measured";
 }
 
 TEST(RotationScores, Float32AnglesGrowWithTheContextAndFloat64DoNot) {
