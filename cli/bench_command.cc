@@ -10,6 +10,7 @@
 #include "peverify/bench/bench_report.h"
 #include "peverify/bench/roofline.h"
 #include "peverify/cli/command.h"
+#include "peverify/cli/table_options.h"
 #include "peverify/cli/enum_option.h"
 #include "peverify/encoding/request.h"
 #include "peverify/reports/study/study.h"
@@ -62,6 +63,7 @@ int run_verify_rotary_bench(const BenchOptions& o) {
 }
 
 int run_bench(const BenchOptions& o) {
+  check_writable(o.json);  // before minutes of timing, not after
   if (o.verify_rotary) return run_verify_rotary_bench(o);
   if (o.verify) return run_verify_bench(o);
   if (const auto problem = reports::study::filter_problem(o.filter))

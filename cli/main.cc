@@ -8,6 +8,7 @@
 
 #include "peverify/cli/command.h"
 #include "peverify/encoding/model_config.h"
+#include "peverify/oracle/version.h"
 #include "peverify/support/atomic_file.h"
 #include "peverify/support/temporary_files.h"
 
@@ -33,6 +34,10 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   CLI::App app{"peverify: accuracy and speed of sinusoidal positional-encoding tables, with proof"};
+  // The version and the oracle's: the hash of the sources that decide its values, which is what a
+  // verdict's exact values depend on.
+  app.set_version_flag("--version", fmt::format("peverify {} (oracle {})", PEV_VERSION,
+                                                pev::oracle::oracle_version()));
   app.require_subcommand(1);
   std::vector<Command> commands;
   add_report_command(app, commands);
@@ -51,6 +56,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return fail(kExitBadInput, e.what());

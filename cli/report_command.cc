@@ -15,7 +15,7 @@
 #include "peverify/reports/study/report_json.h"
 #include "peverify/reports/study/study.h"
 #include "peverify/support/atomic_file.h"
-#include "peverify/support/temporary_files.h"
+#include "peverify/support/file_set.h"
 
 namespace pev::cli {
 namespace {
@@ -27,16 +27,15 @@ struct ReportOptions {
   bool quiet = false;
 };
 
-// Creates `dir` (and its parents) and checks it is writable. A directory this run creates is
-// removed again if SIGINT or SIGTERM ends the run before a file is written into it; one that was
-// there before stays.
-void create_output_directory(const std::string& dir) {
-  std::error_code ec;
-  const bool existed = std::filesystem::exists(dir, ec);
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw UsageError("cannot create the output directory " + dir + ": " + ec.message());
-  if (!existed) register_created_directory(dir);
-  check_writable(dir + "/report.json");
+// Checks, before the study, that the report can be written into `dir`: its nearest existing
+// ancestor (where the files are written first, then renamed into `dir` once all are:
+// support/file_set.h) is a writable directory, and `dir` is not a file. Creates nothing.
+void check_output_directory(const std::string& dir) {
+  try {
+    check_writable(nearest_existing_directory(dir) + "/report.json");
+  } catch (const FileError& e) {
+    throw UsageError(e.what());
+  }
 }
 
 // The merged result `peverify sweep` left in its directory, rendered again into o.out.
@@ -57,7 +56,7 @@ int render_sweep(const ReportOptions& o) {
   }
   if (!json.is_object() || !json.contains("implementations"))
     throw FileError(path + " is not a peverify report");
-  create_output_directory(o.out);
+  check_output_directory(o.out);
   reports::measured::attach(json, reports::measured::compiled_in());
   const auto files = reports::render::write_report(json, o.out);
   if (!o.quiet)
@@ -72,7 +71,7 @@ int run_report(const ReportOptions& o) {
                                                  ? reports::study::StudyConfig{}
                                                  : reports::study::read_study_config(o.config);
   (void)reports::study::select_implementations(config.filter);  // before the directory exists
-  create_output_directory(o.out);                               // fails early, not after the study
+  check_output_directory(o.out);                                // fails early, not after the study
   reports::study::StudyResult study;
   {
     Progress progress("peverify report", o.quiet);

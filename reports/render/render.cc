@@ -7,6 +7,7 @@
 #include "peverify/reports/render/plots.h"
 #include "peverify/reports/render/report_text.h"
 #include "peverify/support/atomic_file.h"
+#include "peverify/support/file_set.h"
 
 namespace pev::reports::render {
 
@@ -77,10 +78,6 @@ std::string recommendations_csv(const nlohmann::json& r) {
 }
 
 std::vector<std::string> write_report(const nlohmann::json& report, const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir))
-    throw FileError("cannot create the report directory " + dir);
   std::vector<Plot> plots;
   std::string plot_note;
   try {
@@ -88,27 +85,24 @@ std::vector<std::string> write_report(const nlohmann::json& report, const std::s
   } catch (const std::exception& e) {
     plot_note = e.what();
   }
-  const std::vector<std::pair<std::string, std::string>> files = {
-      {"report.json", report.dump(2) + "\n"},
-      {"report.md", to_markdown(report)},
-      {"index.html", to_html(report, plots, plot_note)},
-      {"implementations.csv", entries_csv(report)},
-      {"bands.csv", bands_csv(report)},
-      {"recommendations.csv", recommendations_csv(report)}};
-  std::vector<std::string> written;
-  for (const auto& [name, content] : files) {
-    const std::string path = dir + "/" + name;
-    write_file_atomically(path, [&](std::ostream& out) { out << content; });
-    written.push_back(path);
-  }
+  // Every file, then the directory: a report that cannot be written whole (a full disk, a
+  // read-only directory) leaves nothing behind, no directory either (support/file_set.h).
+  FileSet files(dir);
+  const auto put = [&](const std::string& name, const std::string& content) {
+    files.write(name, [&](std::ostream& out) { out << content; });
+  };
+  put("report.json", report.dump(2) + "\n");
+  put("report.md", to_markdown(report));
+  put("index.html", to_html(report, plots, plot_note));
+  put("implementations.csv", entries_csv(report));
+  put("bands.csv", bands_csv(report));
+  put("recommendations.csv", recommendations_csv(report));
   // Every plot beside the CSV of the data it draws.
-  for (const Plot& p : plots)
-    for (const auto& [name, content] : {std::pair{p.file, p.svg}, {p.data_file, p.data_csv}}) {
-      const std::string path = dir + "/" + name;
-      write_file_atomically(path, [&](std::ostream& out) { out << content; });
-      written.push_back(path);
-    }
-  return written;
+  for (const Plot& p : plots) {
+    put(p.file, p.svg);
+    put(p.data_file, p.data_csv);
+  }
+  return files.commit();
 }
 
 }  // namespace pev::reports::render

@@ -13,6 +13,7 @@
 
 #include "peverify/core/registry.h"
 #include "peverify/support/atomic_file.h"
+#include "peverify/support/file_set.h"
 #include "peverify/support/parallel.h"
 
 namespace pev::reports::study {
@@ -178,10 +179,10 @@ std::string study_fingerprint(const StudyPlan& plan) {
   return fmt::format("{:016x}", h);
 }
 
-void open_sweep_dir(const StudyPlan& plan, const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir + "/shards", ec);
-  if (ec) throw FileError("cannot create the sweep directory " + dir + ": " + ec.message());
+namespace {
+
+// The sweep's record (sweep.json): a new one, or the check that the one there is this study's.
+void record_sweep(const StudyPlan& plan, const std::string& dir) {
   const std::string fingerprint = study_fingerprint(plan);
   const std::string path = dir + "/sweep.json";
   if (std::ifstream in(path); in) {
@@ -199,6 +200,20 @@ void open_sweep_dir(const StudyPlan& plan, const std::string& dir) {
                        {"config", config_json(plan.config())},
                        {"shards", plan.shards().size()}};
   write_file_atomically(path, [&](std::ostream& out) { out << record.dump(2) << "\n"; });
+}
+
+}  // namespace
+
+void open_sweep_dir(const StudyPlan& plan, const std::string& dir) {
+  // The directories this run makes go again if it cannot record the sweep in them: a sweep
+  // that fails before its record (a full disk) leaves nothing behind (support/file_set.h).
+  const std::vector<std::string> made = make_directories(dir + "/shards");
+  try {
+    record_sweep(plan, dir);
+  } catch (...) {
+    remove_if_empty(made);
+    throw;
+  }
 }
 
 std::string shard_path(const std::string& dir, const ShardId& shard) {
