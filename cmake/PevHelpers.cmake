@@ -1,4 +1,4 @@
-# Every test has one label that says what it is (docs/testing.md), and that label sets its
+# Every test has one label that says what it is (docs/architecture.md §11.3), and that label sets its
 # default timeout:
 #   unit        in-process GoogleTest tests, each short
 #   property    in-process property runs (RapidCheck, the suite on registry entries and examples)

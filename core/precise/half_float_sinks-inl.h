@@ -325,17 +325,21 @@ class RunsHalfFloatFirst {
     if constexpr (kSin) Side<kStream>(s, p, ps, s.sin_runs, true, r, i, min);
     if constexpr (kCos) Side<kStream>(s, p, pc, s.cos_runs, false, r, i, min);
   }
+  // A full chunk's float anchors, into registers.
+  static HWY_INLINE void LoadAnchors(const Pass& s, F (&s_a)[kFloatVectors],
+                                     F (&c_a)[kFloatVectors]) {
+    for (size_t k = 0; k < kFloatVectors; ++k) {
+      s_a[k] = hn::LoadU(DF(), s.b.anchor_sin_f + s.b.i0 + 2 * k * s.n);
+      c_a[k] = hn::LoadU(DF(), s.b.anchor_cos_f + s.b.i0 + 2 * k * s.n);
+    }
+  }
   // A full chunk a row at a time: anchors in registers and one test per row, as in
   // ZippedHalfFloatFirst.
   template <bool kStream>
   static HWY_INLINE void FullChunkRowByRow(const Pass& s, F& min) {
     using DI16 = hn::RebindToSigned<DU16>;
-    const DF df;
     F s_a[kFloatVectors], c_a[kFloatVectors];
-    for (size_t k = 0; k < kFloatVectors; ++k) {
-      s_a[k] = hn::LoadU(df, s.b.anchor_sin_f + s.b.i0 + 2 * k * s.n);
-      c_a[k] = hn::LoadU(df, s.b.anchor_cos_f + s.b.i0 + 2 * k * s.n);
-    }
+    LoadAnchors(s, s_a, c_a);
     uint16_t* p = s.row;
     for (size_t r = 0; r < s.b.rows; ++r, p += s.width) {
       P ps[kFloatVectors], pc[kFloatVectors];
@@ -363,10 +367,7 @@ class RunsHalfFloatFirst {
     using DI16 = hn::RebindToSigned<DU16>;
     const DF df;
     F s_a[kFloatVectors], c_a[kFloatVectors];
-    for (size_t k = 0; k < kFloatVectors; ++k) {
-      s_a[k] = hn::LoadU(df, s.b.anchor_sin_f + s.b.i0 + 2 * k * s.n);
-      c_a[k] = hn::LoadU(df, s.b.anchor_cos_f + s.b.i0 + 2 * k * s.n);
-    }
+    LoadAnchors(s, s_a, c_a);
     const int one[2] = {off, -1};
     uint16_t* p = s.row;
     for (size_t r = 0; r < s.b.rows; ++r, p += s.width) {

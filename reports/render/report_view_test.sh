@@ -2,9 +2,12 @@
 # The default report as a person sees it: index.html rendered in headless Chromium at 1400 x 900.
 # Checks that the findings and the recommendation matrix are on the first screen and that no
 # element reaches past the page's width, and saves the first screen (PEV_ARTIFACTS or build/,
-# report-first-screen.png; the README shows it). Exit 77 = skipped (no Chromium).
+# report-first-screen.png; scripts/results_page.py keeps one for the results page). Exit 77 =
+# skipped (no Chromium).
+#   report_view_test.sh PEVERIFY [REPORT_DIR]   REPORT_DIR: a report already made (default: make one)
 set -u
 peverify=$1
+report=${2:-}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -14,7 +17,11 @@ if [ -z "$browser" ]; then
   echo "SKIP: Chromium is not installed (Debian package chromium); the page was not rendered"
   exit 77
 fi
-"$peverify" report --out "$dir/report" --quiet || fail "peverify report exited $?"
+if [ -n "$report" ]; then
+  cp -r "$report" "$dir/report" || fail "cannot read $report"
+else
+  "$peverify" report --out "$dir/report" --quiet || fail "peverify report exited $?"
+fi
 chrome() {
   local profile
   profile=$(mktemp -d)

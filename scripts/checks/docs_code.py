@@ -1,11 +1,12 @@
-#!/usr/bin/env python3
-"""Fails when a code block of README.md would not work as printed: every ```cpp / ```c++ block is
+#!/usr/bin/python3
+"""Fails when a code block of README.md or of a page under docs/ would not work as printed: every
+```cpp / ```c++ block is
 compiled against an installed peverify the way a user's project builds (find_package(peverify)
 with its gtest component, peverify::properties and peverify::properties_gtest, as
 examples/own_kernel), every ```python block must parse, every ```json block
 must load. Shell blocks are left alone: they run commands, some of them long.
 
-Usage (ctest readme_code_blocks): check_readme_code.py REPO BUILD_DIR [CXX_FLAGS [LINK_FLAGS]]
+Usage (ctest docs_code_blocks): docs_code.py REPO BUILD_DIR [CXX_FLAGS [LINK_FLAGS]]
 The flags are the ones the install was built with (the asan preset's sanitizers), as in
 examples/own_kernel/install_test.sh."""
 import json
@@ -22,8 +23,8 @@ cxx_flags = sys.argv[3] if len(sys.argv) > 3 else ""
 link_flags = sys.argv[4] if len(sys.argv) > 4 else ""
 
 
-def blocks(text):
-    """(language, first line number, code) of each fenced block."""
+def blocks(text, name):
+    """(language, first line number, code) of each fenced block of the page `name`."""
     found, lang, start, body = [], None, 0, []
     for n, line in enumerate(text.splitlines(), 1):
         fence = re.match(r"^```\s*([\w+-]*)\s*$", line)
@@ -35,7 +36,7 @@ def blocks(text):
         elif lang is not None:
             body.append(line)
     if lang is not None:
-        sys.exit(f"FAIL: README.md: the block opened at line {start - 1} is never closed")
+        sys.exit(f"FAIL: {name}: the block opened at line {start - 1} is never closed")
     return found
 
 
@@ -47,29 +48,34 @@ def run(command, log, what):
         sys.exit(f"FAIL: {what}")
 
 
-all_blocks = blocks((repo / "README.md").read_text())
-cpp = [(start, code) for lang, start, code in all_blocks if lang in ("cpp", "c++")]
-python = [(start, code) for lang, start, code in all_blocks if lang == "python"]
-json_blocks = [(start, code) for lang, start, code in all_blocks if lang == "json"]
-# A README without any would mean the fences changed under this test, not that all is well.
+pages = [repo / "README.md"] + sorted((repo / "docs").rglob("*.md"))
+all_blocks = []
+for page in pages:
+    name = page.relative_to(repo).as_posix()
+    all_blocks += [(lang, f"{name}:{start}", code) for lang, start, code in
+                   blocks(page.read_text(), name)]
+cpp = [(where, code) for lang, where, code in all_blocks if lang in ("cpp", "c++")]
+python = [(where, code) for lang, where, code in all_blocks if lang == "python"]
+json_blocks = [(where, code) for lang, where, code in all_blocks if lang == "json"]
+# No block at all would mean the fences changed under this test, not that all is well.
 if not cpp or not python:
-    sys.exit(f"FAIL: README.md: found {len(cpp)} C++ and {len(python)} Python blocks, expected some")
+    sys.exit(f"FAIL: found {len(cpp)} C++ and {len(python)} Python blocks, expected some")
 
 with tempfile.TemporaryDirectory() as tmp:
     tmp = pathlib.Path(tmp)
     problems = []
-    for start, code in python:
-        path = tmp / f"readme_line{start}.py"
+    for i, (where, code) in enumerate(python):
+        path = tmp / f"block{i}.py"
         path.write_text(code)
         try:
             py_compile.compile(str(path), cfile=str(tmp / "out.pyc"), doraise=True)
         except py_compile.PyCompileError as e:
-            problems.append(f"README.md:{start}: the python block does not parse: {e.msg}")
-    for start, code in json_blocks:
+            problems.append(f"{where}: the python block does not parse: {e.msg}")
+    for where, code in json_blocks:
         try:
             json.loads(code)
         except json.JSONDecodeError as e:
-            problems.append(f"README.md:{start + e.lineno - 1}: the json block does not load: {e}")
+            problems.append(f"{where}: the json block does not load (its line {e.lineno}): {e}")
     if problems:
         sys.exit("FAIL: " + "\n".join(problems))
 
@@ -80,8 +86,8 @@ with tempfile.TemporaryDirectory() as tmp:
         "cmake --install of the build did not succeed")
     project.mkdir()
     sources = []
-    for start, code in cpp:
-        name = f"readme_line{start}.cc"
+    for where, code in cpp:
+        name = where.replace("/", "_").replace(".md:", "_line").replace(".", "_") + ".cc"
         (project / name).write_text(code)
         sources.append(name)
     (project / "CMakeLists.txt").write_text(
@@ -94,7 +100,7 @@ with tempfile.TemporaryDirectory() as tmp:
          f"-DCMAKE_CXX_FLAGS={cxx_flags}", f"-DCMAKE_EXE_LINKER_FLAGS={link_flags}"],
         tmp / "configure.log", "find_package(peverify) did not configure")
     run(["cmake", "--build", str(tmp / "build")], tmp / "build.log",
-        "a C++ block of README.md does not compile against the installed headers (the file name "
-        "gives the block's first line)")
-print(f"README.md: {len(cpp)} C++ blocks compile against an install, {len(python)} Python blocks "
-      f"parse, {len(json_blocks)} JSON blocks load")
+        "a C++ block does not compile against the installed headers (the file name gives its page "
+        "and first line)")
+print(f"{len(pages)} pages: {len(cpp)} C++ blocks compile against an install, {len(python)} Python "
+      f"blocks parse, {len(json_blocks)} JSON blocks load")
