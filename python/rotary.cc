@@ -183,6 +183,9 @@ void bind_rotary_element(py::module_& m) {
             "abs_error={:.3g} budget={:.3g} {}>",
             f.batch, f.seq, f.head, f.column, f.pos, f.got, f.expected, f.error, f.allowed, f.what);
       });
+}
+
+void bind_rotary_property(py::module_& m) {
   py::class_<RotaryProperty, properties::PropertyVerdict>(
       m, "RotaryPropertyResult", "A PropertyResult whose worst elements are RotaryElements.")
       .def_readonly("worst", &RotaryProperty::rotary_worst,
@@ -224,6 +227,7 @@ void bind_rotary_verdict(py::module_& m) {
 
 void bind_rotary(py::module_& m) {
   bind_rotary_element(m);
+  bind_rotary_property(m);
   bind_rotary_verdict(m);
   m.def(
       "verify_rotary", &verify_rotary_call, py::arg("x"), py::arg("y"),
