@@ -2,15 +2,14 @@
 // the rotation in float (2N pairs' sines or cosines a vector, twice the lanes of double, no
 // demotion), rounded once to the 16-bit format. That is faithful wherever the rounded value is not
 // small (float_rotation-inl.h); each small one is taken from the double rotation instead
-// (half_sinks-inl.h), fix-up tracking included. The double rotation is faithful
-// too, and correctly rounded but for values within 2^-49 of a midpoint; the float one is not
+// (half_sinks-inl.h), fix-up tracking included. The double rotation is faithful too, and
+// correctly rounded but for values within 2^-49 of a midpoint; the float one is not
 // correctly rounded within its error bound (about 2^-22 A) of a midpoint, where it may give the
 // other faithful neighbour: 475 of 4194304 float16 values and 76 bfloat16 ones of a 8192 x 512
 // table from position 100000 (`peverify verify --budget strict`). Checking for that costs as much
 // as the rotation (crosscheck/precise_sinks_test.cc bounds every such value). Included by
-// precise_fill.cc, which chooses them (float_rotation_bound, precise_fill.h).
-//
-// The error bound and the faithful argument are in float_rotation-inl.h.
+// precise_fill.cc, which chooses them (float_rotation_bound, precise_fill.h). The error bound
+// and the faithful argument are in float_rotation-inl.h.
 
 #if defined(PEV_CORE_PRECISE_HALF_FLOAT_SINKS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef PEV_CORE_PRECISE_HALF_FLOAT_SINKS_INL_H_
