@@ -29,6 +29,8 @@ std::vector<std::string> make_directories(const std::string& dir) {
     }
     made.push_back(d);
   }
+  // Innermost first: the signal handler removes them in this order, each only when empty.
+  for (auto d = made.rbegin(); d != made.rend(); ++d) register_created_directory(*d);
   return made;
 }
 
@@ -36,7 +38,12 @@ void remove_if_empty(const std::vector<std::string>& made) {
   for (auto d = made.rbegin(); d != made.rend(); ++d) {
     std::error_code ec;
     if (fs::is_empty(*d, ec) && !ec) fs::remove(*d, ec);
+    unregister_created_directory(*d);
   }
+}
+
+void keep_directories(const std::vector<std::string>& made) {
+  for (const std::string& d : made) unregister_created_directory(d);
 }
 
 std::string nearest_existing_directory(const std::string& dir) {
@@ -86,6 +93,7 @@ std::vector<std::string> FileSet::commit() {
       unregister_temporary(temporary);
       paths.push_back(path);
     }
+    keep_directories(made);
   } catch (...) {
     staged_.erase(staged_.begin(), staged_.begin() + static_cast<ptrdiff_t>(paths.size()));
     discard();

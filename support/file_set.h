@@ -10,11 +10,13 @@
 
 namespace pev {
 
-// The directories `dir` needs that do not exist yet, made (outermost first). A run that then
-// fails calls remove_if_empty() on them: a directory this run made leaves with it unless it
-// holds something by then.
+// The directories `dir` needs that do not exist yet, made (outermost first) and registered for
+// removal on SIGINT and SIGTERM while empty (support/temporary_files.h). A run that then fails
+// calls remove_if_empty() on them: a directory this run made leaves with it unless it holds
+// something by then; one that succeeds calls keep_directories(), and they stay whatever comes.
 std::vector<std::string> make_directories(const std::string& dir);
 void remove_if_empty(const std::vector<std::string>& made);
+void keep_directories(const std::vector<std::string>& made);
 
 // The nearest ancestor of `dir` that exists (`dir` itself when it does): where a FileSet keeps
 // its temporaries, on the filesystem `dir` will be made on. A path that exists but is not a

@@ -5,6 +5,9 @@
 #include "peverify/support/file_set.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -15,6 +18,7 @@
 
 #include "peverify/support/atomic_file.h"
 #include "peverify/support/scratch_testutil.h"
+#include "peverify/support/temporary_files.h"
 
 namespace pev {
 namespace {
@@ -114,6 +118,26 @@ TEST(MakeDirectories, RemovesOnlyTheEmptyDirectoriesItMade) {
   remove_if_empty(made);
   EXPECT_EQ(tree(root), (std::set<std::string>{"there", "there/x", "there/x/kept"}));
   EXPECT_TRUE(make_directories(root + "/there").empty());
+}
+
+// A signal between making the directories and filling them removes them, innermost first; once
+// kept they stay.
+TEST(MakeDirectories, ASignalRemovesTheEmptyDirectoriesMadeAndKeepsTheKeptOnes) {
+  const std::string root = testutil::fresh_dir("file_set_test");
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    remove_temporaries_on_signal();
+    keep_directories(make_directories(root + "/kept/x"));
+    make_directories(root + "/gone/y/z");
+    ::raise(SIGTERM);
+    ::_exit(3);  // the signal did not end the process
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exit " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_EQ(tree(root), (std::set<std::string>{"kept", "kept/x"}));
 }
 
 }  // namespace

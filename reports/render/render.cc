@@ -1,7 +1,6 @@
 // The report's CSV files and writing every output of a report into its directory.
 #include "peverify/reports/render/render.h"
 
-#include <filesystem>
 #include <sstream>
 
 #include "peverify/reports/render/plots.h"

@@ -214,6 +214,7 @@ void open_sweep_dir(const StudyPlan& plan, const std::string& dir) {
     remove_if_empty(made);
     throw;
   }
+  keep_directories(made);  // a recorded sweep is resumable, interrupted or not
 }
 
 std::string shard_path(const std::string& dir, const ShardId& shard) {

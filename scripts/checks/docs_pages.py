@@ -13,8 +13,8 @@
    after it, up to the next "$ ", are its output (stdout; stderr where it printed nothing else,
    as an error), where a line "..." stands for any number of lines. A command's exit status is not checked: a failing verdict exits 1.
    Blocks tagged ```sh are shown, not run.
-3. Every `peverify <name>` a page mentions names a subcommand, and every --flag a page writes
-   right after `peverify <name>` (in a console, sh or text block) is one that --help lists.
+3. Every `peverify <name>` a shown command runs (a console block's "$ " lines, a sh block) names
+   a subcommand, and every --flag written after it is one that --help lists.
 
 Run by ctest (docs_pages) from the repository root."""
 import os
@@ -158,27 +158,30 @@ def check_consoles(root: pathlib.Path, peverify: str):
 
 
 def check_mentions(root: pathlib.Path, peverify: str, subs):
-    """Every `peverify <sub> ... --flag` in a shown command names a real subcommand and flag."""
+    """Every `peverify <sub> ... --flag` of a shown command (a console block's "$ " lines, a sh
+    block's lines) names a subcommand, and a flag its --help lists."""
     problems = []
     flags = {s: set(re.findall(r"(--[\w-]+)", help_text(peverify, s))) for s in subs}
+    command = re.compile(r"\bpeverify ([a-z][\w-]*)((?:\s+(?:\"[^\"]*\"|'[^']*'|[^\s|;&#]+))*)")
     pages = [root / "README.md"] + sorted((root / "docs").rglob("*.md"))
     for page in pages:
         for lang, start, body in blocks(page.read_text()):
-            if lang not in ("console", "sh", "text", "bash"):
+            if lang == "console":
+                lines = [l[2:] for l in body if l.startswith("$ ")]
+            elif lang in ("sh", "bash"):
+                lines = body
+            else:
                 continue
-            for line in body:
-                for m in re.finditer(r"\bpeverify (\w[\w-]*)((?:\s+(?:\"[^\"]*\"|'[^']*'|[^\s|;&]+))*)", line):
+            where = f"{page.relative_to(root)}:{start + 1}"
+            for line in lines:
+                for m in command.finditer(line.split(" #", 1)[0]):
                     sub, rest = m.group(1), m.group(2)
-                    if sub not in subs or sub in ("error",):
-                        if sub not in ("error",) and re.fullmatch(r"[a-z-]+", sub) and \
-                                lang != "text":
-                            problems.append(f"{page.relative_to(root)}:{start + 1}: "
-                                            f"`peverify {sub}` is no subcommand")
+                    if sub not in subs:
+                        problems.append(f"{where}: `peverify {sub}` is no subcommand")
                         continue
                     for flag in re.findall(r"(?<![\w-])(--[\w-]+)", rest):
                         if flag not in flags[sub]:
-                            problems.append(f"{page.relative_to(root)}:{start + 1}: "
-                                            f"`peverify {sub}` has no {flag}")
+                            problems.append(f"{where}: `peverify {sub}` has no {flag}")
     return problems
 
 
