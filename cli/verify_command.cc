@@ -26,7 +26,7 @@ struct VerifyCommandOptions {
   // What it holds; d_model 0: from the table's width; positions: a .npy of position ids, one per
   // row (or [3, N] for M-RoPE).
   TableOptions table;
-  Dtype compute = Dtype::kFloat32;
+  std::string compute = "float32";
   std::optional<Dtype> dtype;  // empty: from the file
   std::string tensor;
   Claim::Kind claim = Claim::Kind::kModel;
@@ -38,9 +38,10 @@ struct VerifyCommandOptions {
 };
 
 int run_verify(const VerifyCommandOptions& o) {
-  const Claim claim =
-      resolve_claim({o.claim, o.compute,
-                     o.model_c_option->count() ? std::optional<double>(o.model_c) : std::nullopt});
+  ClaimRequest request{o.claim, Dtype::kFloat32,
+                       o.model_c_option->count() ? std::optional<double>(o.model_c) : std::nullopt};
+  set_compute(request, o.compute);
+  const Claim claim = resolve_claim(request);
   const int threads = resolve_threads(o.threads);
   ReadOptions read;
   read.dtype = o.dtype;
@@ -102,8 +103,9 @@ void add_verify_command(CLI::App& root, std::vector<Command>& commands) {
   app->add_option("table", o->file, "the table file (.npy or .safetensors)")->required();
   add_table_options(*app, o->table, TableUse::kRead);
   app->add_option("--compute", o->compute,
-                  "the precision you claim to compute in (default float32, whatever the storage)")
-      ->transform(one_of(kDtypes));
+                  "the precision you claim to compute in (default float32, whatever the storage); "
+                  "ggml: float32 with the angle by ggml's recurrence over pairs")
+      ->check(CLI::IsMember(std::vector<std::string>(kComputeNames.begin(), kComputeNames.end())));
   app->add_option("--dtype", o->dtype, "how to read 16-bit data: bfloat16 (uint16 .npy) or float16")
       ->transform(one_of(kDtypes));
   app->add_option("--tensor", o->tensor, "the tensor to read from a .safetensors file");

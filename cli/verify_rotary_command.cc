@@ -136,9 +136,11 @@ void add_verify_rotary_command(CLI::App& root, std::vector<Command>& commands) {
       ->transform(one_of(kDtypes));
   app->add_option("--budget", o->claim, "the error budget (default model)")
       ->transform(one_of(kBudgets));
-  app->add_option("--compute", o->compute,
-                  "how the kernel computes, for the model budget: float32 (default), "
-                  "float32-fma, bfloat16 (Hugging Face with a bfloat16 model), float64");
+  app->add_option(
+      "--compute", o->compute,
+      "how the kernel computes, for the model budget: float32 (default), "
+      "float32-fma, bfloat16 (Hugging Face with a bfloat16 model), float64, ggml (ggml-cpu: the "
+      "angle by a recurrence over pairs)");
   app->add_option("--rope-axes", o->rope_axes,
                   fmt::format("RoPE over several position axes: a preset ({}) or each axis's "
                               "dims (16,56,56); --positions gives each token's ids [axes, N], "

@@ -55,6 +55,7 @@ ClaimConstants read_constants() {
           number(model.at("c").at("cuda_fast")),
           number(model.at("output_ulps").at("nearest_even")),
           number(model.at("output_ulps").at("truncate")),
+          number(model.at("pair_recurrence_ulps")),
           number(j.at("strict").at("ulps")),
           number(j.at("strict").at("slack_ulps")),
           number(j.at("faithful").at("below_ulps")),
@@ -83,6 +84,12 @@ Claim Claim::model(Dtype compute) {
   return model(compute, claim_constants().direct_c, claim_constants().nearest_output_ulps);
 }
 
+Claim Claim::ggml() {
+  Claim claim = model(Dtype::kFloat32);
+  claim.pair_step_ulps = claim_constants().pair_recurrence_ulps;
+  return claim;
+}
+
 Claim Claim::faithful() {
   Claim claim;
   claim.kind = Kind::kFaithful;
@@ -98,9 +105,12 @@ Claim Claim::strict() {
 std::string Claim::describe() const {
   switch (kind) {
     case Kind::kModel:
-      return fmt::format("model(C={:g}, u=2^{}{})", c, std::ilogb(u),
+      return fmt::format("model(C={:g}, u=2^{}{}{})", c, std::ilogb(u),
                          output_ulps != claim_constants().nearest_output_ulps
                              ? fmt::format(", {:g} ulp for the output", output_ulps)
+                             : "",
+                         pair_step_ulps > 0
+                             ? fmt::format(", +{:g}u per pair of ggml's recurrence", pair_step_ulps)
                              : "");
     case Kind::kFaithful:
     case Kind::kStrict:

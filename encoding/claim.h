@@ -21,9 +21,12 @@ struct ClaimConstants {
   double cuda_fast_c;           // C of the CUDA entries with __sinf/__cosf/__expf/__powf
   double nearest_output_ulps;   // the output rounding's share when it rounds to nearest
   double truncate_output_ulps;  // ... and when it truncates
-  double strict_ulps;           // strict: at most this many ulps ...
-  double strict_slack_ulps;     // ... plus the exact value's own rounding to double
-  double faithful_below_ulps;   // faithful: strictly below this many ulps
+  // A multiplicative recurrence over pairs (ggml's theta_{j+1} = theta_j theta_scale): the u's
+  // pair j's angle carries per step, j steps (docs/mathematics.md §3.2).
+  double pair_recurrence_ulps;
+  double strict_ulps;          // strict: at most this many ulps ...
+  double strict_slack_ulps;    // ... plus the exact value's own rounding to double
+  double faithful_below_ulps;  // faithful: strictly below this many ulps
   // A budget at or above these (absolute) checks nothing useful: every value in [-1, 1] is
   // within 1 of the truth, and 0.1 is a tenth of the whole range.
   std::array<double, 2> vacuous_budget;
@@ -55,11 +58,16 @@ struct Claim {
   double c = 0;              // the model's constant C
   double u = 0x1p-24;        // unit roundoff of the precision the values are computed in
   double output_ulps = 0.5;  // the output conversion's share, in ulps of the output
+  // The angle of pair j carries j more roundings of this many u (a recurrence over pairs; 0: its
+  // angle is computed directly). The model's angle term of pair j is then (C + this j) u a.
+  double pair_step_ulps = 0;
 
   // The honest-implementation model:
   //   |got - exact| <= output_ulps ulp_out(exact) + c u (|exact| + angle + steps)
   static Claim model(Dtype compute, double c, double output_ulps);
   static Claim model(Dtype compute);  // the direct strategies' C, rounding to nearest
+  // float32's model with ggml's recurrence of the angle over pairs (`--compute ggml`).
+  static Claim ggml();
   static Claim faithful();
   static Claim strict();
 

@@ -106,15 +106,30 @@ StoredType resolve_stored(const std::string& name, Layout layout) {
   return {*d, false};
 }
 
+void set_compute(ClaimRequest& request, const std::string& name) {
+  request.ggml = name == "ggml";
+  if (request.ggml) {
+    request.compute = Dtype::kFloat32;
+    return;
+  }
+  const std::optional<Dtype> d = parse_dtype(name);
+  if (!d)
+    fail(fmt::format("unknown --compute '{}' (float32, float16, bfloat16, float64, ggml)", name));
+  request.compute = *d;
+}
+
 Claim resolve_claim(const ClaimRequest& q) {
   if (q.model_c && q.kind != Claim::Kind::kModel)
     fail(fmt::format("--model-c sets the model budget's constant: it does not apply to --budget {}",
                      name_of(q.kind)));
   if (q.model_c && !(*q.model_c > 0 && std::isfinite(*q.model_c)))
     fail("--model-c must be a positive number");
+  if (q.ggml && q.kind != Claim::Kind::kModel)
+    fail(fmt::format("--compute ggml is a model budget: it does not apply to --budget {}",
+                     name_of(q.kind)));
   if (q.kind == Claim::Kind::kStrict) return Claim::strict();
   if (q.kind == Claim::Kind::kFaithful) return Claim::faithful();
-  Claim c = Claim::model(q.compute);
+  Claim c = q.ggml ? Claim::ggml() : Claim::model(q.compute);
   if (q.model_c) c.c = *q.model_c;
   return c;
 }

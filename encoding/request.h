@@ -3,6 +3,7 @@
 // one-line message (a ConfigError) from either.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -47,7 +48,13 @@ struct ClaimRequest {
   Claim::Kind kind = Claim::Kind::kModel;
   Dtype compute = Dtype::kFloat32;  // the model's u
   std::optional<double> model_c;    // the model's C, when not the default
+  bool ggml = false;                // float32 with ggml's recurrence over pairs (Claim::ggml)
 };
+// `--compute NAME`: a format (float64, float32, float16, bfloat16) or ggml (float32 arithmetic
+// with the angle by ggml's recurrence over pairs) into `request`; ConfigError for another name.
+void set_compute(ClaimRequest& request, const std::string& name);
+inline constexpr std::array<std::string_view, 5> kComputeNames = {"float32", "float16", "bfloat16",
+                                                                  "float64", "ggml"};
 Claim resolve_claim(const ClaimRequest& request);
 
 // `--NAME` (a count or a position, read signed) as unsigned: ConfigError "--NAME must be >= 0"

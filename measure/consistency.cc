@@ -86,6 +86,7 @@ constexpr double kExamineAbove = 2.0;
 void ConsistencyFigures::merge(const ConsistencyFigures& o) {
   judged += o.judged;
   unjudged += o.unjudged;
+  not_numbers += o.not_numbers;
   inconsistent += o.inconsistent;
   first_inconsistent = std::min(first_inconsistent, o.first_inconsistent);
   worst_ratio = std::max(worst_ratio, o.worst_ratio);
@@ -180,8 +181,12 @@ void ConsistencyRun::judge(int64_t j) {
   float* __restrict floor = window_floor_.data();
   std::fill(window_floor_.begin(), window_floor_.end(), 0.0f);
   for (int64_t i = lo; i <= hi; ++i) max_into(w, floor, slot(i).top.data() + 2 * w);
-  // NaN and Inf (error NaN here) are never inconsistent: bounded and the oracle fail them.
-  figures_.judged += elements;
+  // NaN and Inf (error NaN here) are never compared, nor counted as consistent: bounded and the
+  // oracle fail them.
+  uint64_t not_numbers = 0;
+  for (size_t i = 0; i < elements; ++i) not_numbers += std::isnan(g.errors[i]);
+  figures_.not_numbers += not_numbers;
+  figures_.judged += elements - not_numbers;
   for (size_t c = 0; c < w; ++c) {
     if (!(g.top[c] > kExamineAbove * floor[c])) continue;
     float t1 = 0, t2 = 0, t3 = 0;

@@ -26,8 +26,9 @@ namespace pev::measure {
 
 struct ConsistencyFigures {
   static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
-  uint64_t judged = 0;    // elements compared with their envelope
-  uint64_t unjudged = 0;  // in a window of fewer than 3 rows (no second largest to compare)
+  uint64_t judged = 0;       // elements compared with their envelope
+  uint64_t unjudged = 0;     // in a window of fewer than 3 rows (no second largest to compare)
+  uint64_t not_numbers = 0;  // NaN or Inf: not compared (bounded and the oracle fail them)
   uint64_t inconsistent = 0;
   uint64_t first_inconsistent = kNone;  // the smallest position of an inconsistent element
   // The largest error / envelope among the judged elements above the output's resolution: how

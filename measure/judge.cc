@@ -73,6 +73,10 @@ Judge::Judge(const TableSpec& spec, const Claim& claim, Dtype output)
       angle_weight_[c] = attention_ * recipe;
     }
   }
+  // A recurrence over pairs: pair j's angle carries j more roundings (Claim::pair_step_ulps).
+  if (claim.pair_step_ulps > 0 && claim.c > 0)
+    for (int c = 0; c < table_width(spec); ++c)
+      angle_weight_[c] += attention_ * claim.pair_step_ulps * column_at(spec, c).pair / claim.c;
   angle_rate_.resize(column_frequency_.size());
   for (size_t c = 0; c < angle_rate_.size(); ++c) {
     angle_rate_[c] = column_frequency_[c] * angle_weight_[c];

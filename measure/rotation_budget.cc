@@ -25,7 +25,8 @@ double smallest_subnormal(Dtype t) {
 }  // namespace
 
 std::string RotationCompute::describe() const {
-  return fmt::format("{}: cos and sin in {}, products and sum in {}{}", name, name_of(cache),
+  return fmt::format("{}: cos and sin in {}{}, products and sum in {}{}", name, name_of(cache),
+                     pair_recurrence ? " of angles by ggml's recurrence over pairs" : "",
                      name_of(products), fma ? " with an FMA" : "");
 }
 
@@ -33,6 +34,7 @@ std::optional<RotationCompute> parse_rotation_compute(std::string_view name) {
   if (name == "float32") return RotationCompute{"float32", Dtype::kFloat32, Dtype::kFloat32};
   if (name == "float32-fma")
     return RotationCompute{"float32-fma", Dtype::kFloat32, Dtype::kFloat32, true};
+  if (name == "ggml") return RotationCompute{"ggml", Dtype::kFloat32, Dtype::kFloat32, false, true};
   if (name == "bfloat16") return RotationCompute{"bfloat16", Dtype::kBFloat16, Dtype::kBFloat16};
   if (name == "float64") return RotationCompute{"float64", Dtype::kFloat64, Dtype::kFloat64};
   return std::nullopt;
@@ -43,9 +45,12 @@ RotationBudget::RotationBudget(const RotationSpec& spec, const RotationCompute& 
     // The cache is computed as the model claim's honest float32 implementation (float64 for a
     // float64 kernel) and stored in the kernel's cache type.
     : compute_(compute),
-      cache_(cache_spec(spec),
-             Claim::model(compute.cache == Dtype::kFloat64 ? Dtype::kFloat64 : Dtype::kFloat32),
-             compute.cache),
+      cache_(
+          cache_spec(spec),
+          compute.pair_recurrence
+              ? Claim::ggml()
+              : Claim::model(compute.cache == Dtype::kFloat64 ? Dtype::kFloat64 : Dtype::kFloat32),
+          compute.cache),
       pairs_(spec.table.d_model / 2),
       u_p_(unit_roundoff(compute.products)),
       u_o_(unit_roundoff(output) > unit_roundoff(compute.products) ? unit_roundoff(output) : 0),

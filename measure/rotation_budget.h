@@ -27,12 +27,15 @@ struct RotationCompute {
   Dtype cache;       // the type of the cos and sin it multiplies by
   Dtype products;    // the type of the products and their sum
   bool fma = false;  // the sum fused with one product
+  // The cache's angles by ggml's recurrence over pairs (Claim::ggml): ggml-cpu's rope.
+  bool pair_recurrence = false;
   std::string describe() const;
 };
 // float32: a float32 cache (or float32 sin and cos of a float32 angle), float32 products and
-// sum; float32-fma: the same with an FMA; bfloat16: Hugging Face with a bfloat16 model (the
-// float32 cache cast to bfloat16, every product and sum rounded to bfloat16); float64: a float64
-// reference. nullopt for another name.
+// sum; float32-fma: the same with an FMA; ggml: float32 with the angle by ggml's recurrence
+// over pairs (ggml-cpu's rope, theta_{j+1} = theta_j theta_scale); bfloat16: Hugging Face with a
+// bfloat16 model (the float32 cache cast to bfloat16, every product and sum rounded to bfloat16);
+// float64: a float64 reference. nullopt for another name.
 std::optional<RotationCompute> parse_rotation_compute(std::string_view name);
 
 class RotationBudget {

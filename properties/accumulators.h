@@ -70,6 +70,9 @@ class OracleCheck {
   struct Part {
     measure::Figures figures;
     std::vector<Finding> worst;
+    // Per horizon target (horizon_targets()), the first position with an element that misses
+    // it (kNoPosition: none): every element below it meets the target.
+    std::vector<uint64_t> first_missed;
     void merge(const Part& other);
   };
   OracleCheck(const UnderTest& ut, const TableSpec& spec, const PositionMap* map = nullptr);

@@ -60,6 +60,9 @@ std::vector<std::string> vacuous_notes(const measure::Figures& f, const Claim& c
 
 void OracleCheck::Part::merge(const Part& o) {
   figures.merge(o.figures);
+  if (first_missed.empty()) first_missed.assign(o.first_missed.size(), kNoPosition);
+  for (size_t t = 0; t < o.first_missed.size(); ++t)
+    first_missed[t] = std::min(first_missed[t], o.first_missed[t]);
   for (const Finding& f : o.worst) measure::keep_worst(worst, f);
 }
 
@@ -69,10 +72,17 @@ OracleCheck::OracleCheck(const UnderTest& ut, const TableSpec& spec, const Posit
 void OracleCheck::add(Part& p, uint64_t first, uint64_t n, const double* got, const double* exact,
                       const double* rounded) const {
   const uint64_t width = static_cast<uint64_t>(table_width(spec_));
+  const std::vector<Target>& targets = horizon_targets();
+  if (p.first_missed.empty()) p.first_missed.assign(targets.size(), kNoPosition);
   for (uint64_t r = 0; r < n; ++r) {
     const uint64_t pos = map_ ? map_->position(first + r) : spec_.start + first + r;
-    judge_.add_row(pos, static_cast<double>(ut_.steps_since_direct(pos)), got + r * width,
-                   exact + r * width, p.figures, &p.worst, rounded ? rounded + r * width : nullptr);
+    double row_ulp = 0;
+    const double row_abs = judge_.add_row(pos, static_cast<double>(ut_.steps_since_direct(pos)),
+                                          got + r * width, exact + r * width, p.figures, &p.worst,
+                                          rounded ? rounded + r * width : nullptr, &row_ulp);
+    for (size_t t = 0; t < targets.size(); ++t)
+      if (!(targets[t].abs > 0 ? row_abs <= targets[t].abs : row_ulp < 1))
+        p.first_missed[t] = std::min(p.first_missed[t], pos);
     if (map_)  // the findings this row added are the ones without a row yet
       for (Finding& f : p.worst)
         if (!f.row) {

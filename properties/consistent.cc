@@ -48,6 +48,11 @@ PropertyVerdict ConsistentCheck::verdict(const measure::ConsistencyFigures& f) c
         fmt::format("every one of {} elements fits its column's own errors ({}, fails above {:g})",
                     f.judged, margin, rule.factor);
   }
+  if (f.not_numbers)
+    v.notes.push_back(
+        fmt::format("{} elements are NaN or Inf: not compared with their column "
+                    "(bounded and the oracle fail them)",
+                    f.not_numbers));
   if (f.unjudged && f.judged)
     v.notes.push_back(
         map_ ? fmt::format("{} elements not compared: within {} rows of either end of their run "

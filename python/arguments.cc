@@ -141,7 +141,9 @@ const std::vector<Keyword>& keywords() {
        }},
       {"compute", "'float32'", kVerify | kSinusoid,
        [](const py::handle& v, const char* k, Reading& r) {
-         r.a.compute = dtype_named(text_of(v, k));
+         ClaimRequest q;
+         set_compute(q, text_of(v, k));
+         r.a.compute = q.compute, r.a.ggml = q.ggml;
        }},
       {"budget", "'model'", kVerify | kRotary | kSinusoid,
        [](const py::handle& v, const char* k, Reading& r) {
@@ -270,6 +272,6 @@ TableRequest table_request(const Arguments& a) {
   return q;
 }
 
-ClaimRequest claim_request(const Arguments& a) { return {a.claim, a.compute, a.model_c}; }
+ClaimRequest claim_request(const Arguments& a) { return {a.claim, a.compute, a.model_c, a.ggml}; }
 
 }  // namespace pev::python

@@ -24,6 +24,7 @@ struct Arguments {
   Schedule schedule = Schedule::kPaper;
   int64_t start = 0;
   Dtype compute = Dtype::kFloat32;
+  bool ggml = false;  // compute='ggml' (Claim::ggml)
   Claim::Kind claim = Claim::Kind::kModel;
   std::optional<double> model_c;
   std::optional<ModelRope> model;

@@ -243,7 +243,7 @@ void bind_rotary(py::module_& m) {
           "position axes (a preset of `peverify list --encodings`, or [16, 56, 56]) with "
           "positions= each token's real ids [axes, N]: a SinusoidVerdict. compute: how the kernel "
           "computes, for the model budget: float32, float32-fma, bfloat16 (Hugging Face with a "
-          "bfloat16 model), float64.",
+          "bfloat16 model), float64, ggml (ggml-cpu: the angle by a recurrence over pairs).",
           rotary_signature())
           .c_str());
 }

@@ -9,6 +9,7 @@
 
 #include "peverify/encoding/request.h"
 #include "peverify/oracle/engine.h"
+#include "peverify/verify/readback.h"
 #include "peverify/verify/verify_pass.h"
 
 namespace pev::verify {
@@ -19,7 +20,7 @@ using diagnosis::kBlockRows;
 // Rows as `read` gives them: in file order, or at position ids in order of their positions.
 struct SampleBlock {
   uint64_t first;                   // the first row, in read's order
-  std::vector<uint64_t> file_rows;  // at position ids: each row's row in the file
+  std::vector<uint64_t> file_rows;  // each row's row in the file
   std::vector<double> got;          // its rows, as stored
 };
 
@@ -47,8 +48,7 @@ std::vector<SampleBlock> sample_rows(const properties::RowReader& read, uint64_t
   for (const uint64_t first : diagnosis::sampled_blocks(rows, worst)) {
     SampleBlock b{first, {}, {}};
     const uint64_t n = std::min(kBlockRows, rows - first);
-    if (map)
-      for (uint64_t i = first; i < first + n; ++i) b.file_rows.push_back(map->row(i));
+    for (uint64_t i = first; i < first + n; ++i) b.file_rows.push_back(map ? map->row(i) : i);
     b.got.resize(n * static_cast<uint64_t>(width));
     read(first, n, b.got.data());
     blocks.push_back(std::move(b));
@@ -104,59 +104,138 @@ Failures failures(const Candidate& c, const std::vector<SampleBlock>& sample, Dt
   return out;
 }
 
-// The declarations that differ from the user's in one field, most specific first.
-// The offset the sampled rows' own angles put them at (estimated_shift), every pair whose sin and
-// cos the layout holds refining the lowest frequency's estimate; where it holds cos alone, the
-// lowest frequency's acos, from rows whose rounding leaves it within 0.25 of a position. None for
-// M-RoPE, whose pairs follow three streams.
-std::optional<int64_t> shift_of_angles(const std::vector<SampleBlock>& sample,
-                                       const VerifyOptions& declared, Dtype dtype) {
-  const TableSpec& s = declared.spec;
-  if (declared.positions && declared.positions->stream_count() != 1) return std::nullopt;
+// The columns holding each pair's cos and sin (-1: none), the first of each.
+struct PairColumns {
+  std::vector<int> cos, sin;
+};
+PairColumns pair_columns(const TableSpec& s) {
   const int half = s.d_model / 2, width = table_width(s);
-  std::vector<int> cos_col(half, -1), sin_col(half, -1);
+  PairColumns p{std::vector<int>(half, -1), std::vector<int>(half, -1)};
   for (int col = 0; col < width; ++col) {
     const Column c = pair_of_column(s.layout, half, col);
-    int& at = c.is_sin ? sin_col[c.pair] : cos_col[c.pair];
+    int& at = c.is_sin ? p.sin[c.pair] : p.cos[c.pair];
     if (at < 0) at = col;
   }
-  const int k = half - 1;
-  if (cos_col[k] < 0) return std::nullopt;
-  const double a = attention_factor(s), ulp = ulp_of(a, dtype);
-  std::vector<double> w(static_cast<size_t>(half));
-  for (int j = 0; j < half; ++j) w[static_cast<size_t>(j)] = frequency(s, j);
-  // Rows past a turn of the lowest frequency (half a turn, for acos) would wrap: left out.
-  const double turn = (sin_col[k] >= 0 ? 1.5 : 0.75) * M_PI / w[static_cast<size_t>(k)];
-  std::vector<double> offsets;
-  for (const SampleBlock& b : sample)
-    for (uint64_t r = 0; r < b.got.size() / static_cast<uint64_t>(width); ++r) {
-      const double* row = b.got.data() + r * static_cast<uint64_t>(width);
-      const uint64_t declared_pos = declared.positions
-                                        ? declared.positions->streams[0][b.file_rows[r]]
-                                        : s.start + b.first + r;
-      if (static_cast<double>(declared_pos) >= turn) continue;
-      std::optional<double> estimated;
-      if (sin_col[k] >= 0) {
-        std::vector<diagnosis::PairAngle> pairs;
-        for (int j = 0; j < half; ++j)
-          if (cos_col[j] >= 0 && sin_col[j] >= 0)
-            pairs.push_back(diagnosis::pair_angle(row[cos_col[j]], row[sin_col[j]],
-                                                  w[static_cast<size_t>(j)], ulp));
-        estimated = diagnosis::position_of_angles(std::move(pairs));
-      } else {
-        const double c = std::clamp(row[cos_col[k]] / a, -1.0, 1.0);
-        const double wk = w[static_cast<size_t>(k)];
-        if (ulp / a / std::max(std::sqrt(1 - c * c), 1e-300) / wk < 0.25)
-          estimated = std::acos(c) / wk;
-      }
-      if (!estimated) continue;
-      offsets.push_back(*estimated - static_cast<double>(declared_pos));
-    }
-  return diagnosis::estimated_shift(std::move(offsets));
+  return p;
 }
 
+// One stored row as the read-back takes it: each pair's A cos and A sin.
+readback::Row observed_row(const double* row, uint64_t declared, uint64_t file_row,
+                           const PairColumns& cols, double error) {
+  readback::Row r{declared, file_row, {}, {}, error};
+  const bool has_sin = std::find(cols.sin.begin(), cols.sin.end(), -1) == cols.sin.end();
+  for (size_t j = 0; j < cols.cos.size(); ++j) {
+    r.c.push_back(row[cols.cos[j]]);
+    if (has_sin) r.s.push_back(row[cols.sin[j]]);
+  }
+  return r;
+}
+
+// The sampled rows as the read-back takes them; no rows where a pair has no cos, or for M-RoPE
+// (its pairs follow three streams).
+readback::Observations observe(const std::vector<SampleBlock>& sample,
+                               const VerifyOptions& declared, Dtype dtype) {
+  const TableSpec& s = declared.spec;
+  readback::Observations o;
+  const PairColumns cols = pair_columns(s);
+  if ((declared.positions && declared.positions->stream_count() != 1) ||
+      std::find(cols.cos.begin(), cols.cos.end(), -1) != cols.cos.end())
+    return o;
+  for (int j = 0; j < s.d_model / 2; ++j) o.frequencies.push_back(frequency(s, j));
+  o.amplitude = attention_factor(s);
+  const double error = ulp_of(o.amplitude, dtype);
+  const int width = table_width(s);
+  for (const SampleBlock& b : sample)
+    for (uint64_t r = 0; r < b.got.size() / static_cast<uint64_t>(width); ++r) {
+      const uint64_t pos = declared.positions ? declared.positions->streams[0][b.file_rows[r]]
+                                              : s.start + b.first + r;
+      o.rows.push_back(observed_row(b.got.data() + r * width, pos, b.file_rows[r], cols, error));
+    }
+  return o;
+}
+
+// Whether the row at `position` comes back unrotated (a table in file order only).
+std::function<std::optional<bool>(uint64_t)> unrotated_probe(const properties::RowReader& read,
+                                                             uint64_t rows,
+                                                             const VerifyOptions& declared,
+                                                             const readback::Observations& o) {
+  if (declared.positions || o.rows.empty()) return {};
+  return [&read, rows, &declared, &o](uint64_t position) -> std::optional<bool> {
+    const TableSpec& s = declared.spec;
+    if (position < s.start || position - s.start >= rows) return std::nullopt;
+    std::vector<double> row(static_cast<size_t>(table_width(s)));
+    read(position - s.start, 1, row.data());
+    const readback::Row r =
+        observed_row(row.data(), position, position - s.start, pair_columns(s), o.rows[0].error);
+    return readback::read_row(r, o).state == readback::RowState::kIdentity;
+  };
+}
+
+// What the read-back gives the alternatives: the observations, their reading, every row's
+// declared positions, and the probe of rows between the sampled ones.
+struct ReadBackInputs {
+  const readback::Observations* observed = nullptr;
+  const readback::ReadBack* read_back = nullptr;
+  const RowPositions* positions = nullptr;
+  std::function<std::optional<bool>(uint64_t)> unrotated_at;
+};
+
+// A candidate: the declaration, about to take a looser claim, as the diagnosis will say it.
+Candidate with_claim(const VerifyOptions& declared, std::string cause, std::string detail,
+                     std::vector<std::string> flags) {
+  return Candidate{{std::move(cause), std::move(detail), std::move(flags)},
+                   declared.spec,
+                   declared.claim,
+                   declared.positions};
+}
+
+// The looser claims the data carries the signature of (verify/readback.h), tried after every
+// structural cause: ggml's recurrence (float32's signature), then a narrower computation.
+void looser_claims(const VerifyOptions& declared, Dtype dtype, const ReadBackInputs& in,
+                   std::vector<Candidate>& out) {
+  const Claim& claim = declared.claim;
+  // recurrence: float32 arithmetic with the angle by ggml's recurrence over pairs, a looser claim
+  // tried first, where the data carries float32's signature (llama.cpp's honest arithmetic).
+  if (claim.kind == Claim::Kind::kModel && claim.u == Claim::model(Dtype::kFloat32).u &&
+      claim.pair_step_ulps == 0 && in.observed && !in.observed->rows.empty() &&
+      readback::has_signature_of(*in.observed, *in.read_back, Dtype::kFloat32)) {
+    Candidate c =
+        with_claim(declared, "recurrence",
+                   "the data meets float32's model with the angle by a recurrence over pairs "
+                   "(ggml's theta_{j+1} = theta_j theta_scale, llama.cpp's rope): honest "
+                   "arithmetic whose pair j carries j more roundings",
+                   {"--compute ggml"});
+    c.claim = Claim::ggml();
+    c.claim.c = claim.c;
+    c.said.loosens_claim = true;
+    out.push_back(std::move(c));
+  }
+  // compute: only where the data carries the narrower computation's signature (its errors of
+  // that format's size in most pairs, no clean lines); a looser claim it merely meets is not a
+  // cause.
+  if (claim.kind == Claim::Kind::kModel)
+    for (const Dtype compute : {Dtype::kFloat32, Dtype::kFloat16, Dtype::kBFloat16}) {
+      if (compute == dtype || claim.u >= Claim::model(compute).u) continue;  // no looser
+      // Where nothing was read back (M-RoPE's three streams) the claim is tried unchecked.
+      if (in.read_back && !readback::has_signature_of(*in.observed, *in.read_back, compute))
+        continue;
+      Candidate c =
+          with_claim(declared, "compute",
+                     fmt::format("the data meets the model claim of a {} computation, not of "
+                                 "the one claimed: computed, or its frequencies rounded, in a "
+                                 "narrower format (the tightest such claim it meets)",
+                                 name_of(compute)),
+                     {fmt::format("--compute {}", name_of(compute))});
+      // The user's C and output share kept: what --compute X with the user's other flags claims.
+      c.claim = Claim::model(compute, claim.c, claim.output_ulps);
+      c.said.loosens_claim = true;
+      out.push_back(std::move(c));
+    }
+}
+
+// The declarations that differ from the user's in one field, most specific first.
 std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, Dtype dtype,
-                                  std::optional<int64_t> estimated_shift) {
+                                  const ReadBackInputs& in) {
   const TableSpec& s = declared.spec;
   const Claim& claim = declared.claim;
   std::vector<Candidate> out;
@@ -190,7 +269,14 @@ std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, 
   d.from_config = !declared.source.empty();
   d.other_layer_types = &declared.other_layer_types;
   d.head_dim = declared.head_dim;
-  d.estimated_shift = estimated_shift;
+  if (in.read_back) {
+    d.estimated_shift = diagnosis::shift_of_rows(*in.observed, *in.read_back);
+    d.observed = in.observed;
+    d.read_back = in.read_back;
+  }
+  d.declared_positions = in.positions;
+  d.unrotated_at = in.unrotated_at;
+  if (declared.positions) d.global_position = [](uint64_t file_row) { return file_row; };
   d.width_flag = "--d-model";
   d.rows = "rows";
   for (diagnosis::SpecAlternative& a : diagnosis::spec_alternatives(d)) {
@@ -200,20 +286,7 @@ std::vector<Candidate> candidates(const VerifyOptions& declared, uint64_t rows, 
     if (a.ids) c.positions = std::move(a.ids);
     out.push_back(std::move(c));
   }
-  if (claim.kind == Claim::Kind::kModel)
-    for (const Dtype compute : {Dtype::kFloat16, Dtype::kBFloat16}) {
-      if (compute == dtype || claim.u >= Claim::model(compute).u) continue;  // no looser
-      Candidate c = with("compute",
-                         fmt::format("the data meets the model claim of a {} computation, not of "
-                                     "the one claimed: computed, or its frequencies rounded, in a "
-                                     "narrower format (the tightest such claim it meets)",
-                                     name_of(compute)),
-                         {fmt::format("--compute {}", name_of(compute))});
-      // The user's C and output share kept: what --compute X with the user's other flags claims.
-      c.claim = Claim::model(compute, claim.c, claim.output_ulps);
-      c.said.loosens_claim = true;
-      out.push_back(std::move(c));
-    }
+  looser_claims(declared, dtype, in, out);
   // A declaration of another width (a layer type of another rotary dimension) reads the rows
   // at another width: not the table the user has.
   std::erase_if(out, [&](const Candidate& c) { return table_width(c.spec) != width; });
@@ -252,6 +325,56 @@ Diagnosis isolated(const VerifyResult& r, const std::string& tried) {
   return d;
 }
 
+// unwritten: the failing rows are all zeros (rows never written, as mlx#3949) and every other
+// sampled row passes as declared. Judged, like any cause: the zero rows are left out and the rest
+// must pass.
+std::optional<Diagnosis> unwritten(const std::vector<SampleBlock>& sample,
+                                   const VerifyOptions& declared, const RowPositions& positions,
+                                   Dtype dtype, const Failures& as_declared) {
+  const int width = table_width(declared.spec);
+  std::vector<SampleBlock> written;
+  std::vector<uint64_t> zero_positions;
+  uint64_t last_written = 0;
+  for (const SampleBlock& b : sample) {
+    SampleBlock kept{b.first, {}, {}};
+    for (size_t r = 0; r < b.file_rows.size(); ++r) {
+      const double* row = b.got.data() + r * width;
+      const uint64_t pos = positions.streams[0][b.file_rows[r]];
+      if (std::all_of(row, row + width, [](double v) { return v == 0; })) {
+        zero_positions.push_back(pos);
+        continue;
+      }
+      last_written = std::max(last_written, pos);
+      kept.file_rows.push_back(b.file_rows[r]);
+      kept.got.insert(kept.got.end(), row, row + width);
+    }
+    if (!kept.file_rows.empty()) written.push_back(std::move(kept));
+  }
+  if (zero_positions.size() < 3 || written.empty()) return std::nullopt;
+  const Candidate as_declared_at_ids{{}, declared.spec, declared.claim, positions};
+  if (failures(as_declared_at_ids, written, dtype).elements > 0) return std::nullopt;
+  std::sort(zero_positions.begin(), zero_positions.end());
+  const bool beyond = zero_positions.front() > last_written;
+  Diagnosis d;
+  d.cause = diagnosis::documented("unwritten");
+  d.explains = 1;
+  d.detail = fmt::format(
+      "{} sampled rows hold zeros in every column (rows never written, as mlx#3949){}; every "
+      "other sampled row passes as declared: every one of the {} failing elements {}",
+      zero_positions.size(),
+      beyond ? fmt::format(", every one from position {} on, the last written row sampled at {}",
+                           zero_positions.front(), last_written)
+             : fmt::format(
+                   ", at positions {}{}",
+                   fmt::join(std::vector<uint64_t>(zero_positions.begin(),
+                                                   zero_positions.begin() +
+                                                       std::min<size_t>(3, zero_positions.size())),
+                             ", "),
+                   zero_positions.size() > 3 ? ", ..." : ""),
+      as_declared.elements, "sampled is in them");
+  return d;
+}
+
 }  // namespace
 
 Diagnosis diagnose(const properties::RowReader& read, uint64_t rows, Dtype dtype,
@@ -274,8 +397,16 @@ Diagnosis diagnose(const properties::RowReader& read, uint64_t rows, Dtype dtype
                                 "declaration is tried for so few",
                                 sampled_rows, rows, as_declared_fails.rows,
                                 as_declared_fails.rows == 1 ? "" : "s"));
-  const std::vector<Candidate> tried =
-      candidates(declared, rows, dtype, shift_of_angles(sample, declared, dtype));
+  const readback::Observations observed = observe(sample, declared, dtype);
+  const std::optional<readback::ReadBack> read_back =
+      observed.rows.empty() ? std::nullopt : std::optional(readback::read_back(observed));
+  const RowPositions positions =
+      declared.positions ? *declared.positions : consecutive_positions(declared.spec, rows);
+  if (std::optional<Diagnosis> d = unwritten(sample, declared, positions, dtype, as_declared_fails))
+    return *d;
+  ReadBackInputs in{observed.rows.empty() ? nullptr : &observed, read_back ? &*read_back : nullptr,
+                    &positions, unrotated_probe(read, rows, declared, observed)};
+  const std::vector<Candidate> tried = candidates(declared, rows, dtype, in);
   std::vector<Alternative> said;
   for (const Candidate& c : tried) said.push_back(c.said);
   return diagnosis::choose(

@@ -15,6 +15,7 @@
 
 #include "peverify/properties/position_map.h"
 #include "peverify/properties/under_test.h"
+#include "peverify/verify/readback.h"
 #include "peverify/verify/verify.h"
 #include "peverify/verify/verify_rotary.h"
 
@@ -98,21 +99,14 @@ std::string unscaled_detail(RopeType type);
 // Every id of `p` plus `by`; nullopt where one would fall below 0.
 std::optional<RowPositions> shifted(const RowPositions& p, int64_t by);
 
-// One pair's angle in a row, as its stored values give it: atan2(A sin, A cos) in [0, 2 pi), its
-// frequency, and how far the stored values' rounding may move it.
-struct PairAngle {
-  double angle, frequency, error;
-};
-PairAngle pair_angle(double cos_value, double sin_value, double frequency, double value_error);
-
-// The position a row's angles put it at, lowest frequency first (where position x frequency is
-// below 2 pi), each higher one refining it while its period is over 4x the estimate's
-// uncertainty, as a vernier; nullopt where the uncertainty left is 0.25 or more.
-std::optional<double> position_of_angles(std::vector<PairAngle> pairs);
-
-// The offset most rows' estimated positions agree on (`offsets`: estimated minus declared, one
+// The offset most rows' positions read back agree on (`offsets`: read back minus declared, one
 // per row): the median rounded, where at least half lie within 0.5 of it; else nullopt.
 std::optional<int64_t> estimated_shift(std::vector<double> offsets);
+
+// The offset the read-back rows' positions put them at (estimated_shift): every row where sin is
+// held (modulo the read-back period), and where the layout holds cos alone the rows declared
+// below 3/8 of the period (their acos is unambiguous there). None for M-RoPE.
+std::optional<int64_t> shift_of_rows(const readback::Observations& o, const readback::ReadBack& r);
 
 // What tables and rotations declare alike: the spec (d, base, recipe, first position) and where
 // the rows (tokens) are.
@@ -134,6 +128,18 @@ struct DeclaredSpec {
   std::optional<int64_t> estimated_shift;
   std::string width_flag;  // "--d-model" or "--rotary-dim"
   std::string rows;        // "rows" or "tokens"
+  // What the sampled data was built with (verify/readback.h); null: not read back (M-RoPE).
+  const readback::Observations* observed = nullptr;
+  const readback::ReadBack* read_back = nullptr;
+  // The positions alternatives of the read-back remap, one stream: every row's (a table), or
+  // the sampled tokens' (a rotation), indexed as readback::Row::index; null: none tried.
+  const RowPositions* declared_positions = nullptr;
+  // Whether the row (token) the declaration puts at this position comes back unrotated, read
+  // from the data; nullopt where none is there. Empty: a bound is said as the sampled rows'.
+  std::function<std::optional<bool>(uint64_t position)> unrotated_at;
+  // The position of the row (token) at this index were the positions to run on through the
+  // sequence; empty where they do as declared.
+  std::function<uint64_t(uint64_t index)> global_position;
 };
 
 // One of them with one field changed: the spec, and the ids where they change.
@@ -149,6 +155,15 @@ struct SpecAlternative {
 // frequencies rounded to bfloat16 or float16 or with their exponent over the whole head, and
 // other common bases.
 std::vector<SpecAlternative> spec_alternatives(const DeclaredSpec& d);
+
+// The read-back's generators in that catalogue (readback_positions.cc, readback_frequencies.cc):
+// the positions' patterns (one position, unrotated past a bound, modulo a length, restarts, global
+// positions, a coarser grid); the amplitude, a rotation twice, the recipe's own parameters, the
+// interpolation over the base, rope_parameters not read, the other schedule; and the base, the
+// linear factor and the frequencies fitted to what was read back.
+void read_back_positions(const DeclaredSpec& d, std::vector<SpecAlternative>& out);
+void read_back_recipe(const DeclaredSpec& d, std::vector<SpecAlternative>& out);
+void read_back_fits(const DeclaredSpec& d, std::vector<SpecAlternative>& out);
 
 }  // namespace diagnosis
 }  // namespace pev::verify

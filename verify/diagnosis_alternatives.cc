@@ -149,29 +149,20 @@ std::optional<int64_t> estimated_shift(std::vector<double> offsets) {
   return shift;
 }
 
-PairAngle pair_angle(double cos_value, double sin_value, double frequency, double value_error) {
-  double angle = std::atan2(sin_value, cos_value);
-  if (angle < 0) angle += 2 * M_PI;
-  const double radius = std::hypot(cos_value, sin_value);
-  return {angle, frequency, radius > 0 ? 2 * value_error / radius : INFINITY};
-}
-
-std::optional<double> position_of_angles(std::vector<PairAngle> pairs) {
-  std::sort(pairs.begin(), pairs.end(),
-            [](const PairAngle& a, const PairAngle& b) { return a.frequency < b.frequency; });
-  if (pairs.empty() || !(pairs[0].frequency > 0)) return std::nullopt;
-  double position = pairs[0].angle / pairs[0].frequency;
-  double uncertainty = pairs[0].error / pairs[0].frequency;
-  for (const PairAngle& p : pairs) {
-    if (!std::isfinite(p.angle) || !std::isfinite(p.error)) continue;  // a NaN or Inf stored
-    const double period = 2 * M_PI / p.frequency;
-    if (!(period > 4 * uncertainty)) break;  // this pair's turns could not be told apart
-    const double turns = std::nearbyint((position - p.angle / p.frequency) / period);
-    position = p.angle / p.frequency + turns * period;
-    uncertainty = std::min(uncertainty, p.error / p.frequency);
+std::optional<int64_t> shift_of_rows(const readback::Observations& o, const readback::ReadBack& r) {
+  std::vector<double> offsets;
+  for (size_t i = 0; i < o.rows.size(); ++i) {
+    if (!r.rows[i].position) continue;
+    const double declared = static_cast<double>(o.rows[i].declared);
+    double offset = *r.rows[i].position - declared;
+    if (o.rows[i].s.empty()) {
+      if (declared >= 0.375 * r.period) continue;
+    } else {
+      offset = std::remainder(offset, r.period);
+    }
+    offsets.push_back(offset);
   }
-  if (!(uncertainty < 0.25) || !std::isfinite(position)) return std::nullopt;
-  return position;
+  return estimated_shift(std::move(offsets));
 }
 
 }  // namespace diagnosis

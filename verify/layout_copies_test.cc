@@ -1,8 +1,9 @@
 // Where a layout stores one number twice (rope-cos-dup, rope-sin-dup, rope-cos-pairs,
-// rope-sin-pairs), the two copies must hold the same bits whatever the claim: every framework
-// builds them as one number (torch.cat((freqs, freqs)), repeat_interleave). A copy that differs
-// fails `bounded` naming both elements, even where the difference is inside the model budget and
-// looks like the column's own errors; an honest cache, whose copies agree, passes.
+// rope-sin-pairs), the two copies are one angle evaluated twice (torch.cat((freqs, freqs)),
+// repeat_interleave): they may differ by what the claim allows that evaluation (PyTorch's CPU cos
+// gives a vector lane and the scalar tail different bits), never by more. A copy beyond it fails
+// `bounded` naming both elements, even where the difference is inside the model budget and looks
+// like the column's own errors; an honest cache passes.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,6 +27,8 @@ struct Cache {
   TableSpec spec;
   std::vector<double> values;
 };
+VerifyResult verify_cache(Cache c, const Claim& claim);
+
 Cache llama_cache(Layout layout, uint64_t start) {
   const ModelRope model = *model_preset("llama-3.1-8b", "");
   Cache c{spec_of(model, layout, start, kRows), {}};
@@ -40,12 +43,16 @@ const properties::PropertyVerdict& bounded_of(const VerifyResult& r) {
 }
 
 VerifyResult verify_cache(Cache c) {
+  return verify_cache(std::move(c), Claim::model(Dtype::kFloat32));
+}
+
+VerifyResult verify_cache(Cache c, const Claim& claim) {
   const int width = table_width(c.spec);
   TableInput in{"cache", "Hugging Face style cache", Dtype::kFloat32, c.values.size() / width,
                 {},      std::move(c.values)};
   VerifyOptions o;
   o.spec = c.spec;
-  o.claim = Claim::model(Dtype::kFloat32);
+  o.claim = claim;
   return verify_table(std::move(in), o);
 }
 
@@ -76,21 +83,34 @@ TEST(LayoutCopies, AHalfThatDisagreesFailsInsideTheModelBudgetNamingBothElements
     }
 }
 
-TEST(LayoutCopies, OneBitInEitherCopyOfEveryDuplicatingLayoutFails) {
+// Past what two evaluations of one value may differ by (2 x (C u |x| + half an ulp) under
+// float32's model: 33 to 65 ulp of |x|), in either copy, of every duplicating layout: fails.
+TEST(LayoutCopies, ACopyBeyondTwoEvaluationsOfOneValueFailsInEveryDuplicatingLayout) {
   for (const Layout layout :
        {Layout::kRopeCosDup, Layout::kRopeSinDup, Layout::kRopeCosPairs, Layout::kRopeSinPairs}) {
     for (const int column : {0, 1, 64, 127}) {
       Cache c = llama_cache(layout, 5000);
       const size_t at = 3 * static_cast<size_t>(table_width(c.spec)) + column;
-      c.values[at] = std::nextafter(static_cast<float>(c.values[at]), 2.0f);
+      const double v = c.values[at];
+      c.values[at] = static_cast<float>(v + 256 * ulp_of(v, Dtype::kFloat32));
       const VerifyResult r = verify_cache(c);
-      const properties::PropertyVerdict& v = bounded_of(r);
-      EXPECT_FALSE(v.holds) << name_of(layout) << " column " << column;
-      EXPECT_EQ(v.figures.at("copies_differ"), 1) << name_of(layout) << " column " << column;
-      ASSERT_FALSE(v.worst.empty());
-      EXPECT_EQ(v.worst.front().pos, 5003u);
+      const properties::PropertyVerdict& b = bounded_of(r);
+      EXPECT_FALSE(b.holds) << name_of(layout) << " column " << column;
+      EXPECT_EQ(b.figures.at("copies_differ"), 1) << name_of(layout) << " column " << column;
+      ASSERT_FALSE(b.worst.empty());
+      EXPECT_EQ(b.worst.front().pos, 5003u);
     }
   }
+}
+
+// One ulp between the copies (PyTorch's vector lane against its scalar tail) is two evaluations
+// of one value under the model claim, and not under strict, which fixes every bit.
+TEST(LayoutCopies, OneUlpBetweenTheCopiesIsAllowedByTheModelNotByStrict) {
+  Cache c = llama_cache(Layout::kRopeCosDup, 5000);
+  const size_t at = 3 * static_cast<size_t>(table_width(c.spec)) + 70;
+  c.values[at] = std::nextafter(static_cast<float>(c.values[at]), 2.0f);
+  EXPECT_EQ(bounded_of(verify_cache(c)).figures.at("copies_differ"), 0);
+  EXPECT_EQ(bounded_of(verify_cache(c, Claim::strict())).figures.at("copies_differ"), 1);
 }
 
 TEST(LayoutCopies, HonestCachesPassAndSayTheirCopiesAgree) {
@@ -100,8 +120,7 @@ TEST(LayoutCopies, HonestCachesPassAndSayTheirCopiesAgree) {
     EXPECT_TRUE(r.holds()) << name_of(layout);
     const properties::PropertyVerdict& v = bounded_of(r);
     EXPECT_EQ(v.figures.at("copies_differ"), 0);
-    EXPECT_NE(v.summary.find("both copies of every value bit-identical"), std::string::npos)
-        << v.summary;
+    EXPECT_NE(v.summary.find("both copies of every value agree"), std::string::npos) << v.summary;
   }
 }
 

@@ -215,12 +215,12 @@ const BugCase kBugs[] = {
      "AttentionIgnored",
      "yarn's attention factor ignored",
      {Bug::kAttentionIgnored},
-     "recipe"},
+     "amplitude"},
     {{"phi-4-mini-instruct", ""},
      "ShortFactorsPastL0",
      "the short factors past original_max_position_embeddings",
      {Bug::kShortFactorsPastL0},
-     "isolated"},
+     "recipe-parameters"},
     // A table of the head's width is refused by its width alone; the subtler bug keeps d = 96
     // and takes the exponents over the head's 128.
     {{"phi-4-mini-instruct", ""},
@@ -274,7 +274,7 @@ const BugCase kBugs[] = {
      "AttentionIgnored",
      "yarn's attention factor ignored",
      {Bug::kAttentionIgnored},
-     "recipe"},
+     "amplitude"},
     {{"gpt-neox-20b", ""},
      "ExponentsOverHeadDim",
      "frequencies b^(-2j/head_dim) over the first 12 pairs",

@@ -111,7 +111,8 @@ VerifyRotaryOptions resolve_rotary(RotaryArguments a) {
   }
   if (auto err = validate(spec)) throw ConfigError(*err);
   const auto compute = measure::parse_rotation_compute(a.compute);
-  if (!compute) throw ConfigError(f + "compute must be float32, float32-fma, bfloat16 or float64");
+  if (!compute)
+    throw ConfigError(f + "compute must be float32, float32-fma, bfloat16, float64 or ggml");
   o.compute = *compute;
   o.claim = a.claim;
   o.source = rotary_source(a.rotary);

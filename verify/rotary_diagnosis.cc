@@ -10,6 +10,7 @@
 
 #include "peverify/encoding/format.h"
 #include "peverify/verify/diagnosis.h"
+#include "peverify/verify/readback.h"
 
 namespace pev::verify {
 namespace {
@@ -22,38 +23,50 @@ struct RotarySample {
   std::vector<double> x, y;
   RowPositions positions;
   std::vector<uint64_t> block_ends;  // token index one past each block
+  // Each sampled token's sequence index, and the positions batch row 0 has there.
+  std::vector<uint64_t> seq_index;
+  RowPositions first_batch_row;
   Dtype input_dtype = Dtype::kFloat32, output_dtype = Dtype::kFloat32;
   uint64_t positions_end = 0;  // one past the largest position of every token, sampled or not
   uint64_t tokens() const { return positions.rows(); }
 };
 
+// Appends every head of the token at (batch row b, sequence index seq) to `dst`.
+void read_token(const RotaryTensor& tensor, const TensorGeometry& g, uint64_t b, uint64_t seq,
+                std::vector<double>& dst) {
+  const size_t row_len = static_cast<size_t>(g.head_dim);
+  dst.resize(dst.size() + g.heads * row_len);
+  double* at = dst.data() + dst.size() - g.heads * row_len;
+  if (g.axes == RotaryAxes::kBatchHeadsSeqDim)
+    for (uint64_t h = 0; h < g.heads; ++h) tensor.read(g.row(b, seq, h), 1, at + h * row_len);
+  else
+    tensor.read(g.row(b, seq, 0), g.heads, at);
+}
+
 RotarySample sample_tokens(const RotaryTensor& input, const RotaryTensor& output,
                            const VerifyRotaryOptions& o, const VerifyRotaryResult& failed) {
   const TensorGeometry& g = o.geometry;
   const RowPositions all = token_positions(o);
-  const uint64_t tokens = g.batch * g.seq, heads = g.heads;
-  const size_t row_len = static_cast<size_t>(g.head_dim);
+  const uint64_t tokens = g.batch * g.seq;
   RotarySample s;
   s.input_dtype = input.dtype, s.output_dtype = output.dtype;
   s.positions_end = all.max_position() + 1;
   s.positions.streams.resize(all.streams.size());
+  s.first_batch_row.streams.resize(all.streams.size());
   std::vector<uint64_t> worst;  // the worst elements' tokens
   for (const properties::PropertyVerdict& v : failed.verdicts)
     for (const properties::Finding& f : v.worst)
       if (f.row) worst.push_back(g.token(*f.row));
   for (const uint64_t first : diagnosis::sampled_blocks(tokens, worst)) {
     for (uint64_t t = first; t < std::min(tokens, first + diagnosis::kBlockRows); ++t) {
-      for (size_t k = 0; k < all.streams.size(); ++k)
-        s.positions.streams[k].push_back(all.streams[k][t]);
       const uint64_t b = t / g.seq, seq = t % g.seq;
-      for (const auto& [tensor, dst] : {std::pair{&input, &s.x}, std::pair{&output, &s.y}}) {
-        dst->resize(dst->size() + heads * row_len);
-        double* at = dst->data() + dst->size() - heads * row_len;
-        if (g.axes == RotaryAxes::kBatchHeadsSeqDim)
-          for (uint64_t h = 0; h < heads; ++h) tensor->read(g.row(b, seq, h), 1, at + h * row_len);
-        else
-          tensor->read(g.row(b, seq, 0), heads, at);
+      for (size_t k = 0; k < all.streams.size(); ++k) {
+        s.positions.streams[k].push_back(all.streams[k][t]);
+        s.first_batch_row.streams[k].push_back(all.streams[k][seq]);
       }
+      s.seq_index.push_back(seq);
+      read_token(input, g, b, seq, s.x);
+      read_token(output, g, b, seq, s.y);
     }
     s.block_ends.push_back(s.tokens());
   }
@@ -111,45 +124,37 @@ SampleFailures judge_sample(const RotarySample& s, uint64_t first, uint64_t end,
   return f;
 }
 
-// The offset the sampled tokens' own angles put them at (estimated_shift): in each head, each
-// pair's A cos = (x_a y_a + x_b y_b) / |x|^2 and A sin = (x_a y_b - x_b y_a) / |x|^2, the lowest
-// frequency's estimate refined by the others (position_of_angles). None for M-RoPE.
-std::optional<int64_t> shift_of_angles(const RotarySample& sample, const VerifyRotaryOptions& o) {
-  if (sample.positions.stream_count() != 1) return std::nullopt;
-  const int pairs = o.spec.table.d_model / 2;
+// One head of one token as the read-back takes it: in each pair, A cos = (x_a y_a + x_b y_b) /
+// |x|^2 and A sin = (x_a y_b - x_b y_a) / |x|^2, the products' and the output's rounding relative
+// to |x|.
+readback::Row observed_head(const double* x, const double* y, const RotationSpec& spec,
+                            uint64_t declared, uint64_t index, double u, double amplitude) {
+  readback::Row r{declared, index, {}, {}, 4 * u * std::max(amplitude, 1.0)};
+  for (int j = 0; j < spec.table.d_model / 2; ++j) {
+    const auto [a, b] = rotated_dims(spec, j);
+    const auto [ya, yb] = output_dims(spec, j);
+    const double norm = x[a] * x[a] + x[b] * x[b];
+    r.c.push_back(norm > 0 ? (x[a] * y[ya] + x[b] * y[yb]) / norm : NAN);
+    r.s.push_back(norm > 0 ? (x[a] * y[yb] - x[b] * y[ya]) / norm : NAN);
+  }
+  return r;
+}
+
+// Every sampled head as the read-back takes it; none for M-RoPE.
+readback::Observations observe(const RotarySample& sample, const VerifyRotaryOptions& o) {
+  readback::Observations obs;
+  if (sample.positions.stream_count() != 1) return obs;
   const size_t row_len = static_cast<size_t>(o.spec.head_dim);
   const double u = std::max(unit_roundoff(sample.input_dtype), unit_roundoff(sample.output_dtype));
-  std::vector<double> w(static_cast<size_t>(pairs));
-  double lowest = INFINITY;  // of the pairs that turn (proportional's tail has w = 0)
-  for (int j = 0; j < pairs; ++j) {
-    w[static_cast<size_t>(j)] = frequency(o.spec.table, j);
-    if (w[static_cast<size_t>(j)] > 0) lowest = std::min(lowest, w[static_cast<size_t>(j)]);
-  }
-  // Tokens past a turn of the lowest frequency would wrap: left out.
-  const double turn = 1.5 * M_PI / lowest;
-  std::vector<double> offsets;
+  for (int j = 0; j < o.spec.table.d_model / 2; ++j)
+    obs.frequencies.push_back(frequency(o.spec.table, j));
+  obs.amplitude = attention_factor(o.spec.table);
   for (size_t row = 0; row < sample.x.size() / row_len; ++row) {
-    const double* x = &sample.x[row * row_len];
-    const double* y = &sample.y[row * row_len];
-    const uint64_t declared_pos = sample.positions.streams[0][row / o.geometry.heads];
-    if (static_cast<double>(declared_pos) >= turn) continue;
-    std::vector<diagnosis::PairAngle> angles;
-    for (int j = 0; j < pairs; ++j) {
-      const auto [a, b] = rotated_dims(o.spec, j);
-      const auto [ya, yb] = output_dims(o.spec, j);
-      const double norm = x[a] * x[a] + x[b] * x[b];
-      if (!(norm > 0) || !(w[static_cast<size_t>(j)] > 0)) continue;
-      const double c = (x[a] * y[ya] + x[b] * y[yb]) / norm,
-                   s = (x[a] * y[yb] - x[b] * y[ya]) / norm;
-      // The products' and the output's rounding, relative to |x|.
-      angles.push_back(
-          diagnosis::pair_angle(c, s, w[static_cast<size_t>(j)], 2 * u * std::hypot(c, s)));
-    }
-    const std::optional<double> estimated = diagnosis::position_of_angles(std::move(angles));
-    if (!estimated) continue;
-    offsets.push_back(*estimated - static_cast<double>(declared_pos));
+    const uint64_t token = row / o.geometry.heads;
+    obs.rows.push_back(observed_head(&sample.x[row * row_len], &sample.y[row * row_len], o.spec,
+                                     sample.positions.streams[0][token], token, u, obs.amplitude));
   }
-  return diagnosis::estimated_shift(std::move(offsets));
+  return obs;
 }
 
 // A candidate: the declared options, one field about to change, as the diagnosis will say it.
@@ -185,8 +190,15 @@ void pairing_and_sign(const VerifyRotaryOptions& o, std::vector<RotaryCandidate>
 
 // The spec's alternatives both diagnoses try (diagnosis::spec_alternatives), the sample's tokens
 // judged at their own positions.
+// What the read-back read from the sample (verify/readback.h); no rows for M-RoPE.
+struct SampleReading {
+  readback::Observations observed;
+  std::optional<readback::ReadBack> read_back;
+  std::function<std::optional<bool>(uint64_t)> unrotated_at;
+};
+
 void spec_candidates(const VerifyRotaryOptions& o, bool ids_given, const RotarySample& sample,
-                     std::vector<RotaryCandidate>& out) {
+                     const SampleReading& reading, std::vector<RotaryCandidate>& out) {
   const RotationSpec& s = o.spec;
   diagnosis::DeclaredSpec d;
   d.spec = s.table;
@@ -198,7 +210,15 @@ void spec_candidates(const VerifyRotaryOptions& o, bool ids_given, const RotaryS
   d.from_config = !o.source.empty();
   d.other_layer_types = &o.other_layer_types;
   d.head_dim = s.head_dim;
-  d.estimated_shift = shift_of_angles(sample, o);
+  if (reading.read_back) {
+    d.estimated_shift = diagnosis::shift_of_rows(reading.observed, *reading.read_back);
+    d.observed = &reading.observed;
+    d.read_back = &*reading.read_back;
+  }
+  d.declared_positions = &sample.positions;
+  d.unrotated_at = reading.unrotated_at;
+  if (ids_given)
+    d.global_position = [&sample, &o](uint64_t i) { return o.start + sample.seq_index[i]; };
   d.width_flag = "--rotary-dim";
   d.rows = "tokens";
   for (diagnosis::SpecAlternative& a : diagnosis::spec_alternatives(d)) {
@@ -224,8 +244,29 @@ void rotary_dims(const VerifyRotaryOptions& o, std::vector<RotaryCandidate>& out
   }
 }
 
-// compute: looser claims, tightest first, tried after every structural cause.
-void looser_claims(const VerifyRotaryOptions& o, std::vector<RotaryCandidate>& out) {
+// batch-row-0: every batch row rotated with batch row 0's positions (Liger#464), where the rows'
+// positions differ.
+void first_batch_row(const VerifyRotaryOptions& o, const RotarySample& sample,
+                     std::vector<RotaryCandidate>& out) {
+  if (sample.first_batch_row.streams == sample.positions.streams) return;
+  RotaryCandidate c = candidate(o, "batch-row-0",
+                                "every batch row is rotated with batch row 0's positions (as "
+                                "Liger#464: the kernel indexed the positions by the sequence "
+                                "alone); no declaration states it",
+                                {});
+  c.positions = sample.first_batch_row;
+  out.push_back(std::move(c));
+}
+
+// compute: looser claims, tightest first, tried after every structural cause, and only where
+// the output carries the looser computation's signature (verify/readback.h).
+void looser_claims(const VerifyRotaryOptions& o, const SampleReading& reading,
+                   std::vector<RotaryCandidate>& out) {
+  const auto signature = [&](Dtype t) {
+    // Where nothing was read back (M-RoPE's three streams) the claim is tried unchecked.
+    return !reading.read_back ||
+           readback::has_signature_of(reading.observed, *reading.read_back, t);
+  };
   const auto loosen = [&](Claim::Kind claim, const char* compute, std::vector<std::string> flags,
                           std::string detail) {
     RotaryCandidate c = candidate(o, "compute", std::move(detail), std::move(flags));
@@ -234,9 +275,23 @@ void looser_claims(const VerifyRotaryOptions& o, std::vector<RotaryCandidate>& o
     c.said.loosens_claim = true;
     out.push_back(std::move(c));
   };
-  if (o.claim != Claim::Kind::kModel)
+  if (o.claim != Claim::Kind::kModel && signature(Dtype::kFloat32))
     loosen(Claim::Kind::kModel, "float32", {"--budget model"},
            "the output meets the model budget of a float32 kernel, not the claimed one");
+  if (o.claim == Claim::Kind::kModel && o.compute.products == Dtype::kFloat32 &&
+      !o.compute.pair_recurrence && signature(Dtype::kFloat32)) {
+    RotaryCandidate c = candidate(o, "recurrence",
+                                  "the output meets a float32 kernel's model with the angle by a "
+                                  "recurrence over pairs (ggml's theta_{j+1} = theta_j "
+                                  "theta_scale, llama.cpp's rope): honest arithmetic whose pair j "
+                                  "carries j more roundings",
+                                  {"--compute ggml"});
+    c.options.compute = *measure::parse_rotation_compute("ggml");
+    c.said.loosens_claim = true;
+    out.push_back(std::move(c));
+  }
+  // bfloat16's looser claim stays unchecked here: Hugging Face's bfloat16 path rounds every
+  // product, which the read-back's signature (of a cache's values) does not yet recognise.
   if (o.compute.name != "bfloat16")
     loosen(Claim::Kind::kModel, "bfloat16",
            o.claim == Claim::Kind::kModel
@@ -246,14 +301,16 @@ void looser_claims(const VerifyRotaryOptions& o, std::vector<RotaryCandidate>& o
            "product rounded to bfloat16), not the claimed one");
 }
 
-std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RotarySample& sample) {
+std::vector<RotaryCandidate> candidates(const VerifyRotaryOptions& o, const RotarySample& sample,
+                                        const SampleReading& reading) {
   VerifyRotaryOptions declared = o;
   declared.positions.reset();
   std::vector<RotaryCandidate> out;
   pairing_and_sign(declared, out);
-  spec_candidates(declared, o.positions.has_value(), sample, out);
+  first_batch_row(declared, sample, out);
+  spec_candidates(declared, o.positions.has_value(), sample, reading, out);
   rotary_dims(declared, out);
-  looser_claims(declared, out);
+  looser_claims(declared, reading, out);
   return out;
 }
 
@@ -271,6 +328,43 @@ Diagnosis isolated(const VerifyRotaryResult& r, const std::string& tried) {
   d.detail = fmt::format("failing elements: rotation {:.0f}, pass-through {:.0f} (at {}); {}",
                          r.verdicts[0].figures.at("outside_budget"),
                          r.verdicts[1].figures.at("changed"), places(r), tried);
+  return d;
+}
+
+// unwritten: the failing tokens' outputs are all zeros (never written, as mlx#3949) and every
+// other sampled token passes as declared.
+std::optional<Diagnosis> unwritten(const RotarySample& s, const VerifyRotaryOptions& o,
+                                   uint64_t failing) {
+  const size_t token_len = o.geometry.heads * static_cast<size_t>(o.spec.head_dim);
+  RotarySample written = s;
+  written.x.clear(), written.y.clear();
+  for (std::vector<uint64_t>& stream : written.positions.streams) stream.clear();
+  std::vector<uint64_t> zero_positions;
+  for (uint64_t t = 0; t < s.tokens(); ++t) {
+    const auto y = s.y.begin() + static_cast<std::ptrdiff_t>(t * token_len);
+    if (std::all_of(y, y + static_cast<std::ptrdiff_t>(token_len),
+                    [](double v) { return v == 0; })) {
+      zero_positions.push_back(s.positions.streams[0][t]);
+      continue;
+    }
+    written.x.insert(written.x.end(), s.x.begin() + t * token_len,
+                     s.x.begin() + (t + 1) * token_len);
+    written.y.insert(written.y.end(), y, y + static_cast<std::ptrdiff_t>(token_len));
+    for (size_t k = 0; k < s.positions.streams.size(); ++k)
+      written.positions.streams[k].push_back(s.positions.streams[k][t]);
+  }
+  if (zero_positions.size() < 3 || written.tokens() == 0) return std::nullopt;
+  if (judge_sample(written, 0, written.tokens(), o, written.positions, false).elements > 0)
+    return std::nullopt;
+  std::sort(zero_positions.begin(), zero_positions.end());
+  Diagnosis d;
+  d.cause = diagnosis::documented("unwritten");
+  d.explains = 1;
+  d.detail = fmt::format(
+      "{} of {} sampled tokens have an output of zeros in every head (never written, as "
+      "mlx#3949), the first at position {}; every other sampled token passes as declared: "
+      "every one of the {} failing elements sampled is in them",
+      zero_positions.size(), s.tokens(), zero_positions.front(), failing);
   return d;
 }
 
@@ -295,7 +389,29 @@ Diagnosis diagnose_rotary(const RotaryTensor& input, const RotaryTensor& output,
                                         "token{}: no declaration is tried for so few",
                                         sample.tokens(), tokens, as_declared.rows,
                                         as_declared.rows == 1 ? "" : "s"));
-  const std::vector<RotaryCandidate> tried = candidates(o, sample);
+  SampleReading reading{observe(sample, o), std::nullopt, {}};
+  if (!reading.observed.rows.empty()) {
+    reading.read_back = readback::read_back(reading.observed);
+    if (!o.positions)  // batch row 0's token at a position, read from the tensors
+      reading.unrotated_at = [&](uint64_t position) -> std::optional<bool> {
+        if (position < o.start || position - o.start >= o.geometry.seq) return std::nullopt;
+        std::vector<double> x, y;
+        read_token(input, o.geometry, 0, position - o.start, x);
+        read_token(output, o.geometry, 0, position - o.start, y);
+        const double u = std::max(unit_roundoff(input.dtype), unit_roundoff(output.dtype));
+        bool unrotated = true;
+        for (uint64_t h = 0; h < o.geometry.heads; ++h) {
+          const size_t at = h * static_cast<size_t>(o.geometry.head_dim);
+          const readback::Row r =
+              observed_head(&x[at], &y[at], o.spec, position, 0, u, reading.observed.amplitude);
+          unrotated = unrotated && readback::read_row(r, reading.observed).state ==
+                                       readback::RowState::kIdentity;
+        }
+        return unrotated;
+      };
+  }
+  if (std::optional<Diagnosis> d = unwritten(sample, o, as_declared.elements)) return *d;
+  const std::vector<RotaryCandidate> tried = candidates(o, sample, reading);
   std::vector<Alternative> said;
   for (const RotaryCandidate& c : tried) said.push_back(c.said);
   return diagnosis::choose(

@@ -114,8 +114,8 @@ void other_layer_types(const DeclaredSpec& d, Alternatives& out) {
   }
 }
 
-// recipe: the recipe not applied (transformers#32330), or its attention factor left out (vllm
-// PR#46280).
+// recipe: the recipe not applied (transformers#32330); amplitude: its attention factor left out
+// (vllm PR#46280; readback_frequencies.cc reads back any other amplitude where sin is held).
 void recipe_not_applied(const DeclaredSpec& d, Alternatives& out) {
   const TableSpec& s = d.spec;
   if (s.rope.type != RopeType::kDefault) {
@@ -127,7 +127,7 @@ void recipe_not_applied(const DeclaredSpec& d, Alternatives& out) {
   }
   if (attention_factor(s) != 1) {
     SpecAlternative a =
-        alternative(d, "recipe",
+        alternative(d, "amplitude",
                     fmt::format("the recipe's attention factor {:.6g} was not applied (cos and sin "
                                 "not multiplied by it, as vllm PR#46280); no declaration states it",
                                 attention_factor(s)),
@@ -210,8 +210,9 @@ using Generator = void (*)(const DeclaredSpec&, Alternatives&);
 
 // Most specific first: among declarations that explain as much, the earlier is named.
 constexpr Generator kGenerators[] = {
-    shifted_positions,   mrope_sections,           other_layer_types, recipe_not_applied,
-    rounded_frequencies, exponent_over_other_dims, other_bases};
+    shifted_positions,  read_back_positions, mrope_sections,      other_layer_types,
+    recipe_not_applied, read_back_recipe,    rounded_frequencies, exponent_over_other_dims,
+    other_bases,        read_back_fits};
 
 }  // namespace
 

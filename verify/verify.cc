@@ -144,6 +144,25 @@ void shift_and_growth(const PassTable& t, const VerifyOptions& options,
         along_spec.start, along_spec.start + along_rows - 1, along_rows));
 }
 
+// A horizon is the last position up to which every element meets its target: growth measures C
+// on sampled rows, but verify has judged every element, so the horizons are the whole table's.
+void every_element_horizons(const properties::OracleCheck::Part& oracle, uint64_t last_position,
+                            properties::PropertyVerdict& growth) {
+  if (growth.figures.find("fitted_c") == growth.figures.end() || oracle.first_missed.empty())
+    return;
+  const std::vector<properties::Target>& targets = properties::horizon_targets();
+  std::vector<uint64_t> horizon(targets.size());
+  for (size_t t = 0; t < targets.size(); ++t) {
+    const uint64_t missed = oracle.first_missed[t];
+    horizon[t] = missed == properties::kNoPosition ? last_position : missed > 0 ? missed - 1 : 0;
+    growth.figures["horizon_" + targets[t].name] = static_cast<double>(horizon[t]);
+  }
+  const std::string said = "horizon for 1e-4 abs: ";
+  const size_t at = growth.summary.find(said);
+  if (at != std::string::npos)
+    growth.summary = growth.summary.substr(0, at + said.size()) + std::to_string(horizon[1]);
+}
+
 }  // namespace
 
 bool VerifyResult::holds() const {
@@ -173,6 +192,9 @@ VerifyResult verify_table(TableInput table, const VerifyOptions& options) {
     r.verdicts.push_back(unique_verdict(t, checks, all, options.threads));
   }
   shift_and_growth(t, options, r.verdicts, times);
+  every_element_horizons(
+      all.oracle, options.positions ? options.positions->max_position() : t.spec.start + t.rows - 1,
+      r.verdicts.back());
   r.verdicts.push_back(checks.oracle.verdict(all.oracle));
   {
     const StageTimer timer(times.consistent);

@@ -81,8 +81,8 @@ def test_hugging_faces_bfloat16_path_passes_under_its_budget_and_fails_float32s(
         # q rotated with the positions of k, 100 tokens further in a prefix cache: the offset
         # the data's own angles give, judged like the others.
         ("k's positions", "positions", ["--start 100"]),
-        # Systematic, but no declaration one field away matches: nothing is guessed.
-        ("an uncommon base", "isolated", []),
+        # No common base matches; the read-back fits the one the frequencies were built with.
+        ("an uncommon base", "base", ["--base 123457"]),
     ],
 )
 def test_each_bug_of_an_applied_rotation_fails_naming_an_element_and_its_cause(bug, cause, matches):

@@ -1,0 +1,169 @@
+// The published bugs that live in a cos/sin cache (bugs/README.md), each built as its report
+// describes, declared as the user meant it: verify fails and the diagnosis names the cause; the
+// same cache built with the fix passes. Caches in vLLM's cos_sin_cache layout (every cos, then
+// every sin), so that the read-back has both.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "corpus.h"
+#include "peverify/encoding/model_config.h"
+#include "peverify/encoding/model_presets.h"
+#include "peverify/verify/framework_cache_testutil.h"
+
+namespace pev::bugs {
+namespace {
+
+constexpr Layout kLayout = Layout::kRopeCosSin;
+
+TableSpec preset(const char* name, uint64_t rows, const char* layer_type = "") {
+  return spec_of(*model_preset(name, layer_type), kLayout, 0, rows);
+}
+
+// The buggy cache fails with `cause`; the fixed one passes.
+void expect_named(const VerifyResult& buggy, const VerifyResult& fixed, const std::string& cause) {
+  EXPECT_TRUE(fixed.holds()) << to_text(fixed);
+  ASSERT_FALSE(buggy.holds());
+  ASSERT_TRUE(buggy.diagnosis) << to_text(buggy);
+  EXPECT_EQ(buggy.diagnosis->cause, cause) << to_text(*buggy.diagnosis);
+}
+
+VerifyResult built_as(const Built& b, uint64_t rows, const TableSpec& declared,
+                      const std::string& source = "") {
+  return verify_cache(cache(b, rows, kLayout), declared, source);
+}
+
+// vllm#27722, sglang#14270: gpt-oss declares YaRN's truncate: false; the range was rounded.
+TEST(TableBugs, Vllm27722YarnRangeRoundedDespiteTruncateFalse) {
+  const TableSpec declared = preset("gpt-oss-20b", 8192);
+  ASSERT_FALSE(declared.rope.truncate);
+  Built bug{declared};
+  bug.spec.rope.truncate = true;
+  expect_named(built_as(bug, 8192, declared, "gpt-oss-20b"),
+               built_as(Built{declared}, 8192, declared, "gpt-oss-20b"), "recipe-parameters");
+}
+
+// torchtitan#3787: beta_fast and beta_slow swapped.
+TEST(TableBugs, Torchtitan3787BetasSwapped) {
+  const TableSpec declared = preset("qwen2.5-7b-yarn", 8192);
+  Built bug{declared};
+  std::swap(bug.spec.rope.beta_fast, bug.spec.rope.beta_slow);
+  expect_named(built_as(bug, 8192, declared), built_as(Built{declared}, 8192, declared),
+               "recipe-parameters");
+}
+
+// tvm#18576: linear interpolation written 1/(s b)^(2j/d) for 1/(s b^(2j/d)).
+TEST(TableBugs, Tvm18576InterpolationOverTheBase) {
+  TableSpec declared = grid_spec(128, 1e4);
+  declared.layout = kLayout;
+  declared.rope.type = RopeType::kLinear;
+  declared.rope.factor = 4;
+  Built bug{grid_spec(128, 4e4)};
+  expect_named(built_as(bug, 8192, declared), built_as(Built{declared}, 8192, declared),
+               "recipe-formula");
+}
+
+// MarinFold#184, vllm#56066, DeepSpeed#8345: transformers 5's rope_parameters not read, the base
+// and the recipe both defaults.
+TEST(TableBugs, MarinFold184RopeParametersNotRead) {
+  const TableSpec declared = preset("llama-3.1-8b", 8192);
+  expect_named(built_as(Built{grid_spec(128, 1e4)}, 8192, declared, "llama-3.1-8b"),
+               built_as(Built{declared}, 8192, declared, "llama-3.1-8b"),
+               "rope-parameters-not-read");
+}
+
+// transformers#38224: s replaced by L / L0, 1 for configs with L = L0: YaRN did nothing.
+TEST(TableBugs, Transformers38224YarnFactorOne) {
+  const TableSpec declared = preset("qwen2.5-7b-yarn", 8192);
+  TableSpec nothing = declared;
+  nothing.rope = RopeScaling{};
+  expect_named(built_as(Built{nothing}, 8192, declared), built_as(Built{declared}, 8192, declared),
+               "recipe");
+}
+
+// exllamav3#259: with mscale = mscale_all_dim = 1 Hugging Face's attention factor is 1; an
+// implementation that took 0.1 ln s + 1 scales every value.
+TEST(TableBugs, Exllamav3_259AttentionFactorOfTheWrongFormula) {
+  TableSpec declared = preset("deepseek-v3", 4096);
+  declared.rope.mscale = declared.rope.mscale_all_dim = 1.0;
+  ASSERT_EQ(attention_factor(declared), 1.0);
+  Built bug{declared};
+  bug.amplitude = 0.1 * std::log(declared.rope.factor) + 1;
+  expect_named(built_as(bug, 4096, declared), built_as(Built{declared}, 4096, declared),
+               "amplitude");
+}
+
+// transformers#32330: the llama3 recipe returned theta unchanged.
+TEST(TableBugs, Transformers32330Llama3Unscaled) {
+  const TableSpec declared = preset("llama-3.1-8b", 8192);
+  TableSpec unscaled = declared;
+  unscaled.rope = RopeScaling{};
+  expect_named(built_as(Built{unscaled}, 8192, declared), built_as(Built{declared}, 8192, declared),
+               "recipe");
+}
+
+// candle#3520: Qwen2's positions in bfloat16, collapsing past 256.
+TEST(TableBugs, Candle3520BFloat16Positions) {
+  const TableSpec declared = preset("qwen2.5-7b-yarn", 4096);
+  Built bug{declared};
+  bug.positions = rounded_positions(4096, 8);
+  expect_named(built_as(bug, 4096, declared), built_as(Built{declared}, 4096, declared),
+               "position-grid");
+}
+
+// The angles' matmul in TF32 (torch.backends.cuda.matmul.allow_tf32): positions and inv_freq
+// both rounded to 11 significant bits before their product.
+TEST(TableBugs, AnglesMatmulInTF32) {
+  TableSpec declared = grid_spec(128, 5e5);
+  declared.layout = kLayout;
+  Built bug{declared};
+  bug.product_bits = 11;
+  expect_named(built_as(bug, 16384, declared), built_as(Built{declared}, 16384, declared),
+               "position-grid");
+}
+
+// Whisper's encoder table (openai/whisper sinusoids: inv_timescales exp(-log(1e4) / (C/2 - 1) k),
+// [sin | cos]) declared with the paper's schedule: named as the schedule, never as a bfloat16
+// computation it is not.
+TEST(TableBugs, WhisperTableDeclaredWithThePapersSchedule) {
+  TableSpec whisper = grid_spec(384, 1e4);
+  whisper.layout = Layout::kHalves;
+  const int half = 192;
+  std::vector<double> v(1500 * 384);
+  for (uint64_t p = 0; p < 1500; ++p)
+    for (int k = 0; k < half; ++k) {
+      const float inv = std::exp(-static_cast<float>(std::log(1e4) / (half - 1)) * float(k));
+      const float angle = static_cast<float>(p) * inv;
+      v[p * 384 + k] = std::sin(angle);
+      v[p * 384 + half + k] = std::cos(angle);
+    }
+  TableSpec t2t = whisper;
+  t2t.schedule = Schedule::kT2T;
+  const VerifyResult declared_paper = verify_cache(v, whisper);
+  expect_named(declared_paper, verify_cache(v, t2t), "schedule");
+  EXPECT_EQ(declared_paper.diagnosis->matches, std::vector<std::string>{"--schedule t2t"});
+}
+
+// transformers#29496: inv_freq rounded to bfloat16 before the angles.
+TEST(TableBugs, Transformers29496InvFreqInBFloat16) {
+  TableSpec declared = grid_spec(128, 1e4);
+  declared.layout = kLayout;
+  const std::vector<double> v = verify::testutil::framework_cache(
+      declared, 8192, Dtype::kFloat32, verify::testutil::Bug::kBFloat16InvFreq);
+  expect_named(verify_cache(v, declared), built_as(Built{declared}, 8192, declared),
+               "frequency-dtype");
+}
+
+// cactus#688: the angles in float16 (wrong past ~6k): a float16 computation, named as one.
+TEST(TableBugs, Cactus688AnglesInFloat16) {
+  TableSpec declared = grid_spec(128, 1e4);
+  declared.layout = kLayout;
+  Built bug{declared};
+  bug.angle_bits = 11;
+  const VerifyResult r = built_as(bug, 8192, declared);
+  expect_named(r, built_as(Built{declared}, 8192, declared), "compute");
+  EXPECT_EQ(r.diagnosis->matches, std::vector<std::string>{"--compute float16"});
+}
+
+}  // namespace
+}  // namespace pev::bugs
