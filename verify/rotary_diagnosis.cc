@@ -10,68 +10,14 @@
 
 #include "peverify/encoding/format.h"
 #include "peverify/verify/diagnosis.h"
+#include "peverify/verify/diagnosis_samples.h"
 #include "peverify/verify/readback.h"
 
 namespace pev::verify {
 namespace {
 
 using diagnosis::Alternative;
-
-// The sampled tokens of both tensors as one [tokens, heads, head_dim] tensor each, with their
-// positions, cut into the blocks they were sampled in.
-struct RotarySample {
-  std::vector<double> x, y;
-  RowPositions positions;
-  std::vector<uint64_t> block_ends;  // token index one past each block
-  // Each sampled token's sequence index, and the positions batch row 0 has there.
-  std::vector<uint64_t> seq_index;
-  RowPositions first_batch_row;
-  Dtype input_dtype = Dtype::kFloat32, output_dtype = Dtype::kFloat32;
-  uint64_t positions_end = 0;  // one past the largest position of every token, sampled or not
-  uint64_t tokens() const { return positions.rows(); }
-};
-
-// Appends every head of the token at (batch row b, sequence index seq) to `dst`.
-void read_token(const RotaryTensor& tensor, const TensorGeometry& g, uint64_t b, uint64_t seq,
-                std::vector<double>& dst) {
-  const size_t row_len = static_cast<size_t>(g.head_dim);
-  dst.resize(dst.size() + g.heads * row_len);
-  double* at = dst.data() + dst.size() - g.heads * row_len;
-  if (g.axes == RotaryAxes::kBatchHeadsSeqDim)
-    for (uint64_t h = 0; h < g.heads; ++h) tensor.read(g.row(b, seq, h), 1, at + h * row_len);
-  else
-    tensor.read(g.row(b, seq, 0), g.heads, at);
-}
-
-RotarySample sample_tokens(const RotaryTensor& input, const RotaryTensor& output,
-                           const VerifyRotaryOptions& o, const VerifyRotaryResult& failed) {
-  const TensorGeometry& g = o.geometry;
-  const RowPositions all = token_positions(o);
-  const uint64_t tokens = g.batch * g.seq;
-  RotarySample s;
-  s.input_dtype = input.dtype, s.output_dtype = output.dtype;
-  s.positions_end = all.max_position() + 1;
-  s.positions.streams.resize(all.streams.size());
-  s.first_batch_row.streams.resize(all.streams.size());
-  std::vector<uint64_t> worst;  // the worst elements' tokens
-  for (const properties::PropertyVerdict& v : failed.verdicts)
-    for (const properties::Finding& f : v.worst)
-      if (f.row) worst.push_back(g.token(*f.row));
-  for (const uint64_t first : diagnosis::sampled_blocks(tokens, worst)) {
-    for (uint64_t t = first; t < std::min(tokens, first + diagnosis::kBlockRows); ++t) {
-      const uint64_t b = t / g.seq, seq = t % g.seq;
-      for (size_t k = 0; k < all.streams.size(); ++k) {
-        s.positions.streams[k].push_back(all.streams[k][t]);
-        s.first_batch_row.streams[k].push_back(all.streams[k][seq]);
-      }
-      s.seq_index.push_back(seq);
-      read_token(input, g, b, seq, s.x);
-      read_token(output, g, b, seq, s.y);
-    }
-    s.block_ends.push_back(s.tokens());
-  }
-  return s;
-}
+using diagnosis::RotarySample;
 
 // One declaration to try: the user's with one field changed, and the sample it is judged on (the
 // user's, or one whose positions or pair order the alternative changes).
@@ -122,39 +68,6 @@ SampleFailures judge_sample(const RotarySample& s, uint64_t first, uint64_t end,
                                      r.verdicts[1].figures.at("changed"));
   f.tokens = r.failing_tokens;
   return f;
-}
-
-// One head of one token as the read-back takes it: in each pair, A cos = (x_a y_a + x_b y_b) /
-// |x|^2 and A sin = (x_a y_b - x_b y_a) / |x|^2, the products' and the output's rounding relative
-// to |x|.
-readback::Row observed_head(const double* x, const double* y, const RotationSpec& spec,
-                            uint64_t declared, uint64_t index, double u, double amplitude) {
-  readback::Row r{declared, index, {}, {}, 4 * u * std::max(amplitude, 1.0)};
-  for (int j = 0; j < spec.table.d_model / 2; ++j) {
-    const auto [a, b] = rotated_dims(spec, j);
-    const auto [ya, yb] = output_dims(spec, j);
-    const double norm = x[a] * x[a] + x[b] * x[b];
-    r.c.push_back(norm > 0 ? (x[a] * y[ya] + x[b] * y[yb]) / norm : NAN);
-    r.s.push_back(norm > 0 ? (x[a] * y[yb] - x[b] * y[ya]) / norm : NAN);
-  }
-  return r;
-}
-
-// Every sampled head as the read-back takes it; none for M-RoPE.
-readback::Observations observe(const RotarySample& sample, const VerifyRotaryOptions& o) {
-  readback::Observations obs;
-  if (sample.positions.stream_count() != 1) return obs;
-  const size_t row_len = static_cast<size_t>(o.spec.head_dim);
-  const double u = std::max(unit_roundoff(sample.input_dtype), unit_roundoff(sample.output_dtype));
-  for (int j = 0; j < o.spec.table.d_model / 2; ++j)
-    obs.frequencies.push_back(frequency(o.spec.table, j));
-  obs.amplitude = attention_factor(o.spec.table);
-  for (size_t row = 0; row < sample.x.size() / row_len; ++row) {
-    const uint64_t token = row / o.geometry.heads;
-    obs.rows.push_back(observed_head(&sample.x[row * row_len], &sample.y[row * row_len], o.spec,
-                                     sample.positions.streams[0][token], token, u, obs.amplitude));
-  }
-  return obs;
 }
 
 // A candidate: the declared options, one field about to change, as the diagnosis will say it.
@@ -373,7 +286,7 @@ std::optional<Diagnosis> unwritten(const RotarySample& s, const VerifyRotaryOpti
 Diagnosis diagnose_rotary(const RotaryTensor& input, const RotaryTensor& output,
                           const VerifyRotaryOptions& declared, const VerifyRotaryResult& failed) {
   const VerifyRotaryOptions& o = declared;
-  const RotarySample sample = sample_tokens(input, output, o, failed);
+  const RotarySample sample = diagnosis::sample_tokens(input, output, o, failed);
   const uint64_t tokens = declared.geometry.batch * declared.geometry.seq;
   // As declared, block by block: how many sampled blocks and tokens fail.
   diagnosis::Failures as_declared;
@@ -389,26 +302,10 @@ Diagnosis diagnose_rotary(const RotaryTensor& input, const RotaryTensor& output,
                                         "token{}: no declaration is tried for so few",
                                         sample.tokens(), tokens, as_declared.rows,
                                         as_declared.rows == 1 ? "" : "s"));
-  SampleReading reading{observe(sample, o), std::nullopt, {}};
+  SampleReading reading{diagnosis::observe(sample, o), std::nullopt, {}};
   if (!reading.observed.rows.empty()) {
     reading.read_back = readback::read_back(reading.observed);
-    if (!o.positions)  // batch row 0's token at a position, read from the tensors
-      reading.unrotated_at = [&](uint64_t position) -> std::optional<bool> {
-        if (position < o.start || position - o.start >= o.geometry.seq) return std::nullopt;
-        std::vector<double> x, y;
-        read_token(input, o.geometry, 0, position - o.start, x);
-        read_token(output, o.geometry, 0, position - o.start, y);
-        const double u = std::max(unit_roundoff(input.dtype), unit_roundoff(output.dtype));
-        bool unrotated = true;
-        for (uint64_t h = 0; h < o.geometry.heads; ++h) {
-          const size_t at = h * static_cast<size_t>(o.geometry.head_dim);
-          const readback::Row r =
-              observed_head(&x[at], &y[at], o.spec, position, 0, u, reading.observed.amplitude);
-          unrotated = unrotated && readback::read_row(r, reading.observed).state ==
-                                       readback::RowState::kIdentity;
-        }
-        return unrotated;
-      };
+    reading.unrotated_at = diagnosis::unrotated_probe(input, output, o, reading.observed);
   }
   if (std::optional<Diagnosis> d = unwritten(sample, o, as_declared.elements)) return *d;
   const std::vector<RotaryCandidate> tried = candidates(o, sample, reading);
