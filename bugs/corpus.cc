@@ -145,21 +145,48 @@ VerifyRotaryResult verify_rotation(const Rotation& r, const TableSpec& declared,
   return verify_rotary(tensor("q.npy", r.x), tensor("q_out.npy", r.y), o);
 }
 
+namespace {
+
+// ggml-cpu's cos and sin of each pair's angle at position p (ggml_rope_cache_init): the angle by
+// the recurrence theta_{j+1} = theta_j theta_scale in float, divided by the pair's factor.
+void ggml_cos_sin(const TableSpec& spec, uint64_t p, const std::vector<float>& freq_factors,
+                  std::vector<float>& c, std::vector<float>& s) {
+  const int half = spec.d_model / 2;
+  const float theta_scale = std::pow(static_cast<float>(spec.base), -2.0f / spec.d_model);
+  c.resize(half), s.resize(half);
+  float theta = static_cast<float>(p);
+  for (int j = 0; j < half; ++j) {
+    const float angle = freq_factors.empty() ? theta : theta / freq_factors[j];
+    c[j] = std::cos(angle), s[j] = std::sin(angle);
+    theta *= theta_scale;
+  }
+}
+
+}  // namespace
+
+std::vector<double> ggml_cache(const TableSpec& spec, uint64_t rows,
+                               const std::vector<float>& freq_factors) {
+  const int half = spec.d_model / 2;
+  std::vector<double> out;
+  out.reserve(rows * spec.d_model);
+  std::vector<float> c, s;
+  for (uint64_t p = 0; p < rows; ++p) {
+    ggml_cos_sin(spec, p, freq_factors, c, s);
+    out.insert(out.end(), c.begin(), c.begin() + half);
+    out.insert(out.end(), s.begin(), s.begin() + half);
+  }
+  return out;
+}
+
 Rotation ggml_rotate(const TableSpec& spec, uint64_t seq, uint64_t heads, bool neox,
                      const std::vector<float>& freq_factors) {
   const int n_dims = spec.d_model, half = n_dims / 2;
   Rotation r{1, seq, heads, n_dims, 0, {}, {}};
-  const float theta_scale = std::pow(static_cast<float>(spec.base), -2.0f / n_dims);
   std::mt19937 rng(8676);
   std::normal_distribution<float> normal;
-  std::vector<float> c(half), s(half);
+  std::vector<float> c, s;
   for (uint64_t p = 0; p < seq; ++p) {
-    float theta = static_cast<float>(p);
-    for (int j = 0; j < half; ++j) {
-      const float angle = freq_factors.empty() ? theta : theta / freq_factors[j];
-      c[j] = std::cos(angle), s[j] = std::sin(angle);
-      theta *= theta_scale;
-    }
+    ggml_cos_sin(spec, p, freq_factors, c, s);
     for (uint64_t h = 0; h < heads; ++h) {
       std::vector<float> x(n_dims), y(n_dims);
       for (float& e : x) e = normal(rng);

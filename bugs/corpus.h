@@ -73,6 +73,11 @@ VerifyRotaryResult verify_rotation(const Rotation& r, const TableSpec& declared,
 Rotation ggml_rotate(const TableSpec& spec, uint64_t seq, uint64_t heads, bool neox,
                      const std::vector<float>& freq_factors = {});
 
+// The cos/sin cache ggml-cpu's rope computes on the way (ggml_rope_cache_init, as ggml_rotate),
+// rows 0 .. rows - 1 in vLLM's cos_sin_cache layout (every cos, then every sin).
+std::vector<double> ggml_cache(const TableSpec& spec, uint64_t rows,
+                               const std::vector<float>& freq_factors = {});
+
 // The rope_freqs tensor convert_hf_to_gguf.py writes for a llama3 recipe: per pair, the plain
 // frequency over the scaled one, in float32 (llama.cpp#8676).
 std::vector<float> llama3_rope_freqs(const TableSpec& spec);

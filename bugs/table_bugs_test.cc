@@ -4,6 +4,7 @@
 // every sin), so that the read-back has both.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "corpus.h"
@@ -163,6 +164,34 @@ TEST(TableBugs, Cactus688AnglesInFloat16) {
   const VerifyResult r = built_as(bug, 8192, declared);
   expect_named(r, built_as(Built{declared}, 8192, declared), "compute");
   EXPECT_EQ(r.diagnosis->matches, std::vector<std::string>{"--compute float16"});
+}
+
+// A llama.cpp-style Llama 3.1 cache (ggml's recurrence over pairs, the rope_freqs factors) at
+// 131072 positions passes float32's model, whose budget there is past 0.1: the verdict's first
+// lines say where its error stands, several times float32 at its best on the recipe, where Hugging
+// Face's float32 cache is near it.
+TEST(TableBugs, LlamaCppCachePassesAndSaysItsErrorIsSeveralTimesFloat32AtItsBest) {
+  const TableSpec declared = preset("llama-3.1-8b", 131072);
+  const VerifyResult ggml = verify_cache(ggml_cache(declared, 131072, llama3_rope_freqs(declared)),
+                                         declared, "llama-3.1-8b");
+  ASSERT_TRUE(ggml.holds()) << to_text(ggml);
+  const VerifyResult hf = built_as(Built{declared}, 131072, declared, "llama-3.1-8b");
+  ASSERT_TRUE(hf.holds()) << to_text(hf);
+  const auto figures = [](const VerifyResult& r) {
+    const auto& g = *std::find_if(r.verdicts.begin(), r.verdicts.end(),
+                                  [](const auto& v) { return v.property == "growth"; });
+    return std::pair(g.figures.at("fitted_c"), g.figures.at("float32_best_c"));
+  };
+  const auto [ggml_c, best_c] = figures(ggml);
+  const auto [hf_c, hf_best_c] = figures(hf);
+  EXPECT_EQ(best_c, hf_best_c);  // one recipe, one best
+  EXPECT_GT(ggml_c, 5 * best_c);
+  EXPECT_LT(hf_c, 2 * best_c);
+  const std::string text = to_text(ggml);
+  const std::string second_line =
+      text.substr(text.find('\n') + 1, text.find('\n', text.find('\n') + 1) - text.find('\n') - 1);
+  EXPECT_NE(second_line.find("this table's error is"), std::string::npos) << text;
+  EXPECT_EQ(to_text(hf).find("this table's error is"), std::string::npos) << to_text(hf);
 }
 
 }  // namespace

@@ -228,6 +228,30 @@ nlohmann::json to_json(const VerifyResult& r) {
   return j;
 }
 
+namespace {
+
+// Where a passing table's error stands, said first: a PASS under a model claim at long context
+// admits errors many times what float32 arithmetic needs (llama.cpp's recurrence, issue 51), and
+// only the fitted C beside float32 at its best says so.
+std::string standing_text(const VerifyResult& r) {
+  if (!r.holds()) return "";
+  const auto growth = std::find_if(r.verdicts.begin(), r.verdicts.end(),
+                                   [](const auto& v) { return v.property == "growth"; });
+  if (growth == r.verdicts.end()) return "";
+  const auto fitted = growth->figures.find("fitted_c");
+  const auto best = growth->figures.find("float32_best_c");
+  if (fitted == growth->figures.end() || best == growth->figures.end()) return "";
+  return fmt::format(
+      "  error      fitted C = {:.3g} of the claim's {:.3g}; float32 at its best on this recipe "
+      "(frequency, position and angle each rounded once) has C = {:.3g}{}\n",
+      fitted->second, r.claim.c, best->second,
+      best->second > 0 && fitted->second > 2 * best->second
+          ? fmt::format(": this table's error is {:.3g}x that", fitted->second / best->second)
+          : "");
+}
+
+}  // namespace
+
 std::string to_text(const VerifyResult& r) {
   std::string out =
       fmt::format("{}: {} read as {}, d_model {}, base {:g}, {}, {}{}; budget {}\n", r.table,
@@ -237,6 +261,7 @@ std::string to_text(const VerifyResult& r) {
                       : "rotary " + describe(r.spec.rope),
                   r.positions.empty() ? fmt::format("positions {}..", r.spec.start) : r.positions,
                   r.source.empty() ? "" : "; from " + r.source, r.claim.describe());
+  out += standing_text(r);
   for (const properties::PropertyVerdict& v : r.verdicts) {
     out += fmt::format("  {:<10} {:<5} {}\n", v.property, v.holds ? "holds" : "FAILS", v.summary);
     for (const std::string& note : v.notes) out += fmt::format("  {:<16} note: {}\n", "", note);
