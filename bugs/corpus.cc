@@ -69,7 +69,8 @@ std::vector<double> cache(const Built& b, uint64_t rows, Layout layout) {
 }
 
 VerifyResult verify_cache(const std::vector<double>& values, const TableSpec& declared,
-                          const std::string& source, const std::vector<uint64_t>& positions) {
+                          const std::string& source, const std::vector<uint64_t>& positions,
+                          const std::vector<std::pair<std::string, TableSpec>>& other_layer_types) {
   const uint64_t rows = values.size() / static_cast<uint64_t>(table_width(declared));
   VerifyOptions o;
   o.spec = declared;
@@ -83,6 +84,7 @@ VerifyResult verify_cache(const std::vector<double>& values, const TableSpec& de
   else
     set_sequence_length(o.spec, consecutive_positions(o.spec, rows));
   o.source = source;
+  o.other_layer_types = other_layer_types;
   o.claim = Claim::model(Dtype::kFloat32);
   o.threads = 2;
   return verify_table({"cache.npy", "built in the test", Dtype::kFloat32, rows, {}, values}, o);

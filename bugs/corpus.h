@@ -39,10 +39,12 @@ std::vector<uint64_t> rounded_positions(uint64_t rows, int bits);
 std::vector<double> cache(const Built& b, uint64_t rows, Layout layout);
 
 // verify on the cache as `declared` says it was built (`source` a config's name: the parameters
-// came from it; `positions`: the declared ids, one per row).
-VerifyResult verify_cache(const std::vector<double>& values, const TableSpec& declared,
-                          const std::string& source = "",
-                          const std::vector<uint64_t>& positions = {});
+// came from it; `positions`: the declared ids, one per row; `other_layer_types`: the config's
+// other layer types, as the command line reads them).
+VerifyResult verify_cache(
+    const std::vector<double>& values, const TableSpec& declared, const std::string& source = "",
+    const std::vector<uint64_t>& positions = {},
+    const std::vector<std::pair<std::string, TableSpec>>& other_layer_types = {});
 
 // A rotation [batch, seq, heads, head_dim] of deterministic normal inputs, by the cache `b`
 // builds for each token (b.positions per token, batch-major), halves pairing over the rotary

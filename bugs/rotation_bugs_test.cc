@@ -123,6 +123,7 @@ TEST(RotationBugs, PositionsOffByOne) {
 // direct angle, does not hold it, the cause named is that recurrence, never a bfloat16
 // computation. NORMAL and NEOX pairs, heads of 64 to 256, base 1e4.
 TEST(RotationBugs, GgmlsRecurrenceIsHonestArithmetic) {
+  int named = 0;  // the float32 claims that fail, each named the recurrence
   for (const bool neox : {false, true})
     for (const int d : {64, 128, 256}) {
       const TableSpec declared = grid_spec(d, 1e4);
@@ -135,7 +136,11 @@ TEST(RotationBugs, GgmlsRecurrenceIsHonestArithmetic) {
       ASSERT_TRUE(f32.diagnosis) << to_text(f32);
       EXPECT_EQ(f32.diagnosis->cause, "recurrence") << "d " << d << " neox " << neox << "\n"
                                                     << to_text(*f32.diagnosis);
+      named += f32.diagnosis->cause == "recurrence";
     }
+  // The case is there: float32's claim, which models a direct angle, fails some of them (the
+  // issue's NORMAL d 128 on 20 elements), so the cause is exercised, not only the pass.
+  EXPECT_GT(named, 0);
 }
 
 // The same with Llama 3.1's rope_freqs (base 5e5, the llama3 factors divided into the angle) to
@@ -152,6 +157,47 @@ TEST(RotationBugs, GgmlsRecurrenceWithLlama31RopeFreqsTo131072) {
     ASSERT_TRUE(f32.diagnosis) << to_text(f32);
     EXPECT_EQ(f32.diagnosis->cause, "recurrence") << to_text(*f32.diagnosis);
   }
+}
+
+// mlx#3494: mx.fast.rope on [2, 4, 1, 128] (one token, batch 2, offset 5) left batch row 1 at
+// zero: the single-token kernel's grid left out the batch.
+TEST(RotationBugs, Mlx3494OneTokenBatchRowsAfterTheFirstLeftAtZero) {
+  Built bug{plain(128)}, fixed{plain(128)};
+  bug.spec.start = fixed.spec.start = 5;
+  bug.unwritten = [](uint64_t t) { return t > 0; };
+  TableSpec declared = plain(128);
+  declared.start = 5;
+  expect_named(verify_rotation(rotate(bug, 8, 1, 4, 128), declared),
+               verify_rotation(rotate(fixed, 8, 1, 4, 128), declared), "unwritten");
+}
+
+// llama.cpp#13260, #13261: PLaMo and Orion given rope type NORM (pairs 2j, 2j + 1) where their
+// weights need NEOX (j, j + d/2); ik_llama.cpp#2290 the same for 39 architectures. ggml's own
+// arithmetic, declared so (--compute ggml).
+TEST(RotationBugs, LlamaCpp13260NormalPairsWhereNeoxWasNeeded) {
+  const TableSpec declared = plain(128);
+  expect_named(verify_rotation(ggml_rotate(declared, 2048, 2, false), declared, {}, "",
+                               PairConvention::kHalves, "ggml"),
+               verify_rotation(ggml_rotate(declared, 2048, 2, true), declared, {}, "",
+                               PairConvention::kHalves, "ggml"),
+               "pairing");
+}
+
+// vllm#43770: bailing_moe computed a partial rotary factor of 1 where the config says 0.5: the
+// whole head of 128 rotated (its own frequencies over 128) where 64 dims should.
+TEST(RotationBugs, Vllm43770WholeHeadRotatedWherePartialFactorHalf) {
+  Built bug{plain(128)}, fixed{plain(64)};
+  expect_named(verify_rotation(rotate(bug, 1, 2048, 2, 128), plain(64)),
+               verify_rotation(rotate(fixed, 1, 2048, 2, 128), plain(64)), "rotary-dim");
+}
+
+// lalamo#268 (a change planted to break the rotation, which its own CI caught): the rotation's
+// sin negated, the inverse rotation.
+TEST(RotationBugs, Lalamo268InverseRotation) {
+  Built bug{plain()}, fixed{plain()};
+  bug.angle_times = -1;
+  expect_named(verify_rotation(rotate(bug, 1, 2048, 2, 64), plain()),
+               verify_rotation(rotate(fixed, 1, 2048, 2, 64), plain()), "sign");
 }
 
 }  // namespace

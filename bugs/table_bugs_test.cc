@@ -194,5 +194,71 @@ TEST(TableBugs, LlamaCppCachePassesAndSaysItsErrorIsSeveralTimesFloat32AtItsBest
   EXPECT_EQ(to_text(hf).find("this table's error is"), std::string::npos) << to_text(hf);
 }
 
+// airllm#369: the MLX Llama path never copied rope_theta, so Llama 3.x ran at the default base
+// 10000 with its llama3 recipe (the recipe read, the base not).
+TEST(TableBugs, Airllm369LlamaAtTheDefaultBase) {
+  const TableSpec declared = preset("llama-3.1-8b", 8192);
+  Built bug{declared};
+  bug.spec.base = 1e4;
+  expect_named(built_as(bug, 8192, declared, "llama-3.1-8b"),
+               built_as(Built{declared}, 8192, declared, "llama-3.1-8b"), "base");
+}
+
+// vllm#29111: a Gemma 3 regression gave the sliding-window layers the global layers' rotary
+// (base 1e6, linear 8) where they take the local base 10000 and no scaling.
+TEST(TableBugs, Vllm29111GemmaSlidingLayersWithTheGlobalRotary) {
+  const TableSpec sliding = preset("gemma-3-27b-it", 8192, "sliding_attention");
+  const TableSpec global = preset("gemma-3-27b-it", 8192, "full_attention");
+  const std::vector<std::pair<std::string, TableSpec>> other = {{"full_attention", global}};
+  const auto judged = [&](const TableSpec& built) {
+    return verify_cache(cache(Built{built}, 8192, kLayout), sliding, "gemma-3-27b-it", {}, other);
+  };
+  expect_named(judged(global), judged(sliding), "layer-type");
+}
+
+// mlx-vlm#1709, mlxcel#1340: Gemma 3's global layers ignored rope_scaling {linear, factor 8}.
+TEST(TableBugs, MlxVlm1709GemmaGlobalLayersUnscaled) {
+  const TableSpec declared = preset("gemma-3-27b-it", 8192, "full_attention");
+  TableSpec unscaled = declared;
+  unscaled.rope = RopeScaling{};
+  expect_named(built_as(Built{unscaled}, 8192, declared, "gemma-3-27b-it"),
+               built_as(Built{declared}, 8192, declared, "gemma-3-27b-it"), "recipe");
+}
+
+// flashinfer#3819: Wan's sinusoidal table concatenated [cos | sin] before the flip, where
+// [sin | cos] (tensor2tensor's halves) was meant.
+TEST(TableBugs, Flashinfer3819CosBeforeSin) {
+  TableSpec declared = grid_spec(256, 1e4);
+  declared.layout = Layout::kHalves;
+  TableSpec built = declared;
+  built.layout = Layout::kRopeCosSin;  // every cos, then every sin
+  Built bug{built}, fixed{declared};
+  expect_named(verify_cache(cache(bug, 4096, Layout::kRopeCosSin), declared),
+               verify_cache(cache(fixed, 4096, Layout::kHalves), declared), "layout");
+}
+
+// Not a published report, a declaration slip: a Llama 3.1 cache (the llama3 recipe applied)
+// declared by its base alone, no config. The recipe's low pairs differ by up to its factor 8 and
+// no base or linear factor fits them: the cause is the frequencies themselves, pair by pair.
+TEST(TableBugs, Llama31CacheDeclaredByItsBaseAlone) {
+  const TableSpec llama = preset("llama-3.1-8b", 8192);
+  TableSpec declared = grid_spec(128, 5e5);
+  declared.layout = kLayout;
+  const VerifyResult r = built_as(Built{llama}, 8192, declared);
+  expect_named(r, built_as(Built{declared}, 8192, declared), "frequencies");
+  EXPECT_NE(r.diagnosis->detail.find("pair"), std::string::npos) << r.diagnosis->detail;
+}
+
+// Issue 34's corruption: +3e-3 on one element of an honest cache. No declaration is guessed for
+// one element: isolated, with the element.
+TEST(TableBugs, OneCorruptedElementIsIsolated) {
+  const TableSpec declared = preset("llama-3.1-8b", 8192);
+  std::vector<double> corrupted = cache(Built{declared}, 8192, kLayout);
+  corrupted[3000 * 128 + 10] += 3e-3;
+  const VerifyResult r = verify_cache(corrupted, declared, "llama-3.1-8b");
+  expect_named(r, built_as(Built{declared}, 8192, declared, "llama-3.1-8b"), "isolated");
+  EXPECT_NE(r.diagnosis->detail.find("pos 3000 dim 10"), std::string::npos) << r.diagnosis->detail;
+}
+
 }  // namespace
 }  // namespace pev::bugs

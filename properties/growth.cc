@@ -54,6 +54,13 @@ double float32_at_its_best(const TableSpec& spec, uint64_t pos, int column, Dtyp
       out);
 }
 
+// The model's C of an element this far from its exact value x: what is left after the output
+// rounding, over u times `terms` (the value, the angle and, for the claimed C, the rotations).
+double model_c(double abs, double x, double terms, const Claim& claim, Dtype out) {
+  const double rest = abs - claim.output_ulps * ulp_of(x, out);
+  return rest > 0 ? rest / (claim.u * terms) : 0;
+}
+
 }  // namespace
 
 PropertyVerdict check_growth(const UnderTest& ut, const TableSpec& spec_template,
@@ -89,25 +96,13 @@ PropertyVerdict check_growth(const UnderTest& ut, const TableSpec& spec_template
       const double abs = number ? j.error.abs : INFINITY;
       row_abs = std::max(row_abs, abs);
       row_ulp = std::max(row_ulp, number ? j.error.ulp : INFINITY);
-      // The model's C for this element: what is left after the output rounding, over u times
-      // the value, the angle and (for the claimed C) the rotations.
-      const double rest = abs - claim.output_ulps * ulp_of(x, out);
-      if (rest > 0) {
-        const double terms = std::fabs(x) + judge.weighted_angle(pos, c);
-        const double c_claimed = rest / (claim.u * (terms + steps * attention_factor(spec)));
-        if (c_claimed > fitted_c) {
-          fitted_c = c_claimed;
-          fitted_at = pos;
-        }
-        direct_c = std::max(direct_c, rest / (claim.u * terms));
-      }
-      if (compare_best) {
-        const double best = std::fabs(float32_at_its_best(spec, pos, c, out) - x) -
-                            claim.output_ulps * ulp_of(x, out);
-        if (best > 0)
-          best_c =
-              std::max(best_c, best / (claim.u * (std::fabs(x) + judge.weighted_angle(pos, c))));
-      }
+      const double terms = std::fabs(x) + judge.weighted_angle(pos, c);
+      const double c_claimed = model_c(abs, x, terms + steps * attention_factor(spec), claim, out);
+      if (c_claimed > fitted_c) fitted_c = c_claimed, fitted_at = pos;
+      direct_c = std::max(direct_c, model_c(abs, x, terms, claim, out));
+      if (compare_best)
+        best_c = std::max(best_c, model_c(std::fabs(float32_at_its_best(spec, pos, c, out) - x), x,
+                                          terms, claim, out));
       if (!j.within) {
         within = false;
         measure::keep_worst(
