@@ -260,5 +260,37 @@ TEST(TableBugs, OneCorruptedElementIsIsolated) {
   EXPECT_NE(r.diagnosis->detail.find("pos 3000 dim 10"), std::string::npos) << r.diagnosis->detail;
 }
 
+// torchtitan#2849's positions modulo the sequence length, in Hugging Face's sin cache: alone, a sin
+// cache gives the read-back no cos, so nothing of the positions reads back; beside its cos cache
+// (`verify SIN` with the cos as its companion, as `verify COS --sin SIN` judges it) every row's
+// position reads back and the cause is named.
+TEST(TableBugs, ASinCacheReadsBackBesideItsCos) {
+  TableSpec declared = grid_spec(128, 1e4);
+  declared.layout = Layout::kRopeSinDup;
+  Built bug{declared};
+  for (uint64_t r = 0; r < 8192; ++r) bug.positions.push_back(r % 1024);
+  const std::vector<double> sin = cache(bug, 8192, Layout::kRopeSinDup);
+  const std::vector<double> cos = cache(bug, 8192, Layout::kRopeCosDup);
+  const auto judged = [&](const std::vector<double>& values, const std::vector<double>* cos) {
+    verify::VerifyOptions o;
+    o.spec = declared;
+    set_sequence_length(o.spec, consecutive_positions(o.spec, 8192));
+    o.claim = Claim::model(Dtype::kFloat32);
+    o.threads = 2;
+    if (cos)
+      o.companion = verify::CompanionTable{
+          "cos.npy", Layout::kRopeCosDup,
+          [cos](uint64_t row, double* out) { std::copy_n(cos->begin() + row * 128, 128, out); }};
+    return verify::verify_table({"sin.npy", "built in the test", Dtype::kFloat32, 8192, {}, values},
+                                o);
+  };
+  const VerifyResult alone = judged(sin, nullptr);
+  ASSERT_TRUE(alone.diagnosis);
+  EXPECT_NE(alone.diagnosis->cause, "positions-modulo");
+  const std::vector<double> fixed_sin = cache(Built{declared}, 8192, Layout::kRopeSinDup);
+  const std::vector<double> fixed_cos = cache(Built{declared}, 8192, Layout::kRopeCosDup);
+  expect_named(judged(sin, &cos), judged(fixed_sin, &fixed_cos), "positions-modulo");
+}
+
 }  // namespace
 }  // namespace pev::bugs

@@ -22,7 +22,8 @@ namespace pev::cli {
 namespace {
 
 struct VerifyCommandOptions {
-  std::string file;  // the table: .npy or .safetensors
+  std::string file;      // the table: .npy or .safetensors
+  std::string sin_file;  // --sin: the sin cache of the same rows, beside a cos cache
   // What it holds; d_model 0: from the table's width; positions: a .npy of position ids, one per
   // row (or [3, N] for M-RoPE).
   TableOptions table;
@@ -37,6 +38,67 @@ struct VerifyCommandOptions {
   SinusoidOptions sinusoids;  // --timesteps, --rope-axes, --alibi
 };
 
+verify::TableInput input_of(const std::string& name, const TableStream& t) {
+  return {name,
+          t.description(),
+          t.dtype(),
+          t.rows(),
+          [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); },
+          {}};
+}
+
+// The sin cache's layout beside a cos cache's: the same columns, sin for cos.
+std::optional<Layout> sin_layout_of(Layout cos) {
+  switch (cos) {
+    case Layout::kRopeCos:
+      return Layout::kRopeSin;
+    case Layout::kRopeCosDup:
+      return Layout::kRopeSinDup;
+    case Layout::kRopeCosPairs:
+      return Layout::kRopeSinPairs;
+    default:
+      return std::nullopt;
+  }
+}
+
+// verify COS --sin SIN: each cache judged whole by its own verify, each one's read-back taking
+// the other's rows (verify::CompanionTable); both must pass.
+int verify_cos_and_sin(const VerifyCommandOptions& o, const TableStream& cos,
+                       const ReadOptions& read, const TableRequest& q,
+                       verify::VerifyOptions cos_options) {
+  const std::optional<Layout> sin_layout = sin_layout_of(cos_options.spec.layout);
+  if (!sin_layout)
+    throw ConfigError(
+        fmt::format("--sin pairs a cos cache (--layout rope-cos, rope-cos-dup or "
+                    "rope-cos-pairs) with its sin cache; {} is read as {}",
+                    o.file, name_of(cos_options.spec.layout)));
+  const TableStream sin = open_table(o.sin_file, read);
+  if (sin.rows() != cos.rows() || sin.width() != cos.width() || sin.complex())
+    throw ConfigError(fmt::format("--sin {}: {} rows of {} values, where {} has {} of {}",
+                                  o.sin_file, sin.rows(), sin.width(), o.file, cos.rows(),
+                                  cos.width()));
+  const auto row_reader = [](const TableStream& t) {
+    return [&t](uint64_t row, double* out) { t.read_rows(row, 1, out); };
+  };
+  verify::VerifyOptions sin_options = cos_options;
+  sin_options.spec.layout = *sin_layout;
+  sin_options.other_layer_types = layer_type_specs(q.rotary, sin_options.spec);
+  cos_options.companion = verify::CompanionTable{o.sin_file, *sin_layout, row_reader(sin)};
+  sin_options.companion = verify::CompanionTable{o.file, cos_options.spec.layout, row_reader(cos)};
+  const verify::VerifyResult c = verify::verify_table(input_of(o.file, cos), cos_options);
+  const verify::VerifyResult s = verify::verify_table(input_of(o.sin_file, sin), sin_options);
+  const bool holds = c.holds() && s.holds();
+  std::fputs((verify::to_text(c) + verify::to_text(s)).c_str(), stdout);
+  std::printf("verdict (cos and sin): %s\n", holds ? "PASS" : "FAIL");
+  if (!o.json.empty())
+    write_file_atomically(o.json, [&](std::ostream& out) {
+      const nlohmann::json j = {
+          {"cos", verify::to_json(c)}, {"sin", verify::to_json(s)}, {"holds", holds}};
+      out << j.dump(2) << "\n";
+    });
+  return holds ? kExitOk : kExitCheckFailed;
+}
+
 int run_verify(const VerifyCommandOptions& o) {
   ClaimRequest request{o.claim, Dtype::kFloat32,
                        o.model_c_option->count() ? std::optional<double>(o.model_c) : std::nullopt};
@@ -47,6 +109,8 @@ int run_verify(const VerifyCommandOptions& o) {
   read.dtype = o.dtype;
   if (!o.tensor.empty()) read.tensor = o.tensor;
   if (!o.json.empty()) check_writable(o.json);
+  if (o.sinusoids.requested() && !o.sin_file.empty())
+    throw ConfigError("--sin pairs a rotary cos cache with its sin cache, not a sinusoid family's");
   if (o.sinusoids.requested())
     return run_sinusoid_verify(o.sinusoids,
                                {o.file, o.tensor, o.json, o.dtype, &o.table, claim, threads});
@@ -70,13 +134,6 @@ int run_verify(const VerifyCommandOptions& o) {
     set_sequence_length(spec, *positions);
   }
 
-  verify::TableInput input{
-      o.file,
-      t.description(),
-      t.dtype(),
-      t.rows(),
-      [&t](uint64_t first, uint64_t n, double* out) { t.read_rows(first, n, out); },
-      {}};
   verify::VerifyOptions options;
   options.spec = spec;
   options.positions = std::move(positions);
@@ -86,7 +143,8 @@ int run_verify(const VerifyCommandOptions& o) {
   if (q.rotary.model) options.head_dim = q.rotary.model->head_dim;
   options.claim = claim;
   options.threads = threads;
-  const verify::VerifyResult r = verify::verify_table(std::move(input), options);
+  if (!o.sin_file.empty()) return verify_cos_and_sin(o, t, read, q, std::move(options));
+  const verify::VerifyResult r = verify::verify_table(input_of(o.file, t), options);
   std::fputs(verify::to_text(r).c_str(), stdout);
   if (!o.json.empty())
     write_file_atomically(o.json,
@@ -101,6 +159,10 @@ void add_verify_command(CLI::App& root, std::vector<Command>& commands) {
   CLI::App* app = root.add_subcommand(
       "verify", "Check a table of yours (.npy or .safetensors) against every property");
   app->add_option("table", o->file, "the table file (.npy or .safetensors)")->required();
+  app->add_option("--sin", o->sin_file,
+                  "the sin cache of the same rows beside TABLE, a cos cache (--layout rope-cos, "
+                  "rope-cos-dup or rope-cos-pairs): each judged whole, and each one's diagnosis "
+                  "reads back from both (the sign of sin, the amplitude, every row's position)");
   add_table_options(*app, o->table, TableUse::kRead);
   app->add_option("--compute", o->compute,
                   "the precision you claim to compute in (default float32, whatever the storage); "

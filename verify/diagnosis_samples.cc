@@ -23,14 +23,42 @@ PairColumns pair_columns(const TableSpec& s) {
   return p;
 }
 
-// One stored row as the read-back takes it: each pair's A cos and A sin.
+// Where each pair's cos and sin are read from: this table's columns, or the companion's.
+struct PairSources {
+  PairColumns own, other;  // other: the companion's (all -1 without one)
+  bool has_cos = true, has_sin = true;
+};
+PairSources pair_sources(const VerifyOptions& declared) {
+  const TableSpec& s = declared.spec;
+  PairSources p{pair_columns(s), {}};
+  const int half = s.d_model / 2;
+  p.other = PairColumns{std::vector<int>(half, -1), std::vector<int>(half, -1)};
+  if (declared.companion) {
+    TableSpec t = s;
+    t.layout = declared.companion->layout;
+    p.other = pair_columns(t);
+  }
+  for (int j = 0; j < half; ++j) {
+    p.has_cos = p.has_cos && (p.own.cos[j] >= 0 || p.other.cos[j] >= 0);
+    p.has_sin = p.has_sin && (p.own.sin[j] >= 0 || p.other.sin[j] >= 0);
+  }
+  return p;
+}
+
+// One stored row as the read-back takes it: each pair's A cos and A sin, from this table's row or
+// the companion's row of the same file row.
 readback::Row observed_row(const double* row, uint64_t declared, uint64_t file_row,
-                           const PairColumns& cols, double error) {
+                           const PairSources& p, const VerifyOptions& o, double error) {
   readback::Row r{declared, file_row, {}, {}, error};
-  const bool has_sin = std::find(cols.sin.begin(), cols.sin.end(), -1) == cols.sin.end();
-  for (size_t j = 0; j < cols.cos.size(); ++j) {
-    r.c.push_back(row[cols.cos[j]]);
-    if (has_sin) r.s.push_back(row[cols.sin[j]]);
+  std::vector<double> other;
+  if (o.companion) {
+    other.resize(static_cast<size_t>(layout_width(o.companion->layout, o.spec.d_model)));
+    o.companion->read(file_row, other.data());
+  }
+  const auto value = [&](int own, int theirs) { return own >= 0 ? row[own] : other[theirs]; };
+  for (size_t j = 0; j < p.own.cos.size(); ++j) {
+    r.c.push_back(value(p.own.cos[j], p.other.cos[j]));
+    if (p.has_sin) r.s.push_back(value(p.own.sin[j], p.other.sin[j]));
   }
   return r;
 }
@@ -73,10 +101,8 @@ readback::Observations observe(const std::vector<SampleBlock>& sample,
                                const VerifyOptions& declared, Dtype dtype) {
   const TableSpec& s = declared.spec;
   readback::Observations o;
-  const PairColumns cols = pair_columns(s);
-  if ((declared.positions && declared.positions->stream_count() != 1) ||
-      std::find(cols.cos.begin(), cols.cos.end(), -1) != cols.cos.end())
-    return o;
+  const PairSources sources = pair_sources(declared);
+  if ((declared.positions && declared.positions->stream_count() != 1) || !sources.has_cos) return o;
   for (int j = 0; j < s.d_model / 2; ++j) o.frequencies.push_back(frequency(s, j));
   o.amplitude = attention_factor(s);
   const double error = ulp_of(o.amplitude, dtype);
@@ -85,7 +111,8 @@ readback::Observations observe(const std::vector<SampleBlock>& sample,
     for (uint64_t r = 0; r < b.got.size() / static_cast<uint64_t>(width); ++r) {
       const uint64_t pos = declared.positions ? declared.positions->streams[0][b.file_rows[r]]
                                               : s.start + b.first + r;
-      o.rows.push_back(observed_row(b.got.data() + r * width, pos, b.file_rows[r], cols, error));
+      o.rows.push_back(
+          observed_row(b.got.data() + r * width, pos, b.file_rows[r], sources, declared, error));
     }
   return o;
 }
@@ -100,8 +127,8 @@ std::function<std::optional<bool>(uint64_t)> unrotated_probe(const properties::R
     if (position < s.start || position - s.start >= rows) return std::nullopt;
     std::vector<double> row(static_cast<size_t>(table_width(s)));
     read(position - s.start, 1, row.data());
-    const readback::Row r =
-        observed_row(row.data(), position, position - s.start, pair_columns(s), o.rows[0].error);
+    const readback::Row r = observed_row(row.data(), position, position - s.start,
+                                         pair_sources(declared), declared, o.rows[0].error);
     return readback::read_row(r, o).state == readback::RowState::kIdentity;
   };
 }

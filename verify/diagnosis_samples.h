@@ -30,7 +30,8 @@ std::vector<SampleBlock> sample_rows(const properties::RowReader& read, uint64_t
                                      const VerifyResult& failed);
 
 // The sampled rows as the read-back takes them: each pair's A cos and A sin at the declared
-// position. No rows where a pair has no cos, or for M-RoPE (its pairs follow three streams).
+// position, a function the table does not hold read from declared.companion's row. No rows where
+// a pair has no cos in either, or for M-RoPE (its pairs follow three streams).
 readback::Observations observe(const std::vector<SampleBlock>& sample,
                                const VerifyOptions& declared, Dtype dtype);
 

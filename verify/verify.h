@@ -30,6 +30,17 @@ struct TableInput {
   std::vector<double> values;  // rows x table_width(spec), when `read` is empty
 };
 
+// The other function's cache of the same rows (the sin cache beside a cos cache, or the
+// reverse: `verify COS --sin SIN`), which the diagnosis's read-back takes its missing half from:
+// with both, the sign of sin, the amplitude and every row's position read back unambiguously.
+// Judged by a verify of its own, never by this one.
+struct CompanionTable {
+  std::string name;
+  Layout layout = Layout::kRopeSinDup;  // its layout, of the same rotary dimension
+  // read(file_row, out): one row, widened exactly.
+  std::function<void(uint64_t file_row, double* out)> read;
+};
+
 struct VerifyOptions {
   TableSpec spec;  // d_model, base, schedule, layout, start as the user declared them
   // Row r at these position ids, not spec.start + r (`--positions`). The recipe's sequence length
@@ -44,6 +55,7 @@ struct VerifyOptions {
   // The config's head_dim, where its rotary dimension (spec.d_model) is less (partial rotary);
   // 0 otherwise. The diagnosis tries the exponent over it.
   int head_dim = 0;
+  std::optional<CompanionTable> companion;  // the other function's cache, for the read-back
   Claim claim;
   bool column_max_abs = false;  // measure VerifyResult::column_max_abs (the gate)
   bool diagnose = true;         // name a failing verdict's cause (VerifyResult::diagnosis)
