@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
+#include <tuple>
 
 #include "peverify/encoding/request.h"
 #include "peverify/oracle/engine.h"
@@ -30,9 +32,31 @@ struct Candidate {
   bool negated_sin = false;  // the data holds -sin (no flag says it: a bug to fix, not declare)
 };
 
-Failures failures(const Candidate& c, const std::vector<SampleBlock>& sample, Dtype dtype) {
+// The exact engines of one diagnosis, by declaration and target: most alternatives (every
+// positions alternative, every looser claim) share the declared spec, and an engine's exact
+// frequencies cost about a millisecond of MPFR each.
+class Engines {
+ public:
+  const oracle::Engine& of(const TableSpec& s, Dtype target) {
+    for (const auto& [spec, t, engine] : engines_)
+      if (t == target && spec.d_model == s.d_model && spec.base == s.base &&
+          spec.schedule == s.schedule && spec.layout == s.layout && spec.start == s.start &&
+          spec.rope == s.rope)
+        return *engine;
+    engines_.emplace_back(s, target, oracle::make_fast_engine(s, target));
+    return *std::get<2>(engines_.back());
+  }
+
+ private:
+  std::vector<std::tuple<TableSpec, Dtype, std::unique_ptr<oracle::Engine>>> engines_;
+};
+
+// The sampled elements outside the candidate's claim, block by block; past `limit` it stops
+// (the count then says only "more than limit").
+Failures failures(const Candidate& c, const std::vector<SampleBlock>& sample, Dtype dtype,
+                  Engines& engines, uint64_t limit = UINT64_MAX) {
   const bool by_encoding = c.claim.kind != Claim::Kind::kModel;
-  const auto engine = oracle::make_fast_engine(c.spec, by_encoding ? dtype : Dtype::kFloat64);
+  const oracle::Engine* engine = &engines.of(c.spec, by_encoding ? dtype : Dtype::kFloat64);
   const measure::Judge judge(c.spec, c.claim, dtype);
   const int width = table_width(c.spec), half = c.spec.d_model / 2;
   pass::ExactRows exact;
@@ -61,6 +85,7 @@ Failures failures(const Candidate& c, const std::vector<SampleBlock>& sample, Dt
       out.rows += figures.over_claim > before_row;
     }
     out.blocks += figures.over_claim > before_block;
+    if (figures.over_claim > limit) break;
   }
   out.elements = figures.over_claim;
   return out;
@@ -225,7 +250,7 @@ Diagnosis isolated(const VerifyResult& r, const std::string& tried) {
 // must pass.
 std::optional<Diagnosis> unwritten(const std::vector<SampleBlock>& sample,
                                    const VerifyOptions& declared, const RowPositions& positions,
-                                   Dtype dtype, const Failures& as_declared) {
+                                   Dtype dtype, const Failures& as_declared, Engines& engines) {
   const int width = table_width(declared.spec);
   std::vector<SampleBlock> written;
   std::vector<uint64_t> zero_positions;
@@ -247,7 +272,7 @@ std::optional<Diagnosis> unwritten(const std::vector<SampleBlock>& sample,
   }
   if (zero_positions.size() < 3 || written.empty()) return std::nullopt;
   const Candidate as_declared_at_ids{{}, declared.spec, declared.claim, positions};
-  if (failures(as_declared_at_ids, written, dtype).elements > 0) return std::nullopt;
+  if (failures(as_declared_at_ids, written, dtype, engines).elements > 0) return std::nullopt;
   std::sort(zero_positions.begin(), zero_positions.end());
   const bool beyond = zero_positions.front() > last_written;
   Diagnosis d;
@@ -279,8 +304,9 @@ Diagnosis diagnose(const properties::RowReader& read, uint64_t rows, Dtype dtype
       diagnosis::sample_rows(read, rows, table_width(declared.spec), map, failed);
   uint64_t sampled_rows = 0;
   for (const SampleBlock& b : sample) sampled_rows += b.got.size() / table_width(declared.spec);
+  Engines engines;
   const Candidate as_declared{{}, declared.spec, declared.claim, declared.positions};
-  const Failures as_declared_fails = failures(as_declared, sample, dtype);
+  const Failures as_declared_fails = failures(as_declared, sample, dtype, engines);
   if (as_declared_fails.elements == 0)
     return isolated(failed,
                     fmt::format("no element of {} of {} rows, sampled, is outside its claim: the "
@@ -297,7 +323,8 @@ Diagnosis diagnose(const properties::RowReader& read, uint64_t rows, Dtype dtype
       observed.rows.empty() ? std::nullopt : std::optional(readback::read_back(observed));
   const RowPositions positions =
       declared.positions ? *declared.positions : consecutive_positions(declared.spec, rows);
-  if (std::optional<Diagnosis> d = unwritten(sample, declared, positions, dtype, as_declared_fails))
+  if (std::optional<Diagnosis> d =
+          unwritten(sample, declared, positions, dtype, as_declared_fails, engines))
     return *d;
   ReadBackInputs in{observed.rows.empty() ? nullptr : &observed, read_back ? &*read_back : nullptr,
                     &positions, diagnosis::unrotated_probe(read, rows, declared, observed)};
@@ -306,8 +333,8 @@ Diagnosis diagnose(const properties::RowReader& read, uint64_t rows, Dtype dtype
   for (const Candidate& c : tried) said.push_back(c.said);
   return diagnosis::choose(
       said, as_declared_fails.elements,
-      [&](size_t i) -> std::optional<uint64_t> {
-        return failures(tried[i], sample, dtype).elements;
+      [&](size_t i, uint64_t limit) -> std::optional<uint64_t> {
+        return failures(tried[i], sample, dtype, engines, limit).elements;
       },
       fmt::format("on {} of {} rows, sampled", sampled_rows, rows),
       [&](const std::string& tried_text) { return isolated(failed, tried_text); });

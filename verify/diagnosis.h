@@ -71,10 +71,12 @@ struct Alternative {
 
 // The first alternative under which every sampled failing element passes (structural ones before
 // looser claims), else the one that accounts for the most, if at least kExplains; otherwise
-// `isolated` with `none_passes` said. `failing(i)` counts the sampled elements failing under
-// alternative i, nullopt where the oracle cannot evaluate it (it explains nothing).
+// `isolated` with `none_passes` said. `failing(i, limit)` counts the sampled elements failing
+// under alternative i, nullopt where the oracle cannot evaluate it (it explains nothing); it may
+// stop counting once the count passes `limit` (any count above it: the alternative cannot be the
+// one named), so that wrong declarations cost a block or two, not the whole sample.
 Diagnosis choose(const std::vector<Alternative>& alternatives, uint64_t failing_as_declared,
-                 const std::function<std::optional<uint64_t>(size_t)>& failing,
+                 const std::function<std::optional<uint64_t>(size_t, uint64_t)>& failing,
                  const std::string& sampled, const std::function<Diagnosis(std::string)>& isolated);
 
 // The first three distinct places the failing verdicts' worst elements name, as `name` says

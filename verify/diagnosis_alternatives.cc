@@ -26,7 +26,7 @@ const std::string& documented(const std::string& cause) {
 }
 
 Diagnosis choose(const std::vector<Alternative>& alternatives, uint64_t failing_as_declared,
-                 const std::function<std::optional<uint64_t>(size_t)>& failing,
+                 const std::function<std::optional<uint64_t>(size_t, uint64_t)>& failing,
                  const std::string& sampled,
                  const std::function<Diagnosis(std::string)>& isolated) {
   std::vector<std::string> fields;
@@ -34,15 +34,19 @@ Diagnosis choose(const std::vector<Alternative>& alternatives, uint64_t failing_
     if (std::find(fields.begin(), fields.end(), a.cause) == fields.end()) fields.push_back(a.cause);
   const Alternative* best = nullptr;
   double best_explains = 0;
+  // An alternative is named only when it leaves at most 1 - kExplains of the failures (rounded
+  // up: the explains test below decides), and replaces the best only when it leaves fewer.
+  uint64_t limit = static_cast<uint64_t>(std::ceil((1 - kExplains) * double(failing_as_declared)));
   for (const bool loosening : {false, true})
     for (size_t i = 0; i < alternatives.size(); ++i) {
       if (alternatives[i].loosens_claim != loosening || (best && best_explains == 1)) continue;
       std::optional<uint64_t> left;
       try {  // an alternative the oracle cannot evaluate explains nothing; the verdict stands
-        left = failing(i);
+        left = failing(i, limit);
       } catch (const std::exception&) {
       }
-      if (!left || *left >= failing_as_declared) continue;
+      if (!left || *left > limit || *left >= failing_as_declared) continue;
+      if (*left > 0) limit = *left - 1;
       const double explains = 1 - double(*left) / failing_as_declared;
       if (explains > best_explains) best = &alternatives[i], best_explains = explains;
     }

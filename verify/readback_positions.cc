@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 
@@ -218,6 +219,16 @@ double rounded_to_bits(double x, int bits) {
   return std::ldexp(std::nearbyint(std::ldexp(x, -e)), e);
 }
 
+// The same for a position id, in integers (every row's id is rounded: 131072 of them per grid),
+// ties to even as the formats round.
+uint64_t id_rounded_to_bits(uint64_t id, int bits) {
+  const int shift = std::bit_width(id) - bits;
+  if (shift <= 0) return id;
+  const uint64_t kept = id >> shift, rest = id & ((uint64_t{1} << shift) - 1);
+  const uint64_t half = uint64_t{1} << (shift - 1);
+  return (kept + (rest > half || (rest == half && (kept & 1)))) << shift;
+}
+
 // position-grid: the positions (and, as a matmul of positions and frequencies takes them, the
 // frequencies too) rounded to a narrower format: bfloat16, float16 or TF32 (alike below 65520).
 void coarser_grid(const DeclaredSpec& d, Alternatives& out) {
@@ -232,15 +243,14 @@ void coarser_grid(const DeclaredSpec& d, Alternatives& out) {
        {Grid{"bfloat16", 8, 257},
         Grid{past_float16 ? "TF32" : "float16 or TF32 (alike below 65520)", 11, 2049}}) {
     if (last < g.from || !d.spec.rope.mrope_section.empty()) continue;
-    const auto round_id = [&](uint64_t, uint64_t id) {
-      return std::optional<uint64_t>(static_cast<uint64_t>(rounded_to_bits(double(id), g.bits)));
-    };
+    std::optional<RowPositions> ids = mapped(d, [&](uint64_t, uint64_t id) {
+      return std::optional<uint64_t>(id_rounded_to_bits(id, g.bits));
+    });
     add(d, "position-grid",
         fmt::format("the positions were rounded to {} before the angles (positions above {} "
                     "collide); keep them in float32 or an integer type",
                     g.name, g.from - 1),
-        mapped(d, round_id), out);
-    std::optional<RowPositions> ids = mapped(d, round_id);
+        ids, out);
     if (!ids) continue;
     SpecAlternative both = alternative(
         d, "position-grid",

@@ -313,11 +313,17 @@ Diagnosis diagnose_rotary(const RotaryTensor& input, const RotaryTensor& output,
   for (const RotaryCandidate& c : tried) said.push_back(c.said);
   return diagnosis::choose(
       said, as_declared.elements,
-      [&](size_t i) -> std::optional<uint64_t> {
+      [&](size_t i, uint64_t limit) -> std::optional<uint64_t> {
+        // The first eighth of the blocks, then the rest only if the count is still under
+        // `limit`: a wrong declaration fails the first blocks by far more.
         const RotaryCandidate& c = tried[i];
-        return judge_sample(sample, 0, sample.tokens(), c.options,
-                            c.positions ? *c.positions : sample.positions, c.inverse)
-            .elements;
+        const RowPositions& at = c.positions ? *c.positions : sample.positions;
+        const size_t blocks = sample.block_ends.size();
+        const uint64_t split = sample.block_ends[std::max<size_t>(1, blocks / 8) - 1];
+        const uint64_t first = judge_sample(sample, 0, split, c.options, at, c.inverse).elements;
+        if (first > limit || split == sample.tokens()) return first;
+        return first +
+               judge_sample(sample, split, sample.tokens(), c.options, at, c.inverse).elements;
       },
       fmt::format("on {} of {} tokens (every head), sampled", sample.tokens(), tokens),
       [&](const std::string& text) { return isolated(failed, text); });

@@ -81,7 +81,7 @@ Diagnosis diagnose_alibi(const std::vector<double>& got, double max_bias, const 
   for (const Candidate& c : candidates) named.push_back(c.named);
   return diagnosis::choose(
       named, failing,
-      [&](size_t i) {
+      [&](size_t i, uint64_t) {  // a few slopes: every one judged
         return failing_under(got, candidates[i].slopes, candidates[i].max_bias, claim, dtype);
       },
       fmt::format("in all {} heads", n),

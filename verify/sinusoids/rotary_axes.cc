@@ -295,7 +295,9 @@ Diagnosis diagnose_axes(const RotaryTensor& in, const RotaryTensor& out, const A
     const uint64_t as_declared = failing(d);
     return diagnosis::choose(
         alternatives.named, std::max<uint64_t>(as_declared, 1),
-        [&](size_t i) { return std::optional<uint64_t>(failing(alternatives.rotations[i])); },
+        [&](size_t i, uint64_t) {
+          return std::optional<uint64_t>(failing(alternatives.rotations[i]));
+        },
         fmt::format("in {} sampled rows", sample.size()),
         [&](std::string why) {
           Diagnosis dg;

@@ -69,7 +69,9 @@ Diagnosis diagnose(const SinusoidInput& in, const SinusoidDeclaration& declared,
       named.push_back({a.cause, a.detail, a.declaration.flags});
     return diagnosis::choose(
         named, *as_declared,
-        [&](size_t i) { return failing(in, alternatives[i].declaration, rows, claim, threads); },
+        [&](size_t i, uint64_t) {  // the sinusoid families judge every sampled row
+          return failing(in, alternatives[i].declaration, rows, claim, threads);
+        },
         sampled, isolated);
   } catch (const std::exception& e) {
     Diagnosis d;
